@@ -1,0 +1,27 @@
+//! `rdma_seterrno`, the error convention of the whole API.
+
+use core::ffi::c_int;
+
+/// Turns a verbs result into the API's convention: `0` stays `0`; anything
+/// else (a positive errno, or a negative value from a provider that returns
+/// those) becomes `errno`, and the result is `-1`.
+#[inline(always)]
+pub(crate) fn seterrno(ret: c_int) -> c_int {
+    if ret != 0 {
+        // SAFETY: __errno_location() returns this thread's errno, always valid.
+        unsafe { *libc::__errno_location() = ret };
+        -1
+    } else {
+        0
+    }
+}
+
+/// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
+///
+/// # Safety
+/// None needed: it takes no pointer. It is `unsafe` only so that every export
+/// of this library has the same shape.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_seterrno(ret: c_int) -> c_int {
+    seterrno(ret)
+}

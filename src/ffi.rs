@@ -1,0 +1,147 @@
+//! The C types the API takes, and the provider dispatch that `verbs.h` inlines.
+//!
+//! The verbs types come from `ibverbs-sys`. `struct rdma_cm_id` belongs to
+//! librdmacm, which `ibverbs-sys` does not cover, so it is declared here; the
+//! layout test (`src/tests.rs`) checks every field against the system header.
+
+use core::ffi::{c_int, c_uint, c_void};
+
+pub use ibverbs_sys::{
+    ibv_ah, ibv_comp_channel, ibv_context, ibv_cq, ibv_mr, ibv_pd, ibv_qp, ibv_recv_wr,
+    ibv_send_wr, ibv_sge, ibv_srq, ibv_wc,
+};
+
+/// `RDMA_UDP_QKEY` from `<rdma/rdma_cma.h>`: the Q_Key of every UD QP that
+/// librdmacm creates, which `rdma_post_ud_send` puts in each work request.
+pub(crate) const RDMA_UDP_QKEY: u32 = 0x0123_4567;
+
+/// `EOPNOTSUPP`, what libibverbs' stub returns for an op a provider left unset.
+const EOPNOTSUPP: c_int = libc::EOPNOTSUPP;
+
+/// `struct rdma_cm_id` from `<rdma/rdma_cma.h>`.
+///
+/// Only the fields this library reads are named; the rest keep their size.
+#[repr(C)]
+pub struct rdma_cm_id {
+    /// `struct ibv_context *verbs`.
+    pub verbs: *mut ibv_context,
+    /// `struct rdma_event_channel *channel`.
+    pub channel: *mut c_void,
+    /// `void *context`.
+    pub context: *mut c_void,
+    /// `struct ibv_qp *qp`.
+    pub qp: *mut ibv_qp,
+    /// `struct rdma_route route`: two `sockaddr_storage`, a `rdma_ib_addr`,
+    /// a path record pointer and a count, 312 bytes on LP64 targets.
+    pub route: [u64; 39],
+    /// `enum rdma_port_space ps`.
+    pub ps: c_int,
+    /// `uint8_t port_num`.
+    pub port_num: u8,
+    /// `struct rdma_cm_event *event`.
+    pub event: *mut c_void,
+    /// `struct ibv_comp_channel *send_cq_channel`.
+    pub send_cq_channel: *mut ibv_comp_channel,
+    /// `struct ibv_cq *send_cq`.
+    pub send_cq: *mut ibv_cq,
+    /// `struct ibv_comp_channel *recv_cq_channel`.
+    pub recv_cq_channel: *mut ibv_comp_channel,
+    /// `struct ibv_cq *recv_cq`.
+    pub recv_cq: *mut ibv_cq,
+    /// `struct ibv_srq *srq`.
+    pub srq: *mut ibv_srq,
+    /// `struct ibv_pd *pd`.
+    pub pd: *mut ibv_pd,
+    /// `enum ibv_qp_type qp_type`.
+    pub qp_type: c_uint,
+}
+
+// The five data-path verbs are `static inline` in verbs.h: each one is a call
+// through `struct ibv_context_ops`, never through `verbs_context`. These are
+// the same calls. An op left NULL (which libibverbs never does: it installs
+// stubs) answers EOPNOTSUPP like those stubs instead of jumping to address 0.
+
+/// `ibv_post_send()` of verbs.h.
+///
+/// # Safety
+/// `qp` points to a live QP whose `context` is a live device context; `wr`
+/// and `bad` are valid for the provider's op.
+#[inline(always)]
+pub unsafe fn ibv_post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: the caller guarantees `qp` and its context are live.
+    match unsafe { (*(*qp).context).ops.post_send } {
+        // SAFETY: the provider's own op, called as verbs.h calls it.
+        Some(op) => unsafe { op(qp, wr, bad) },
+        None => EOPNOTSUPP,
+    }
+}
+
+/// `ibv_post_recv()` of verbs.h.
+///
+/// # Safety
+/// As [`ibv_post_send`].
+#[inline(always)]
+pub unsafe fn ibv_post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: the caller guarantees `qp` and its context are live.
+    match unsafe { (*(*qp).context).ops.post_recv } {
+        // SAFETY: the provider's own op, called as verbs.h calls it.
+        Some(op) => unsafe { op(qp, wr, bad) },
+        None => EOPNOTSUPP,
+    }
+}
+
+/// `ibv_post_srq_recv()` of verbs.h.
+///
+/// # Safety
+/// `srq` points to a live SRQ whose `context` is live; `wr` and `bad` are
+/// valid for the provider's op.
+#[inline(always)]
+pub unsafe fn ibv_post_srq_recv(
+    srq: *mut ibv_srq,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: the caller guarantees `srq` and its context are live.
+    match unsafe { (*(*srq).context).ops.post_srq_recv } {
+        // SAFETY: the provider's own op, called as verbs.h calls it.
+        Some(op) => unsafe { op(srq, wr, bad) },
+        None => EOPNOTSUPP,
+    }
+}
+
+/// `ibv_poll_cq()` of verbs.h.
+///
+/// # Safety
+/// `cq` points to a live CQ whose `context` is live; `wc` has room for
+/// `num_entries` completions.
+#[inline(always)]
+pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
+    // SAFETY: the caller guarantees `cq` and its context are live.
+    match unsafe { (*(*cq).context).ops.poll_cq } {
+        // SAFETY: the provider's own op, called as verbs.h calls it.
+        Some(op) => unsafe { op(cq, num_entries, wc) },
+        None => EOPNOTSUPP,
+    }
+}
+
+/// `ibv_req_notify_cq()` of verbs.h.
+///
+/// # Safety
+/// `cq` points to a live CQ whose `context` is live.
+#[inline(always)]
+pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    // SAFETY: the caller guarantees `cq` and its context are live.
+    match unsafe { (*(*cq).context).ops.req_notify_cq } {
+        // SAFETY: the provider's own op, called as verbs.h calls it.
+        Some(op) => unsafe { op(cq, solicited_only) },
+        None => EOPNOTSUPP,
+    }
+}

@@ -1,0 +1,86 @@
+//! Memory registration helpers: `rdma_reg_msgs`, `rdma_reg_read`,
+//! `rdma_reg_write` and `rdma_dereg_mr`.
+
+use core::ffi::{c_int, c_void};
+
+use ibverbs_sys::ibv_access_flags as access;
+
+use crate::errno::seterrno;
+use crate::ffi::{ibv_mr, rdma_cm_id};
+
+/// Registers `addr..addr+length` on the id's protection domain.
+///
+/// verbs.h makes `ibv_reg_mr` a macro; with access flags that are constants
+/// without `IBV_ACCESS_OPTIONAL_RANGE`, as here, it calls the exported
+/// `ibv_reg_mr`, and so does this.
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id`; the rest as for `ibv_reg_mr`.
+#[inline(always)]
+unsafe fn reg(id: *mut rdma_cm_id, addr: *mut c_void, length: usize, flags: access) -> *mut ibv_mr {
+    // SAFETY: the caller guarantees `id` is valid.
+    unsafe { ibverbs_sys::ibv_reg_mr((*id).pd, addr, length, flags.0 as c_int) }
+}
+
+/// Registers a buffer for sends and receives; returns the MR, or NULL with errno.
+///
+/// `rdma_reg_msgs()` registers with `IBV_ACCESS_LOCAL_WRITE`.
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id` with a protection domain; `addr` and
+/// `length` describe memory the caller owns.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_reg_msgs(
+    id: *mut rdma_cm_id,
+    addr: *mut c_void,
+    length: usize,
+) -> *mut ibv_mr {
+    // SAFETY: forwarded from the caller.
+    unsafe { reg(id, addr, length, access::IBV_ACCESS_LOCAL_WRITE) }
+}
+
+/// Registers a buffer the peer may RDMA-read; returns the MR, or NULL with errno.
+///
+/// `rdma_reg_read()` registers with
+/// `IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ`.
+///
+/// # Safety
+/// As [`rdma_reg_msgs`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_reg_read(
+    id: *mut rdma_cm_id,
+    addr: *mut c_void,
+    length: usize,
+) -> *mut ibv_mr {
+    let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_READ;
+    // SAFETY: forwarded from the caller.
+    unsafe { reg(id, addr, length, flags) }
+}
+
+/// Registers a buffer the peer may RDMA-write; returns the MR, or NULL with errno.
+///
+/// `rdma_reg_write()` registers with
+/// `IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE`.
+///
+/// # Safety
+/// As [`rdma_reg_msgs`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_reg_write(
+    id: *mut rdma_cm_id,
+    addr: *mut c_void,
+    length: usize,
+) -> *mut ibv_mr {
+    let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_WRITE;
+    // SAFETY: forwarded from the caller.
+    unsafe { reg(id, addr, length, flags) }
+}
+
+/// Deregisters a memory region; returns 0, or -1 with errno.
+///
+/// # Safety
+/// `mr` was returned by a registration and not yet deregistered.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
+    // SAFETY: forwarded from the caller.
+    seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
+}

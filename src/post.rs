@@ -1,0 +1,310 @@
+//! Posting work requests: the vectored functions (`rdma_post_recvv`,
+//! `rdma_post_sendv`, `rdma_post_readv`, `rdma_post_writev`), the one-buffer
+//! functions built on them, and `rdma_post_ud_send`.
+//!
+//! Each builds one work request on the stack, sets exactly the fields the
+//! original sets (the others stay uninitialised, as in the original; the
+//! provider does not read them for these opcodes) and hands it to the
+//! provider's op.
+
+use core::ffi::{c_int, c_void};
+use core::mem::MaybeUninit;
+
+use ibverbs_sys::ibv_wr_opcode;
+
+use crate::errno::seterrno;
+use crate::ffi::{
+    RDMA_UDP_QKEY, ibv_ah, ibv_mr, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_recv_wr,
+    ibv_send_wr, ibv_sge, rdma_cm_id,
+};
+
+/// What kind of send-queue work request to build.
+#[derive(Clone, Copy)]
+enum SendOp {
+    Send,
+    Read { remote_addr: u64, rkey: u32 },
+    Write { remote_addr: u64, rkey: u32 },
+    UdSend { ah: *mut ibv_ah, remote_qpn: u32 },
+}
+
+/// Posts one send-queue work request on `id->qp`.
+///
+/// Always inlined with a constant `op`, so each export compiles to exactly the
+/// stores of its original.
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id` with a QP; `sgl` holds `nsge` entries.
+#[inline(always)]
+unsafe fn post_send(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+    flags: c_int,
+    op: SendOp,
+) -> c_int {
+    let mut wr = MaybeUninit::<ibv_send_wr>::uninit();
+    let mut bad = MaybeUninit::<*mut ibv_send_wr>::uninit();
+    let w = wr.as_mut_ptr();
+    // SAFETY: `w` points to our own stack slot; only plain fields are written.
+    // `id` is valid by the caller's guarantee.
+    unsafe {
+        (*w).wr_id = context as usize as u64;
+        (*w).next = core::ptr::null_mut();
+        (*w).sg_list = sgl;
+        (*w).num_sge = nsge;
+        (*w).send_flags = flags as u32;
+        match op {
+            SendOp::Send => (*w).opcode = ibv_wr_opcode::IBV_WR_SEND,
+            SendOp::Read { remote_addr, rkey } => {
+                (*w).opcode = ibv_wr_opcode::IBV_WR_RDMA_READ;
+                (*w).wr.rdma.remote_addr = remote_addr;
+                (*w).wr.rdma.rkey = rkey;
+            }
+            SendOp::Write { remote_addr, rkey } => {
+                (*w).opcode = ibv_wr_opcode::IBV_WR_RDMA_WRITE;
+                (*w).wr.rdma.remote_addr = remote_addr;
+                (*w).wr.rdma.rkey = rkey;
+            }
+            SendOp::UdSend { ah, remote_qpn } => {
+                (*w).opcode = ibv_wr_opcode::IBV_WR_SEND;
+                (*w).wr.ud.ah = ah;
+                (*w).wr.ud.remote_qpn = remote_qpn;
+                (*w).wr.ud.remote_qkey = RDMA_UDP_QKEY;
+            }
+        }
+        seterrno(ibv_post_send((*id).qp, w, bad.as_mut_ptr()))
+    }
+}
+
+/// The single SGE of the one-buffer functions. `length` is cast to 32 bits
+/// as the original does.
+#[inline(always)]
+fn one_sge(addr: *mut c_void, length: usize, lkey: u32) -> ibv_sge {
+    ibv_sge { addr: addr as usize as u64, length: length as u32, lkey }
+}
+
+/// `mr ? mr->lkey : 0`: the original's rule where inline data needs no MR.
+///
+/// # Safety
+/// `mr` is NULL or points to a valid `ibv_mr`.
+#[inline(always)]
+unsafe fn lkey_or_zero(mr: *mut ibv_mr) -> u32 {
+    // SAFETY: non-NULL `mr` is valid by the caller's guarantee.
+    if mr.is_null() { 0 } else { unsafe { (*mr).lkey } }
+}
+
+/// Posts one receive work request: to `id->srq` if the id has one, else to
+/// `id->qp` (the original's SRQ branch).
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id` with an SRQ or a QP; `sgl` holds
+/// `nsge` entries.
+#[inline(always)]
+unsafe fn post_recv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+) -> c_int {
+    let mut wr = MaybeUninit::<ibv_recv_wr>::uninit();
+    let mut bad = MaybeUninit::<*mut ibv_recv_wr>::uninit();
+    let w = wr.as_mut_ptr();
+    // SAFETY: `w` points to our own stack slot; `id` is valid by the
+    // caller's guarantee.
+    unsafe {
+        (*w).wr_id = context as usize as u64;
+        (*w).next = core::ptr::null_mut();
+        (*w).sg_list = sgl;
+        (*w).num_sge = nsge;
+        let srq = (*id).srq;
+        let ret = if !srq.is_null() {
+            ibv_post_srq_recv(srq, w, bad.as_mut_ptr())
+        } else {
+            ibv_post_recv((*id).qp, w, bad.as_mut_ptr())
+        };
+        seterrno(ret)
+    }
+}
+
+/// Posts a receive of nsge buffers (to the SRQ if any); returns 0, or -1 with errno.
+///
+/// `rdma_post_recvv()` posts to the id's SRQ if it has one, else to its QP.
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id` with an SRQ or a QP; `sgl` holds
+/// `nsge` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_recvv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { post_recv(id, context, sgl, nsge) }
+}
+
+/// Posts a send of nsge buffers; returns 0, or -1 with errno.
+///
+/// # Safety
+/// `id` points to a valid `rdma_cm_id` with a QP; `sgl` holds `nsge` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_sendv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+    flags: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    unsafe { post_send(id, context, sgl, nsge, flags, SendOp::Send) }
+}
+
+/// Posts an RDMA read into nsge buffers; returns 0, or -1 with errno.
+///
+/// # Safety
+/// As [`rdma_post_sendv`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_readv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+    flags: c_int,
+    remote_addr: u64,
+    rkey: u32,
+) -> c_int {
+    let op = SendOp::Read { remote_addr, rkey };
+    // SAFETY: forwarded from the caller.
+    unsafe { post_send(id, context, sgl, nsge, flags, op) }
+}
+
+/// Posts an RDMA write of nsge buffers; returns 0, or -1 with errno.
+///
+/// # Safety
+/// As [`rdma_post_sendv`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_writev(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    sgl: *mut ibv_sge,
+    nsge: c_int,
+    flags: c_int,
+    remote_addr: u64,
+    rkey: u32,
+) -> c_int {
+    let op = SendOp::Write { remote_addr, rkey };
+    // SAFETY: forwarded from the caller.
+    unsafe { post_send(id, context, sgl, nsge, flags, op) }
+}
+
+/// Posts a receive of one buffer inside mr; returns 0, or -1 with errno.
+///
+/// # Safety
+/// As [`rdma_post_recvv`]; `mr` points to a valid `ibv_mr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_recv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+) -> c_int {
+    // SAFETY: `mr` is valid by the caller's guarantee.
+    let mut sge = one_sge(addr, length, unsafe { (*mr).lkey });
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_recv(id, context, &mut sge, 1) }
+}
+
+/// Posts a send of one buffer; returns 0, or -1 with errno.
+///
+/// `mr` may be NULL with `IBV_SEND_INLINE`: the SGE's lkey is then 0.
+///
+/// # Safety
+/// As [`rdma_post_sendv`]; `mr` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_send(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+    flags: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_send(id, context, &mut sge, 1, flags, SendOp::Send) }
+}
+
+/// Posts an RDMA read into one buffer of mr; returns 0, or -1 with errno.
+///
+/// # Safety
+/// As [`rdma_post_sendv`]; `mr` points to a valid `ibv_mr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_read(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+    flags: c_int,
+    remote_addr: u64,
+    rkey: u32,
+) -> c_int {
+    // SAFETY: `mr` is valid by the caller's guarantee.
+    let mut sge = one_sge(addr, length, unsafe { (*mr).lkey });
+    let op = SendOp::Read { remote_addr, rkey };
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+}
+
+/// Posts an RDMA write of one buffer; returns 0, or -1 with errno.
+///
+/// `mr` may be NULL with `IBV_SEND_INLINE`: the SGE's lkey is then 0.
+///
+/// # Safety
+/// As [`rdma_post_sendv`]; `mr` is NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_write(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+    flags: c_int,
+    remote_addr: u64,
+    rkey: u32,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    let op = SendOp::Write { remote_addr, rkey };
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+}
+
+/// Posts a UD send of one buffer to remote_qpn; returns 0, or -1 with errno.
+///
+/// The work request carries `ah`, `remote_qpn` and librdmacm's
+/// `RDMA_UDP_QKEY`; `mr` may be NULL with `IBV_SEND_INLINE`.
+///
+/// # Safety
+/// As [`rdma_post_sendv`] on a UD QP; `mr` is NULL or valid; `ah` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_post_ud_send(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+    flags: c_int,
+    ah: *mut ibv_ah,
+    remote_qpn: u32,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    let op = SendOp::UdSend { ah, remote_qpn };
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+}

@@ -1,0 +1,151 @@
+//! Unit tests of the Rust side: the committed header, and the layout of
+//! every C struct field the library reads or writes against the system
+//! headers (`offsetof` in C, `offset_of!` here).
+
+use std::path::Path;
+
+const HEADER: &str = "include/rdma/rdma_verbs.h";
+
+/// The committed drop-in header equals what cbindgen generates from `src/`.
+/// `RDMAVERBS_BLESS=1` rewrites it instead (that is `make header`).
+#[test]
+fn header_is_generated_from_src() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let config = cbindgen::Config::from_file(Path::new(dir).join("cbindgen.toml")).unwrap();
+    let mut out = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen failed")
+        .write(&mut out);
+    let path = Path::new(dir).join(HEADER);
+    if std::env::var_os("RDMAVERBS_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &out).unwrap();
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == out,
+        "{HEADER} differs from what cbindgen generates: run `make header` and commit"
+    );
+}
+
+/// Every field the library reads or writes, as `(C struct, C member, Rust
+/// offset, Rust size)`. The C side prints `offsetof`/`sizeof` of the same
+/// member, compiled from the system headers.
+macro_rules! fields {
+    ($( $cty:literal $ty:ty { $( $cf:literal => $($rf:ident).+ ),* $(,)? } )*) => {
+        vec![ $( $( (
+            $cty,
+            $cf,
+            core::mem::offset_of!($ty, $($rf).+),
+            // Only the type is used: nothing is read.
+            #[allow(unused_unsafe)]
+            size_of_field(|v: &$ty| unsafe { &v.$($rf).+ }),
+        ), )* )* ]
+    };
+}
+
+/// The size of the field that `f` projects to.
+fn size_of_field<T, F>(_: fn(&T) -> &F) -> usize {
+    core::mem::size_of::<F>()
+}
+
+/// The sizes of the structs the library builds, copies or passes by pointer
+/// to the provider, as `(C struct, Rust size)`.
+fn struct_sizes() -> Vec<(&'static str, usize)> {
+    use crate::ffi::*;
+    use core::mem::size_of;
+    vec![
+        ("struct rdma_cm_id", size_of::<rdma_cm_id>()),
+        ("struct ibv_send_wr", size_of::<ibv_send_wr>()),
+        ("struct ibv_recv_wr", size_of::<ibv_recv_wr>()),
+        ("struct ibv_sge", size_of::<ibv_sge>()),
+        ("struct ibv_wc", size_of::<ibv_wc>()),
+    ]
+}
+
+#[test]
+fn layout_matches_system_headers() {
+    use crate::ffi::*;
+    use ibverbs_sys::ibv_context_ops;
+    let fields = fields! {
+        "struct rdma_cm_id" rdma_cm_id {
+            "verbs" => verbs, "qp" => qp, "send_cq_channel" => send_cq_channel,
+            "send_cq" => send_cq, "recv_cq_channel" => recv_cq_channel,
+            "recv_cq" => recv_cq, "srq" => srq, "pd" => pd, "qp_type" => qp_type,
+        }
+        "struct ibv_context" ibv_context { "ops" => ops }
+        "struct ibv_context_ops" ibv_context_ops {
+            "poll_cq" => poll_cq, "req_notify_cq" => req_notify_cq,
+            "post_srq_recv" => post_srq_recv, "post_send" => post_send,
+            "post_recv" => post_recv,
+        }
+        "struct ibv_qp" ibv_qp { "context" => context }
+        "struct ibv_srq" ibv_srq { "context" => context }
+        "struct ibv_cq" ibv_cq { "context" => context }
+        "struct ibv_mr" ibv_mr { "addr" => addr, "length" => length, "lkey" => lkey }
+        "struct ibv_sge" ibv_sge { "addr" => addr, "length" => length, "lkey" => lkey }
+        "struct ibv_recv_wr" ibv_recv_wr {
+            "wr_id" => wr_id, "next" => next, "sg_list" => sg_list, "num_sge" => num_sge,
+        }
+        "struct ibv_send_wr" ibv_send_wr {
+            "wr_id" => wr_id, "next" => next, "sg_list" => sg_list, "num_sge" => num_sge,
+            "opcode" => opcode, "send_flags" => send_flags,
+            "wr.rdma.remote_addr" => wr.rdma.remote_addr, "wr.rdma.rkey" => wr.rdma.rkey,
+            "wr.ud.ah" => wr.ud.ah, "wr.ud.remote_qpn" => wr.ud.remote_qpn,
+            "wr.ud.remote_qkey" => wr.ud.remote_qkey,
+        }
+    };
+    let sizes = struct_sizes();
+
+    // One C program prints the system headers' answer for each line.
+    let mut c = String::from(
+        "#include <stdio.h>\n#include <stddef.h>\n#include <rdma/rdma_cma.h>\n\
+         #include <infiniband/verbs.h>\nint main(void) {\n",
+    );
+    for (cty, cf, _, _) in &fields {
+        c += &format!(
+            "printf(\"%zu %zu\\n\", offsetof({cty}, {cf}), sizeof((({cty} *)0)->{cf}));\n"
+        );
+    }
+    for (cty, _) in &sizes {
+        c += &format!("printf(\"%zu\\n\", sizeof({cty}));\n");
+    }
+    c += "return 0;\n}\n";
+    let dir = std::env::temp_dir().join(format!("rdmaverbs-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("layout.c");
+    let exe = dir.join("layout");
+    std::fs::write(&src, c).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = std::process::Command::new(&cc)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "compiling {} failed", src.display());
+    let out = std::process::Command::new(&exe).output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+
+    let mut bad = Vec::new();
+    for (cty, cf, off, size) in &fields {
+        let want = format!("{off} {size}");
+        let got = lines.next().unwrap();
+        if got != want {
+            bad.push(format!("{cty}.{cf}: C (offset size) {got}, Rust {want}"));
+        }
+    }
+    for (cty, size) in &sizes {
+        let got = lines.next().unwrap();
+        if got != size.to_string() {
+            bad.push(format!("sizeof({cty}): C {got}, Rust {size}"));
+        }
+    }
+    assert!(bad.is_empty(), "layout differs from the system headers:\n{}", bad.join("\n"));
+    eprintln!("layout: {} fields and {} struct sizes match", fields.len(), sizes.len());
+}
