@@ -1,0 +1,131 @@
+# rdmaverbs: build, test, install.
+#
+#   make                 the libraries and the uninstalled pkg-config file
+#   make test            every test (see the README)
+#   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
+#   make uninstall       removes what install put there
+#   make header          regenerates include/rdma/rdma_verbs.h from src/
+
+VERSION    := 1.0.0
+MAJOR      := 1
+NAME       := librdmaverbs
+SONAME     := $(NAME).so.$(MAJOR)
+REALNAME   := $(NAME).so.$(VERSION)
+
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+
+CARGO      ?= cargo
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+
+B          := build
+LIB        := $(B)/lib
+RUST_A     := target/release/$(NAME).a
+MAP        := src/$(NAME).map
+EXPORTS    := $(shell sed -n 's/^ *\(rdma_[a-z_]*\);/\1/p' $(MAP))
+
+# C code builds as a user's program would: warnings are errors, and every
+# flag for the library comes from pkg-config (the uninstalled .pc in build/).
+WARN       := -Wall -Wextra -Wpedantic -Werror
+CFLAGS     ?= -O2 -g
+TEST_PC    := PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig $(PKG_CONFIG)
+RV_CFLAGS   = $(shell $(TEST_PC) --cflags rdmaverbs)
+RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
+# The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
+REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
+
+.PHONY: all FORCE header test test-rust test-symbols test-differential \
+	test-install install uninstall clean
+
+all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
+
+# cargo decides what is stale; make relinks what depends on the archive
+# only when cargo rewrote it.
+$(RUST_A): FORCE
+	$(CARGO) build --release --locked
+
+FORCE:
+
+# The shared library is relinked from the static archive so that it gets its
+# soname and exports exactly the 16 functions at RDMAVERBS_1.0 ($(MAP)).
+$(LIB)/$(REALNAME): $(RUST_A) $(MAP)
+	@mkdir -p $(LIB)
+	$(CC) -shared -o $@ -Wl,-soname,$(SONAME) -Wl,--version-script=$(MAP) \
+		-Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--as-needed \
+		$(addprefix -Wl$(comma)-u$(comma),$(EXPORTS)) \
+		$(RUST_A) -libverbs -lgcc_s -lpthread -lm -ldl -lc
+	ln -sf $(REALNAME) $(LIB)/$(SONAME)
+	ln -sf $(SONAME) $(LIB)/$(NAME).so
+
+$(LIB)/$(NAME).a: $(RUST_A)
+	@mkdir -p $(LIB)
+	cp $(RUST_A) $@
+
+comma := ,
+
+# For the tests: a .pc pointing at this tree, with an rpath so that test
+# programs run without LD_LIBRARY_PATH. pkg-config prefers a
+# "-uninstalled" file when it is on the path.
+$(B)/pkgconfig/rdmaverbs-uninstalled.pc: pkgconfig/rdmaverbs.pc.in include/rdma/rdma_verbs.h
+	@mkdir -p $(B)/pkgconfig $(B)/include/rdmaverbs/rdma
+	cp include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
+	sed -e 's|@PREFIX@|$(CURDIR)/$(B)|' -e 's|@LIBDIR@|$(CURDIR)/$(LIB)|' \
+	    -e 's|@INCLUDEDIR@|$(CURDIR)/$(B)/include|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@RPATH@|-Wl,-rpath,$${libdir} |' $< > $@
+
+$(B)/rdmaverbs.pc: pkgconfig/rdmaverbs.pc.in
+	@mkdir -p $(B)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@RPATH@||' $< > $@
+
+header:
+	RDMAVERBS_BLESS=1 $(CARGO) test --release --locked --lib header
+
+# ---- tests ----
+
+test: test-rust test-symbols test-differential test-install
+	@echo "make test: all passed"
+
+# Rust unit tests, including "the committed header is the generated one" and
+# the struct layout against the system headers.
+test-rust:
+	$(CARGO) test --release --locked
+
+test-symbols: all
+	c-tests/check-symbols.sh $(LIB)/$(REALNAME)
+
+$(B)/differential: c-tests/differential.c c-tests/fake.c c-tests/fake.h all
+	$(CC) $(CFLAGS) $(WARN) -rdynamic '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
+		$(RV_CFLAGS) -o $@ c-tests/differential.c c-tests/fake.c $(RV_LIBS)
+
+test-differential: $(B)/differential
+	$(B)/differential 100000
+
+test-install: all
+	c-tests/install-test.sh
+
+install: all $(B)/rdmaverbs.pc
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma
+	install -m 755 $(LIB)/$(REALNAME) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
+	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
+	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
+	install -m 644 $(B)/rdmaverbs.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/$(NAME).so $(DESTDIR)$(LIBDIR)/$(NAME).a \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
+	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(INCLUDEDIR)/rdmaverbs
+
+clean:
+	$(CARGO) clean
+	rm -rf $(B)

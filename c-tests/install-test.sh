@@ -1,0 +1,49 @@
+#!/bin/sh
+# The install test: `make install` into a temporary DESTDIR (with a multiarch
+# LIBDIR), build c-tests/example.c with nothing but
+# `pkg-config --cflags --libs rdmaverbs` against that tree, run it, show that
+# it calls librdmaverbs' symbols, then `make uninstall` and check that
+# nothing is left.
+set -eu
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=/usr/local
+libdir=$prefix/lib/x86_64-linux-gnu
+root=$tmp/root
+pass=0 fail=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+make -s install DESTDIR="$root" PREFIX=$prefix LIBDIR=$libdir >/dev/null
+for f in $libdir/librdmaverbs.so.1.0.0 $libdir/librdmaverbs.so.1 $libdir/librdmaverbs.so \
+	 $libdir/librdmaverbs.a $libdir/pkgconfig/rdmaverbs.pc \
+	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h; do
+	[ -e "$root$f" ] || bad "not installed: $f"
+done
+[ ! -e "$root$prefix/include/rdma/rdma_verbs.h" ] || bad "installed at librdmacm's own header path"
+[ $fail -eq 0 ] && ok "installed files present under DESTDIR, header under include/rdmaverbs/"
+
+# A user's build: flags from pkg-config only (the sysroot maps the .pc's
+# paths into DESTDIR).
+export PKG_CONFIG_PATH="$root$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
+flags=$(pkg-config --cflags --libs rdmaverbs)
+echo "pkg-config --cflags --libs rdmaverbs: $flags"
+${CC:-cc} -Wall -Wextra -Wpedantic -Werror -o "$tmp/example" c-tests/example.c $flags
+LD_LIBRARY_PATH="$root$libdir" "$tmp/example" && ok "example runs" || bad "example failed"
+
+# It calls our exports, not inlined copies.
+nm -D "$tmp/example" | grep -E ' U rdma_' > "$tmp/imports" || true
+for f in rdma_post_send rdma_get_send_comp rdma_seterrno; do
+	grep -q " U $f@RDMAVERBS_1.0\$" "$tmp/imports" && ok "example imports $f@RDMAVERBS_1.0" ||
+		bad "example does not import $f@RDMAVERBS_1.0"
+done
+LD_LIBRARY_PATH="$root$libdir" ldd "$tmp/example" | grep -q "librdmaverbs.so.1 => $root$libdir/" &&
+	ok "ldd resolves librdmaverbs.so.1 in the installed tree" || bad "ldd: librdmaverbs.so.1 not from DESTDIR"
+
+make -s uninstall DESTDIR="$root" PREFIX=$prefix LIBDIR=$libdir >/dev/null
+left=$(find "$root" -type f -o -type l)
+[ -z "$left" ] && ok "uninstall removed every installed file" || bad "left after uninstall: $left"
+
+echo "install: $pass passed, $fail failed"
+[ $fail -eq 0 ]
