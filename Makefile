@@ -38,7 +38,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
-.PHONY: all FORCE header test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -77,12 +77,6 @@ $(B)/pkgconfig/rdmaverbs-uninstalled.pc: pkgconfig/rdmaverbs.pc.in include/rdma/
 	    -e 's|@INCLUDEDIR@|$(CURDIR)/$(B)/include|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@RPATH@|-Wl,-rpath,$${libdir} |' $< > $@
 
-$(B)/rdmaverbs.pc: pkgconfig/rdmaverbs.pc.in
-	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@RPATH@||' $< > $@
-
 header:
 	RDMAVERBS_BLESS=1 $(CARGO) test --release --locked --lib header
 
@@ -109,7 +103,7 @@ test-differential: $(B)/differential
 test-install: all
 	c-tests/install-test.sh
 
-install: all $(B)/rdmaverbs.pc
+install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma
 	install -m 755 $(LIB)/$(REALNAME) $(DESTDIR)$(LIBDIR)/
@@ -117,7 +111,10 @@ install: all $(B)/rdmaverbs.pc
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
 	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
-	install -m 644 $(B)/rdmaverbs.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@RPATH@||' pkgconfig/rdmaverbs.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) \
@@ -129,3 +126,13 @@ uninstall:
 clean:
 	$(CARGO) clean
 	rm -rf $(B)
+
+# A small C program built against an install in ./build/prefix, with flags
+# from that prefix's rdmaverbs.pc only.
+example: all
+	$(MAKE) -s install PREFIX=$(CURDIR)/$(B)/prefix
+	PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(CC) $(WARN) \
+		-o $(B)/example c-tests/example.c \
+		$$(PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(PKG_CONFIG) --cflags --libs rdmaverbs) \
+		-Wl,-rpath,$(CURDIR)/$(B)/prefix/lib
+	$(B)/example
