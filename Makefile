@@ -38,7 +38,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
-.PHONY: all FORCE header example test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example e2e test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -102,6 +102,21 @@ test-differential: $(B)/differential
 
 test-install: all
 	c-tests/install-test.sh
+
+# ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
+
+# The same program twice: against our header, and against the stock one (the
+# inline original, no librdmaverbs).
+$(B)/e2e-ours: c-tests/e2e/e2e.c all
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/e2e-stock: c-tests/e2e/e2e.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
+		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
+
+e2e: all $(B)/e2e-ours $(B)/e2e-stock
+	c-tests/e2e/e2e.sh $(B)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \

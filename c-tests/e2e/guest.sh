@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs inside the Soft-RoCE guest (rxe0 on dummy0, 192.0.2.1; see
+# run-guest.sh): the stock rdma_server/rdma_client baseline first, then every
+# scenario of e2e.c built against our header ("ours") and against the stock
+# header ("stock"). Both builds must pass and report the same "obs:" lines.
+# Prints a summary table; exits non-zero if anything failed.
+# Usage: guest.sh BUILD_DIR OUT_DIR
+set -u
+B=$1 OUT=$2
+SCENARIOS="rc vector onesided srq ud errors"
+port=7470
+fail=0 rows=()
+mkdir -p "$OUT"
+
+row() { rows+=("$(printf '%-10s %-6s %-5s %6s %8s' "$@")"); echo "e2e: $*"; }
+
+# Baseline: a broken guest is told apart from a broken library.
+timeout 60 rdma_server -s 192.0.2.1 -p $port > "$OUT/baseline-server.log" 2>&1 &
+sleep 1
+timeout 60 rdma_client -s 192.0.2.1 -p $port > "$OUT/baseline-client.log" 2>&1
+wait
+if grep -q 'end 0' "$OUT/baseline-server.log" && grep -q 'end 0' "$OUT/baseline-client.log"; then
+	row baseline stock PASS - -
+else
+	row baseline stock FAIL - -
+	echo "e2e: the guest's RDMA stack itself does not work (rdma_server/rdma_client):" >&2
+	cat "$OUT"/baseline-*.log >&2
+	exit 1
+fi
+
+for s in $SCENARIOS; do
+	for v in ours stock; do
+		port=$((port + 1))
+		log=$OUT/$s-$v.log
+		timeout 120 "$B/e2e-$v" "$s" $port > "$log" 2>&1
+		rc=$?
+		res=$(grep '^RESULT ' "$log" | tail -n 1)
+		msgs=$(sed -n 's/.*msgs=\([0-9]*\).*/\1/p' <<< "$res")
+		bytes=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' <<< "$res")
+		if [ $rc -eq 0 ] && [[ $res == "RESULT $s PASS"* ]]; then
+			row "$s" "$v" PASS "$msgs" "$bytes"
+		else
+			[ $rc -eq 124 ] && echo "RESULT $s TIMEOUT" >> "$log"
+			row "$s" "$v" FAIL "${msgs:--}" "${bytes:--}"
+			sed 's/^/    /' "$log"
+			fail=1
+		fi
+		# what the two builds must agree on (thread order aside)
+		{ grep '^obs:' "$log"; grep '^RESULT' "$log"; } | sort > "$OUT/$s-$v.obs"
+	done
+	if ! diff -u "$OUT/$s-stock.obs" "$OUT/$s-ours.obs" > "$OUT/$s.diff"; then
+		echo "e2e: $s: ours and stock report different results:"
+		sed 's/^/    /' "$OUT/$s.diff"
+		row "$s" same FAIL - -
+		fail=1
+	fi
+done
+
+echo
+echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
+printf '%-10s %-6s %-5s %6s %8s\n' scenario build result msgs bytes
+printf '%s\n' "${rows[@]}"
+n=$(printf '%s\n' "${rows[@]}" | grep -c ' PASS ')
+f=$(printf '%s\n' "${rows[@]}" | grep -c ' FAIL ')
+echo "e2e: $n passed, $f failed"
+exit $fail

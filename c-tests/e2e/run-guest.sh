@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# run-guest.sh — boot the Debian kernel under QEMU (TCG) with virtme-ng, set up
+# Soft-RoCE (rdma_rxe) on dummy0 at 192.0.2.1/24 inside the guest, run a script
+# there, and exit with that script's exit code.
+#
+# usage: run-guest.sh [-m MEM] [-t SECS] [-w DIR]... [-e VAR]... [-v] SCRIPT [ARGS...]
+#   -m MEM   guest memory (default 1G; 256M was enough for rdma_server/client)
+#   -t SECS  hard timeout for the whole VM run (default 600); exit 124 when hit
+#   -w DIR   make host DIR writable from the guest (vng --rwdir); repeatable.
+#            Without it the guest sees the whole host fs READ-ONLY, except /tmp,
+#            /etc, /var, ... which are throw-away overlays (writes are lost).
+#   -e VAR   pass host environment variable VAR into the guest; repeatable.
+#            (vng passes NO environment: LD_LIBRARY_PATH, CI, PATH are all reset)
+#   -v       show the guest kernel boot log (vng --verbose) as progress
+# Inside the guest: cwd = the host cwd, user root, device rxe0 on dummy0,
+# address 192.0.2.1 (guest-only; the guest has no NIC, nothing leaves it).
+# Env: VNG (path to vng), KERNEL (path to vmlinuz) override auto-detection.
+set -u -o pipefail
+PATH=${PATH:-}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+die() { echo "run-guest.sh: error: $*" >&2; exit 2; }
+
+mem=1G; tmo=600; verbose=; rwdirs=(); passvars=()
+while getopts "m:t:w:e:vh" opt; do
+  case $opt in
+    m) mem=$OPTARG ;;
+    t) tmo=$OPTARG ;;
+    w) [ -d "$OPTARG" ] || die "-w $OPTARG: not a directory"; rwdirs+=("--rwdir=$(realpath "$OPTARG")") ;;
+    e) passvars+=("$OPTARG") ;;
+    v) verbose=--verbose ;;
+    h) sed -n '2,17p' "$0"; exit 0 ;;
+    *) die "bad option (see -h)" ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || die "usage: $0 [options] SCRIPT [ARGS...] (see -h)"
+script=$(realpath -e "$1" 2>/dev/null) || die "guest script '$1' not found"
+shift
+
+# --- preflight ------------------------------------------------------------
+if [ -z "${VNG:-}" ]; then
+  VNG=$(command -v vng 2>/dev/null) || true
+  pyscripts=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null)
+  for c in "$pyscripts/vng" /root/.pyenv/shims/vng "${HOME:-/root}/.local/bin/vng" /usr/local/bin/vng; do
+    [ -n "$VNG" ] && break; [ -x "$c" ] && VNG=$c
+  done
+fi
+[ -n "$VNG" ] && [ -x "$VNG" ] || die "vng not found: install it with 'python3 -m pip install virtme-ng' (PyPI)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: apt-get install -y qemu-system-x86"
+if [ -z "${KERNEL:-}" ]; then
+  KERNEL=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n1)
+fi
+[ -n "$KERNEL" ] && [ -r "$KERNEL" ] || die "no /boot/vmlinuz-*-amd64 kernel: apt-get install -y linux-image-amd64"
+kver=${KERNEL#*/vmlinuz-}
+ls /lib/modules/"$kver"/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko* >/dev/null 2>&1 \
+  || die "kernel $kver has no rdma_rxe module under /lib/modules/$kver"
+for t in rdma ip modprobe; do
+  command -v $t >/dev/null || die "'$t' not found: apt-get install -y iproute2 kmod rdma-core"
+done
+ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 \
+  || die "rxe userspace provider missing: apt-get install -y ibverbs-providers rdma-core"
+
+# --- guest wrapper (under /tmp: visible in the guest, created before boot) ---
+work=$(mktemp -d /tmp/run-guest.XXXXXX) || die "mktemp failed"
+trap 'rm -rf "$work"' EXIT
+{
+  echo 'set -e'
+  for v in "${passvars[@]}"; do
+    if [ -n "${!v+x}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
+  done
+  cat <<'GUEST'
+modprobe rdma_rxe
+ip link add dummy0 type dummy
+ip addr add 192.0.2.1/24 dev dummy0
+ip link set dummy0 up
+rdma link add rxe0 type rxe netdev dummy0
+for i in $(seq 50); do rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.2; done
+rdma link show rxe0/1 | grep -q 'state ACTIVE' || { echo "guest: rxe0 not ACTIVE" >&2; rdma link show >&2; exit 97; }
+set +e
+GUEST
+  printf 'cd %q\n' "$PWD"
+  printf 'bash %q' "$script"; for a in "$@"; do printf ' %q' "$a"; done; echo
+} > "$work/guest.sh"
+
+# --- boot -----------------------------------------------------------------
+# </dev/null: vng crashes if stdin is closed. "| cat": QEMU reopens
+# /proc/self/fd/1 and /proc/self/fd/2 with O_TRUNC, so redirecting vng straight
+# into a regular file clobbers output; a pipe is safe. --disable-kvm: KVM hangs
+# on this machine kind. --force-9p: skips ~3 s of failed virtiofsd attempts.
+echo "run-guest.sh: booting $KERNEL under QEMU (TCG, $mem; about 20 s) to run $script" >&2
+timeout -k 10 "$tmo" "$VNG" --run "$KERNEL" --user root --disable-kvm --force-9p \
+  --memory "$mem" $verbose "${rwdirs[@]}" --exec "bash $work/guest.sh" </dev/null 2>&1 | cat
+rc=${PIPESTATUS[0]}
+[ "$rc" = 124 ] && echo "run-guest.sh: VM timed out after ${tmo}s" >&2
+exit "$rc"
