@@ -1,7 +1,10 @@
 # rdmaverbs: build, test, install.
 #
 #   make                 the libraries and the uninstalled pkg-config file
-#   make test            every test (see the README)
+#   make demo            the Soft-RoCE demo (installs what is missing first)
+#   make check           installs what is missing, then make test
+#   make test            every test (see the README), e2e on Soft-RoCE included
+#   make e2e             the Soft-RoCE end-to-end tests only
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
 #   make header          regenerates include/rdma/rdma_verbs.h from src/
@@ -38,7 +41,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
-.PHONY: all FORCE header example e2e test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example e2e demo deps check test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -82,7 +85,15 @@ header:
 
 # ---- tests ----
 
-test: test-rust test-symbols test-differential test-install
+# What building and testing need (Debian packages, virtme-ng), if missing.
+deps:
+	.ci/deps
+
+# The README's test command: what is missing, then every test.
+check: deps
+	$(MAKE) test
+
+test: test-rust test-symbols test-differential test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -117,6 +128,15 @@ $(B)/e2e-stock: c-tests/e2e/e2e.c
 
 e2e: all $(B)/e2e-ours $(B)/e2e-stock
 	c-tests/e2e/e2e.sh $(B)
+
+$(B)/demo: c-tests/e2e/demo.c all
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+# The README's first command: install what is missing, build, boot the
+# guest, run the demo session in it.
+demo: deps
+	$(MAKE) $(B)/demo
+	c-tests/e2e/run-guest.sh -t 300 c-tests/e2e/demo-guest.sh $(CURDIR)/$(B)/demo
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
