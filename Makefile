@@ -41,7 +41,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
-.PHONY: all FORCE header example e2e demo deps check test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example e2e demo deps check test-robustness test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -93,7 +93,7 @@ deps:
 check: deps
 	$(MAKE) test
 
-test: test-rust test-symbols test-differential test-install e2e
+test: test-rust test-symbols test-differential test-robustness test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -110,6 +110,13 @@ $(B)/differential: c-tests/differential.c c-tests/fake.c c-tests/fake.h all
 
 test-differential: $(B)/differential
 	$(B)/differential 100000
+
+$(B)/robustness: c-tests/robustness.c c-tests/fake.c c-tests/fake.h all
+	$(CC) $(CFLAGS) $(WARN) -rdynamic $(RV_CFLAGS) -o $@ c-tests/robustness.c \
+		c-tests/fake.c $(RV_LIBS)
+
+test-robustness: $(B)/robustness
+	$(B)/robustness
 
 test-install: all
 	c-tests/install-test.sh

@@ -562,6 +562,115 @@ static void directed(void)
 	}
 }
 
+/* libibverbs fills every op a provider leaves unset with a stub that returns
+ * EOPNOTSUPP (positive, poll_cq's included): the same stubs here. */
+static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad)
+{
+	(void)qp; (void)wr; (void)bad;
+	return EOPNOTSUPP;
+}
+
+static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	(void)qp; (void)wr; (void)bad;
+	return EOPNOTSUPP;
+}
+
+static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad)
+{
+	(void)srq; (void)wr; (void)bad;
+	return EOPNOTSUPP;
+}
+
+static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	(void)cq; (void)n; (void)wc;
+	return EOPNOTSUPP;
+}
+
+static int stub_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq; (void)solicited_only;
+	return EOPNOTSUPP;
+}
+
+/* Fault injection: every provider op and replaced libibverbs function
+ * failing in each way it can, on every function that calls it. */
+static long faults(void)
+{
+	static const int op_fail[] = { EINVAL, ENOMEM, EAGAIN, EOPNOTSUPP, -1, -EINVAL };
+	static const int ev_errno[] = { EINTR, EAGAIN, EBADF };
+	long before = compared;
+	struct args a;
+	int f, k, srq;
+
+	for (f = 0; f < F_COUNT; f++) {
+		for (k = 0; k < 6; k++) {
+			for (srq = 0; srq < 2; srq++) {
+				memset(&a, 0, sizeof(a));
+				a.fn = (enum fn)f;
+				a.srq = srq;
+				a.nsge = 1;
+				a.length = 16;
+				a.ah = (struct ibv_ah *)&F;
+				a.script.post_ret = op_fail[k];	/* posting ops */
+				a.script.dereg_ret = op_fail[k];	/* ibv_dereg_mr */
+				a.script.reg_errno = op_fail[k] > 0 ? op_fail[k] : ENOMEM;
+				if (f == F_GET_SEND_COMP || f == F_GET_RECV_COMP) {
+					/* arming fails */
+					a.script.npoll = 1;
+					a.script.nnotify = 1;
+					a.script.notify_ret[0] = op_fail[k];
+					check(&a);
+					/* the first, then the second poll fails */
+					memset(&a.script, 0, sizeof(a.script));
+					a.script.npoll = 1;
+					a.script.poll_ret[0] = op_fail[k] < 0 ? op_fail[k] : -op_fail[k];
+					check(&a);
+					a.script.npoll = 2;
+					a.script.poll_ret[1] = a.script.poll_ret[0];
+					a.script.poll_ret[0] = 0;
+					a.script.nnotify = 1;
+					check(&a);
+					/* the event wait fails */
+					if (k < 3) {
+						memset(&a.script, 0, sizeof(a.script));
+						a.script.npoll = 2;
+						a.script.nnotify = 1;
+						a.script.nevent = 1;
+						a.script.event_ret[0] = -1;
+						a.script.event_errno[0] = ev_errno[k];
+						check(&a);
+					}
+					continue;
+				}
+				check(&a);
+			}
+		}
+	}
+	/* every op left unset by the provider: libibverbs' stubs */
+	F.ctx.ops.post_send = stub_post_send;
+	F.ctx.ops.post_recv = stub_post_recv;
+	F.ctx.ops.post_srq_recv = stub_post_srq_recv;
+	F.ctx.ops.poll_cq = stub_poll_cq;
+	F.ctx.ops.req_notify_cq = stub_req_notify_cq;
+	for (f = 0; f < F_COUNT; f++) {
+		for (srq = 0; srq < 2; srq++) {
+			memset(&a, 0, sizeof(a));
+			a.fn = (enum fn)f;
+			a.srq = srq;
+			a.nsge = 1;
+			a.ah = (struct ibv_ah *)&F;
+			check(&a);
+		}
+	}
+	fake_default_ops(&F);
+	return compared - before;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 0) : 100000;
@@ -570,8 +679,11 @@ int main(int argc, char **argv)
 	long i;
 
 	rng_state = seed ? seed : 1;
+	long nfaults;
+
 	fake_init(&F);
 	directed();
+	nfaults = faults();
 	for (i = 0; i < n; i++) {
 		struct args a;
 
@@ -587,8 +699,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("differential: %ld cases compared (seed %#llx), %ld different, "
-	       "%d branches not covered\n", compared, (unsigned long long)seed,
-	       failed, missing);
+	printf("differential: %ld cases compared (%ld of them fault injection; seed "
+	       "%#llx), %ld different, %d branches not covered\n", compared, nfaults,
+	       (unsigned long long)seed, failed, missing);
 	return failed || missing;
 }

@@ -3,7 +3,7 @@
 use core::ffi::{c_int, c_void};
 use core::ptr;
 
-use crate::errno::seterrno;
+use crate::errno::{invalid, seterrno};
 use crate::ffi::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
 
 /// Which of the id's two completion queues to wait on.
@@ -44,20 +44,35 @@ impl Queue {
     }
 }
 
+/// -1 with `errno = EIO`: the completion channel delivered an event that is
+/// not for this id's CQ.
+#[cold]
+#[inline(never)]
+fn foreign_event() -> c_int {
+    seterrno(libc::EIO)
+}
+
 /// The original's loop, step for step: poll; arm the CQ; poll again (a
 /// completion may have arrived before the arming); block for the event;
 /// acknowledge it; repeat.
 ///
-/// Returns what the last poll returned (1) on success. A failed arming
+/// Returns what the last poll returned (1) on success. A NULL `id`, `wc`,
+/// CQ, or (when it must wait) completion channel gives -1 with
+/// `errno = EINVAL`; an event of another CQ or context gives -1 with
+/// `errno = EIO`, where the original asserts. A failed arming
 /// returns -1 with `errno` set to its result; a failed event wait returns its
 /// -1 with the `errno` it set; a negative poll result goes into `errno` as it
 /// is (negative), with -1 returned.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` whose CQs and channels were made by
-/// librdmacm; `wc` has room for one completion.
+/// `id` is NULL or points to a valid `rdma_cm_id`; its non-NULL CQs and
+/// channels are live; a non-NULL `wc` has room for one completion.
 #[inline(always)]
 unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
+    // SAFETY: a non-NULL `id` is valid by the caller's guarantee.
+    if id.is_null() || wc.is_null() || unsafe { q.cq(id) }.is_null() {
+        return invalid();
+    }
     // SAFETY: every pointer comes from the valid `id` (caller's guarantee).
     unsafe {
         let ret = loop {
@@ -73,15 +88,25 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
             if ret != 0 {
                 break ret;
             }
+            let channel = q.channel(id);
+            if channel.is_null() {
+                return invalid();
+            }
             let mut ev_cq: *mut ibv_cq = ptr::null_mut();
             let mut ev_ctx: *mut c_void = ptr::null_mut();
-            let ret = ibverbs_sys::ibv_get_cq_event(q.channel(id), &mut ev_cq, &mut ev_ctx);
+            let ret = ibverbs_sys::ibv_get_cq_event(channel, &mut ev_cq, &mut ev_ctx);
             if ret != 0 {
                 return ret;
             }
-            // The original asserts here that the event is for this CQ and id;
-            // Debian builds it with NDEBUG, so it checks nothing.
-            ibverbs_sys::ibv_ack_cq_events(q.cq(id), 1);
+            // The original asserts that the event is this CQ's, with the id
+            // as context (librdmacm's CQs have it). An event of another CQ is
+            // acknowledged where it belongs, so that destroying that CQ does
+            // not wait for it forever.
+            if ev_cq != q.cq(id) || ev_ctx != id.cast() {
+                ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
+                return foreign_event();
+            }
+            ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
         };
         if ret < 0 { seterrno(ret) } else { ret }
     }
@@ -93,8 +118,8 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
 /// id's send completion channel until there is one.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with a send CQ and completion channel
-/// made by librdmacm; `wc` is writable.
+/// Each pointer is NULL (-1, `EINVAL`) or valid: `id` an `rdma_cm_id` whose
+/// send CQ and completion channel, if set, are live; `wc` writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.

@@ -16,6 +16,23 @@ pub(crate) fn seterrno(ret: c_int) -> c_int {
     }
 }
 
+/// The error for input the original would crash on, assert on or silently
+/// truncate (see the README's deviation table): -1 with `errno = EINVAL`.
+/// Out of line, so that the checks cost the fast path only a compare each.
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid() -> c_int {
+    seterrno(libc::EINVAL)
+}
+
+/// As [`invalid`], for the registration helpers, which return a pointer.
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid_ptr<T>() -> *mut T {
+    invalid();
+    core::ptr::null_mut()
+}
+
 /// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
 ///
 /// # Safety

@@ -5,21 +5,31 @@ use core::ffi::{c_int, c_void};
 
 use ibverbs_sys::ibv_access_flags as access;
 
-use crate::errno::seterrno;
+use crate::errno::{invalid, invalid_ptr, seterrno};
 use crate::ffi::{ibv_mr, rdma_cm_id};
 
-/// Registers `addr..addr+length` on the id's protection domain.
+/// Registers `addr..addr+length` on the id's protection domain; NULL with
+/// `errno = EINVAL` when there is no id or no protection domain.
 ///
 /// verbs.h makes `ibv_reg_mr` a macro; with access flags that are constants
 /// without `IBV_ACCESS_OPTIONAL_RANGE`, as here, it calls the exported
 /// `ibv_reg_mr`, and so does this.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id`; the rest as for `ibv_reg_mr`.
+/// `id` is NULL or points to a valid `rdma_cm_id`; the rest as for
+/// `ibv_reg_mr`.
 #[inline(always)]
 unsafe fn reg(id: *mut rdma_cm_id, addr: *mut c_void, length: usize, flags: access) -> *mut ibv_mr {
-    // SAFETY: the caller guarantees `id` is valid.
-    unsafe { ibverbs_sys::ibv_reg_mr((*id).pd, addr, length, flags.0 as c_int) }
+    if id.is_null() {
+        return invalid_ptr();
+    }
+    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    let pd = unsafe { (*id).pd };
+    if pd.is_null() {
+        return invalid_ptr();
+    }
+    // SAFETY: `pd` is the id's live protection domain.
+    unsafe { ibverbs_sys::ibv_reg_mr(pd, addr, length, flags.0 as c_int) }
 }
 
 /// Registers a buffer for sends and receives; returns the MR, or NULL with errno.
@@ -27,8 +37,9 @@ unsafe fn reg(id: *mut rdma_cm_id, addr: *mut c_void, length: usize, flags: acce
 /// `rdma_reg_msgs()` registers with `IBV_ACCESS_LOCAL_WRITE`.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with a protection domain; `addr` and
-/// `length` describe memory the caller owns.
+/// `id` is NULL or points to a valid `rdma_cm_id` (NULL, or no protection
+/// domain: NULL with `errno = EINVAL`); `addr` and `length` describe memory
+/// the caller owns.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_reg_msgs(
     id: *mut rdma_cm_id,
@@ -78,9 +89,13 @@ pub unsafe extern "C" fn rdma_reg_write(
 /// Deregisters a memory region; returns 0, or -1 with errno.
 ///
 /// # Safety
-/// `mr` was returned by a registration and not yet deregistered.
+/// `mr` is NULL (-1, `EINVAL`) or was returned by a registration and not yet
+/// deregistered.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
+    if mr.is_null() {
+        return invalid();
+    }
     // SAFETY: forwarded from the caller.
     seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
 }

@@ -6,13 +6,18 @@
 //! original sets (the others stay uninitialised, as in the original; the
 //! provider does not read them for these opcodes) and hands it to the
 //! provider's op.
+//!
+//! Input the original would crash on or silently truncate (a NULL id, QP,
+//! `sgl`, `mr` or `ah`, a negative `nsge`, a length above `UINT32_MAX`, a
+//! receive buffer outside its MR) returns -1 with `errno = EINVAL` before
+//! anything is posted.
 
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
 
 use ibverbs_sys::ibv_wr_opcode;
 
-use crate::errno::seterrno;
+use crate::errno::{invalid, seterrno};
 use crate::ffi::{
     RDMA_UDP_QKEY, ibv_ah, ibv_mr, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_recv_wr,
     ibv_send_wr, ibv_sge, rdma_cm_id,
@@ -33,7 +38,8 @@ enum SendOp {
 /// stores of its original.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with a QP; `sgl` holds `nsge` entries.
+/// `id` is NULL or points to a valid `rdma_cm_id`; a non-NULL `sgl` holds
+/// `nsge` entries; for `UdSend`, a non-NULL `ah` is valid.
 #[inline(always)]
 unsafe fn post_send(
     id: *mut rdma_cm_id,
@@ -43,6 +49,14 @@ unsafe fn post_send(
     flags: c_int,
     op: SendOp,
 ) -> c_int {
+    if id.is_null() || bad_sgl(sgl, nsge) {
+        return invalid();
+    }
+    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    let qp = unsafe { (*id).qp };
+    if qp.is_null() || matches!(op, SendOp::UdSend { ah, .. } if ah.is_null()) {
+        return invalid();
+    }
     let mut wr = MaybeUninit::<ibv_send_wr>::uninit();
     let mut bad = MaybeUninit::<*mut ibv_send_wr>::uninit();
     let w = wr.as_mut_ptr();
@@ -73,15 +87,27 @@ unsafe fn post_send(
                 (*w).wr.ud.remote_qkey = RDMA_UDP_QKEY;
             }
         }
-        seterrno(ibv_post_send((*id).qp, w, bad.as_mut_ptr()))
+        seterrno(ibv_post_send(qp, w, bad.as_mut_ptr()))
     }
 }
 
-/// The single SGE of the one-buffer functions. `length` is cast to 32 bits
-/// as the original does.
+/// An SGE list the provider could not read: a negative count, or entries
+/// with no array.
 #[inline(always)]
-fn one_sge(addr: *mut c_void, length: usize, lkey: u32) -> ibv_sge {
-    ibv_sge { addr: addr as usize as u64, length: length as u32, lkey }
+fn bad_sgl(sgl: *mut ibv_sge, nsge: c_int) -> bool {
+    nsge < 0 || (nsge > 0 && sgl.is_null())
+}
+
+/// The single SGE of the one-buffer functions; `None` for a length that
+/// does not fit the SGE's 32 bits (the original truncates it).
+#[inline(always)]
+fn one_sge(addr: *mut c_void, length: usize, lkey: u32) -> Option<ibv_sge> {
+    let length = u32::try_from(length).ok()?;
+    Some(ibv_sge {
+        addr: addr as usize as u64,
+        length,
+        lkey,
+    })
 }
 
 /// `mr ? mr->lkey : 0`: the original's rule where inline data needs no MR.
@@ -91,14 +117,18 @@ fn one_sge(addr: *mut c_void, length: usize, lkey: u32) -> ibv_sge {
 #[inline(always)]
 unsafe fn lkey_or_zero(mr: *mut ibv_mr) -> u32 {
     // SAFETY: non-NULL `mr` is valid by the caller's guarantee.
-    if mr.is_null() { 0 } else { unsafe { (*mr).lkey } }
+    if mr.is_null() {
+        0
+    } else {
+        unsafe { (*mr).lkey }
+    }
 }
 
 /// Posts one receive work request: to `id->srq` if the id has one, else to
 /// `id->qp` (the original's SRQ branch).
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with an SRQ or a QP; `sgl` holds
+/// `id` is NULL or points to a valid `rdma_cm_id`; a non-NULL `sgl` holds
 /// `nsge` entries.
 #[inline(always)]
 unsafe fn post_recv(
@@ -107,21 +137,27 @@ unsafe fn post_recv(
     sgl: *mut ibv_sge,
     nsge: c_int,
 ) -> c_int {
+    if id.is_null() || bad_sgl(sgl, nsge) {
+        return invalid();
+    }
+    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    let (srq, qp) = unsafe { ((*id).srq, (*id).qp) };
+    if srq.is_null() && qp.is_null() {
+        return invalid();
+    }
     let mut wr = MaybeUninit::<ibv_recv_wr>::uninit();
     let mut bad = MaybeUninit::<*mut ibv_recv_wr>::uninit();
     let w = wr.as_mut_ptr();
-    // SAFETY: `w` points to our own stack slot; `id` is valid by the
-    // caller's guarantee.
+    // SAFETY: `w` points to our own stack slot; `srq` or `qp` is the id's.
     unsafe {
         (*w).wr_id = context as usize as u64;
         (*w).next = core::ptr::null_mut();
         (*w).sg_list = sgl;
         (*w).num_sge = nsge;
-        let srq = (*id).srq;
         let ret = if !srq.is_null() {
             ibv_post_srq_recv(srq, w, bad.as_mut_ptr())
         } else {
-            ibv_post_recv((*id).qp, w, bad.as_mut_ptr())
+            ibv_post_recv(qp, w, bad.as_mut_ptr())
         };
         seterrno(ret)
     }
@@ -132,8 +168,9 @@ unsafe fn post_recv(
 /// `rdma_post_recvv()` posts to the id's SRQ if it has one, else to its QP.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with an SRQ or a QP; `sgl` holds
-/// `nsge` entries.
+/// Each pointer is NULL or valid: `id` an `rdma_cm_id` whose SRQ or QP is
+/// live, `sgl` an array of `nsge` SGEs. The NULL cases the original crashes
+/// on return -1 with `errno = EINVAL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_recvv(
     id: *mut rdma_cm_id,
@@ -148,7 +185,9 @@ pub unsafe extern "C" fn rdma_post_recvv(
 /// Posts a send of nsge buffers; returns 0, or -1 with errno.
 ///
 /// # Safety
-/// `id` points to a valid `rdma_cm_id` with a QP; `sgl` holds `nsge` entries.
+/// Each pointer is NULL or valid: `id` an `rdma_cm_id` whose QP is live,
+/// `sgl` an array of `nsge` SGEs. The NULL cases the original crashes on
+/// return -1 with `errno = EINVAL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_sendv(
     id: *mut rdma_cm_id,
@@ -202,7 +241,7 @@ pub unsafe extern "C" fn rdma_post_writev(
 /// Posts a receive of one buffer inside mr; returns 0, or -1 with errno.
 ///
 /// # Safety
-/// As [`rdma_post_recvv`]; `mr` points to a valid `ibv_mr`.
+/// As [`rdma_post_recvv`]; `mr` is NULL (-1, `EINVAL`) or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_recv(
     id: *mut rdma_cm_id,
@@ -211,10 +250,26 @@ pub unsafe extern "C" fn rdma_post_recv(
     length: usize,
     mr: *mut ibv_mr,
 ) -> c_int {
-    // SAFETY: `mr` is valid by the caller's guarantee.
-    let mut sge = one_sge(addr, length, unsafe { (*mr).lkey });
+    // SAFETY: a non-NULL `mr` is valid by the caller's guarantee.
+    if mr.is_null() || !unsafe { inside(addr, length, &*mr) } {
+        return invalid();
+    }
+    // SAFETY: as above.
+    let Some(mut sge) = one_sge(addr, length, unsafe { (*mr).lkey }) else {
+        return invalid();
+    };
     // SAFETY: forwarded from the caller; `sge` is one entry.
     unsafe { post_recv(id, context, &mut sge, 1) }
+}
+
+/// The original's assert: `addr..addr+length` lies inside the MR.
+#[inline(always)]
+fn inside(addr: *mut c_void, length: usize, mr: &ibv_mr) -> bool {
+    let (start, mr_start) = (addr as usize, mr.addr as usize);
+    match (start.checked_add(length), mr_start.checked_add(mr.length)) {
+        (Some(end), Some(mr_end)) => start >= mr_start && end <= mr_end,
+        _ => false,
+    }
 }
 
 /// Posts a send of one buffer; returns 0, or -1 with errno.
@@ -233,7 +288,9 @@ pub unsafe extern "C" fn rdma_post_send(
     flags: c_int,
 ) -> c_int {
     // SAFETY: forwarded from the caller.
-    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
+        return invalid();
+    };
     // SAFETY: forwarded from the caller; `sge` is one entry.
     unsafe { post_send(id, context, &mut sge, 1, flags, SendOp::Send) }
 }
@@ -241,7 +298,7 @@ pub unsafe extern "C" fn rdma_post_send(
 /// Posts an RDMA read into one buffer of mr; returns 0, or -1 with errno.
 ///
 /// # Safety
-/// As [`rdma_post_sendv`]; `mr` points to a valid `ibv_mr`.
+/// As [`rdma_post_sendv`]; `mr` is NULL (-1, `EINVAL`) or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_read(
     id: *mut rdma_cm_id,
@@ -253,8 +310,13 @@ pub unsafe extern "C" fn rdma_post_read(
     remote_addr: u64,
     rkey: u32,
 ) -> c_int {
-    // SAFETY: `mr` is valid by the caller's guarantee.
-    let mut sge = one_sge(addr, length, unsafe { (*mr).lkey });
+    if mr.is_null() {
+        return invalid();
+    }
+    // SAFETY: `mr` is non-NULL, so valid by the caller's guarantee.
+    let Some(mut sge) = one_sge(addr, length, unsafe { (*mr).lkey }) else {
+        return invalid();
+    };
     let op = SendOp::Read { remote_addr, rkey };
     // SAFETY: forwarded from the caller; `sge` is one entry.
     unsafe { post_send(id, context, &mut sge, 1, flags, op) }
@@ -278,7 +340,9 @@ pub unsafe extern "C" fn rdma_post_write(
     rkey: u32,
 ) -> c_int {
     // SAFETY: forwarded from the caller.
-    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
+        return invalid();
+    };
     let op = SendOp::Write { remote_addr, rkey };
     // SAFETY: forwarded from the caller; `sge` is one entry.
     unsafe { post_send(id, context, &mut sge, 1, flags, op) }
@@ -290,7 +354,8 @@ pub unsafe extern "C" fn rdma_post_write(
 /// `RDMA_UDP_QKEY`; `mr` may be NULL with `IBV_SEND_INLINE`.
 ///
 /// # Safety
-/// As [`rdma_post_sendv`] on a UD QP; `mr` is NULL or valid; `ah` is valid.
+/// As [`rdma_post_sendv`] on a UD QP; `mr` is NULL or valid; `ah` is NULL
+/// (-1, `EINVAL`) or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_ud_send(
     id: *mut rdma_cm_id,
@@ -303,7 +368,9 @@ pub unsafe extern "C" fn rdma_post_ud_send(
     remote_qpn: u32,
 ) -> c_int {
     // SAFETY: forwarded from the caller.
-    let mut sge = one_sge(addr, length, unsafe { lkey_or_zero(mr) });
+    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
+        return invalid();
+    };
     let op = SendOp::UdSend { ah, remote_qpn };
     // SAFETY: forwarded from the caller; `sge` is one entry.
     unsafe { post_send(id, context, &mut sge, 1, flags, op) }

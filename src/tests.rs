@@ -146,6 +146,14 @@ fn layout_matches_system_headers() {
             bad.push(format!("sizeof({cty}): C {got}, Rust {size}"));
         }
     }
-    assert!(bad.is_empty(), "layout differs from the system headers:\n{}", bad.join("\n"));
-    eprintln!("layout: {} fields and {} struct sizes match", fields.len(), sizes.len());
+    assert!(
+        bad.is_empty(),
+        "layout differs from the system headers:\n{}",
+        bad.join("\n")
+    );
+    eprintln!(
+        "layout: {} fields and {} struct sizes match",
+        fields.len(),
+        sizes.len()
+    );
 }
