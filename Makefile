@@ -41,7 +41,8 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
-.PHONY: all FORCE header example e2e demo deps check test-robustness test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example e2e demo deps check test-robustness \
+	test-sanitizers test-valgrind test-concurrency test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -93,7 +94,8 @@ deps:
 check: deps
 	$(MAKE) test
 
-test: test-rust test-symbols test-differential test-robustness test-install e2e
+test: test-rust test-symbols test-differential test-robustness test-sanitizers \
+	test-valgrind test-concurrency test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -117,6 +119,41 @@ $(B)/robustness: c-tests/robustness.c c-tests/fake.c c-tests/fake.h all
 
 test-robustness: $(B)/robustness
 	$(B)/robustness
+
+# The C tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (any report aborts), and under valgrind's memcheck.
+SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(B)/san/%: c-tests/%.c c-tests/fake.c c-tests/fake.h all
+	@mkdir -p $(B)/san
+	$(CC) $(SAN) $(WARN) -rdynamic '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
+		$(RV_CFLAGS) -o $@ $< c-tests/fake.c $(RV_LIBS)
+
+test-sanitizers: $(B)/san/differential $(B)/san/robustness
+	$(B)/san/differential 100000
+	$(B)/san/robustness
+
+VALGRIND := valgrind -q --error-exitcode=1
+
+test-valgrind: $(B)/differential $(B)/robustness $(B)/example-uninstalled
+	$(VALGRIND) $(B)/differential 20000
+	$(VALGRIND) --trace-children=yes $(B)/robustness
+	$(VALGRIND) $(B)/example-uninstalled
+
+$(B)/concurrency: c-tests/concurrency.c all
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/tsan/concurrency: c-tests/concurrency.c all
+	@mkdir -p $(B)/tsan
+	$(CC) -O1 -g -fsanitize=thread $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+# Threads posting at once; again under ThreadSanitizer (any report fails).
+test-concurrency: $(B)/concurrency $(B)/tsan/concurrency
+	$(B)/concurrency
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(B)/tsan/concurrency
+
+$(B)/example-uninstalled: c-tests/example.c all
+	$(CC) $(CFLAGS) $(WARN) $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
 
 test-install: all
 	c-tests/install-test.sh
