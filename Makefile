@@ -9,6 +9,9 @@
 #   make uninstall       removes what install put there
 #   make header          regenerates include/rdma/rdma_verbs.h from src/
 
+# bash, for PIPESTATUS in test-fuzz
+SHELL      := /bin/bash
+
 VERSION    := 1.0.0
 MAJOR      := 1
 NAME       := librdmaverbs
@@ -42,7 +45,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
 .PHONY: all FORCE header example e2e demo deps check test-robustness \
-	test-sanitizers test-valgrind test-concurrency test test-rust test-symbols test-differential \
+	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -95,7 +98,7 @@ check: deps
 	$(MAKE) test
 
 test: test-rust test-symbols test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-install e2e
+	test-valgrind test-concurrency test-fuzz test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -139,6 +142,41 @@ test-valgrind: $(B)/differential $(B)/robustness $(B)/example-uninstalled
 	$(VALGRIND) $(B)/differential 20000
 	$(VALGRIND) --trace-children=yes $(B)/robustness
 	$(VALGRIND) $(B)/example-uninstalled
+
+# ---- fuzzing (libFuzzer, clang) ----
+# c-tests/differential.c built with -DFUZZ: the fuzzer's bytes choose the
+# function, every argument (lengths, counts, flags, NULL or not) and the
+# provider's answers. Valid input must give the original's result; invalid
+# input a clear error. The library is linked statically, built with
+# libFuzzer's coverage instrumentation, so the fuzzer is guided by its
+# branches too.
+FUZZ_A     := target/fuzz/$(NAME).a
+SANCOV     := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=3 \
+	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+	-Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_TIME  ?= 1800
+
+$(FUZZ_A): FORCE
+	$(CARGO) rustc --profile fuzz --lib --crate-type staticlib --locked -- $(SANCOV)
+
+$(B)/fuzz: c-tests/differential.c c-tests/fake.c c-tests/fake.h $(FUZZ_A) all
+	clang $(FUZZ_FLAGS) $(WARN) -DFUZZ '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
+		$(RV_CFLAGS) -o $@ c-tests/differential.c c-tests/fake.c $(FUZZ_A) \
+		-lpthread -ldl -lm
+
+# About a minute, as part of make test; `make fuzz` runs FUZZ_TIME seconds.
+test-fuzz: $(B)/fuzz
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz -max_total_time=60 -seed=1 -print_final_stats=1 \
+		-artifact_prefix=$(B)/ $(B)/fuzz-corpus 2>&1 | \
+		grep -E '^(stat::number_of_executed_units|Done|SUMMARY|==[0-9]+==ERROR|valid|invalid)'; \
+		test $${PIPESTATUS[0]} -eq 0
+
+fuzz: $(B)/fuzz
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/fuzz -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+		-artifact_prefix=$(B)/ $(B)/fuzz-corpus
 
 $(B)/concurrency: c-tests/concurrency.c all
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)

@@ -109,6 +109,7 @@ struct args {
 	struct ibv_ah *ah;
 	uint32_t qpn;
 	struct fake_script script;
+	int brk;		/* fuzzing: one thing made invalid (enum brk) */
 };
 
 struct outcome {
@@ -122,7 +123,17 @@ struct outcome {
 
 #define ERRNO_SENTINEL 4242
 
+/* For fuzzing: input the original would crash on, assert on or truncate
+ * (the robustness issue's list), one kind per case. */
+enum brk {
+	BRK_NONE, BRK_NULL_ID, BRK_NO_QP, BRK_NULL_SGL, BRK_NEG_NSGE,
+	BRK_BIG_LENGTH, BRK_NULL_MR, BRK_OUTSIDE_MR, BRK_NULL_AH, BRK_NULL_WC,
+	BRK_NULL_CQ, BRK_NULL_CHANNEL, BRK_NULL_PD, BRK_FOREIGN_EVENT, BRK_COUNT
+};
+
 static struct fake F;
+static struct rdma_cm_id F_id;	/* the id as fake_init made it */
+static struct ibv_cq other_cq;
 static char mr_buf[4096];
 
 #define CALL(name, ...) (ours ? name(__VA_ARGS__) : ref_##name(__VA_ARGS__))
@@ -131,13 +142,33 @@ static void run(const struct args *a, int ours, struct outcome *o)
 {
 	struct rdma_cm_id *id = &F.id;
 	struct ibv_mr *mr = a->mr_null ? NULL : &F.mr;
+	struct ibv_mr *req_mr = &F.mr;	/* where the original requires one */
 	struct ibv_sge *sgl = (struct ibv_sge *)a->sgl;
 	void *addr = (void *)(uintptr_t)a->addr;
+	/* integer arithmetic: a->addr is arbitrary unless fn is rdma_post_recv */
+	char *recv_addr = (char *)((uintptr_t)mr_buf + a->addr);
+	struct ibv_wc *wc = &o->wc;
 
+	F.id = F_id;
 	F.id.srq = a->srq ? &F.srq : NULL;
 	F.mr.addr = mr_buf;
 	F.mr.length = sizeof(mr_buf);
 	fake_reset(&F, &a->script);
+	switch (a->brk) {
+	case BRK_NULL_ID: id = NULL; break;
+	case BRK_NO_QP: F.id.qp = NULL; F.id.srq = NULL; break;
+	case BRK_NULL_SGL: sgl = NULL; break;
+	case BRK_NULL_MR: req_mr = NULL; break;
+	case BRK_OUTSIDE_MR:
+		recv_addr = (char *)((uintptr_t)mr_buf + sizeof(mr_buf) - a->length + 1);
+		break;
+	case BRK_NULL_WC: wc = NULL; break;
+	case BRK_NULL_CQ: F.id.send_cq = F.id.recv_cq = NULL; break;
+	case BRK_NULL_CHANNEL: F.id.send_cq_channel = F.id.recv_cq_channel = NULL; break;
+	case BRK_NULL_PD: F.id.pd = NULL; break;
+	case BRK_FOREIGN_EVENT: F.script.event_cq = &other_cq; break;
+	default: break;	/* the others are in the arguments */
+	}
 	memset(o, 0, sizeof(*o));
 	memset(&o->wc, 0xa5, sizeof(o->wc));
 	errno = ERRNO_SENTINEL;
@@ -156,7 +187,7 @@ static void run(const struct args *a, int ours, struct outcome *o)
 		o->pret = CALL(rdma_reg_write, id, addr, a->length);
 		break;
 	case F_DEREG_MR:
-		o->ret = CALL(rdma_dereg_mr, &F.mr);
+		o->ret = CALL(rdma_dereg_mr, a->brk == BRK_NULL_MR ? NULL : &F.mr);
 		break;
 	case F_POST_RECVV:
 		o->ret = CALL(rdma_post_recvv, id, a->ctx, sgl, a->nsge);
@@ -174,15 +205,14 @@ static void run(const struct args *a, int ours, struct outcome *o)
 		break;
 	case F_POST_RECV:
 		/* the original asserts that the buffer lies inside mr */
-		o->ret = CALL(rdma_post_recv, id, a->ctx, mr_buf + a->addr,
-			      a->length, &F.mr);
+		o->ret = CALL(rdma_post_recv, id, a->ctx, recv_addr, a->length, req_mr);
 		break;
 	case F_POST_SEND:
 		o->ret = CALL(rdma_post_send, id, a->ctx, addr, a->length, mr,
 			      a->flags);
 		break;
 	case F_POST_READ:
-		o->ret = CALL(rdma_post_read, id, a->ctx, addr, a->length, &F.mr,
+		o->ret = CALL(rdma_post_read, id, a->ctx, addr, a->length, req_mr,
 			      a->flags, a->raddr, a->rkey);
 		break;
 	case F_POST_WRITE:
@@ -194,10 +224,10 @@ static void run(const struct args *a, int ours, struct outcome *o)
 			      a->flags, a->ah, a->qpn);
 		break;
 	case F_GET_SEND_COMP:
-		o->ret = CALL(rdma_get_send_comp, id, &o->wc);
+		o->ret = CALL(rdma_get_send_comp, id, wc);
 		break;
 	case F_GET_RECV_COMP:
-		o->ret = CALL(rdma_get_recv_comp, id, &o->wc);
+		o->ret = CALL(rdma_get_recv_comp, id, wc);
 		break;
 	case F_COUNT:
 		abort();
@@ -309,6 +339,22 @@ static int same(enum fn f, const struct outcome *r, const struct outcome *o)
 
 /* ---- Case generation ---- */
 
+#ifdef FUZZ
+/* Fuzzing: the "random" numbers are the fuzzer's input, 8 bytes each. */
+static const uint8_t *fuzz_data;
+static size_t fuzz_left;
+
+static uint64_t rnd(void)
+{
+	uint64_t v = 0;
+	size_t n = fuzz_left < 8 ? fuzz_left : 8;
+
+	memcpy(&v, fuzz_data, n);
+	fuzz_data += n;
+	fuzz_left -= n;
+	return v;
+}
+#else
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
@@ -319,6 +365,7 @@ static uint64_t rnd(void)
 	rng_state ^= rng_state >> 27;
 	return rng_state * 2685821657736338717ULL;
 }
+#endif
 
 static int pick(int n)
 {
@@ -416,6 +463,7 @@ enum branch {
 	B_ARM_FAILS, B_WAIT_FAILS, B_REG_FAILS, B_COUNT
 };
 
+#ifndef FUZZ
 static const char *const branch_name[B_COUNT] = {
 	"recv to SRQ", "recv to QP", "mr NULL", "mr set", "op returns 0",
 	"op returns errno", "op returns negative", "completion at 1st poll",
@@ -423,6 +471,7 @@ static const char *const branch_name[B_COUNT] = {
 	"poll negative", "arming fails", "event wait fails",
 	"registration fails",
 };
+#endif
 
 static long covered[F_COUNT][B_COUNT];
 
@@ -458,6 +507,7 @@ static void count_branches(const struct args *a, const struct outcome *o)
 	}
 }
 
+#ifndef FUZZ
 static int expected(enum fn f, enum branch b)
 {
 	int post = f >= F_POST_RECVV && f <= F_POST_UD_SEND;
@@ -478,6 +528,7 @@ static int expected(enum fn f, enum branch b)
 		return comp;
 	}
 }
+#endif
 
 static void print_case(const struct args *a)
 {
@@ -518,6 +569,102 @@ static void check(const struct args *a)
 	}
 }
 
+#ifdef FUZZ
+/* Whether breakage `b` makes a call of `f` invalid (else it is valid input,
+ * compared with the original like any other case). */
+static int applies(const struct args *a, enum brk b)
+{
+	enum fn f = a->fn;
+	int post = f >= F_POST_RECVV && f <= F_POST_UD_SEND;
+	int comp = f == F_GET_SEND_COMP || f == F_GET_RECV_COMP;
+	int waits = a->script.nevent > 0;	/* the loop reaches the event wait */
+
+	switch (b) {
+	case BRK_NULL_ID: return f != F_SETERRNO && f != F_DEREG_MR;
+	case BRK_NO_QP: return post;
+	case BRK_NULL_SGL: return is_vectored(f) && a->nsge > 0;
+	case BRK_NEG_NSGE: return is_vectored(f);
+	case BRK_BIG_LENGTH: return post && !is_vectored(f);
+	case BRK_NULL_MR: return f == F_POST_RECV || f == F_POST_READ || f == F_DEREG_MR;
+	case BRK_OUTSIDE_MR: return f == F_POST_RECV && a->length > 0;
+	case BRK_NULL_AH: return f == F_POST_UD_SEND;
+	case BRK_NULL_WC: case BRK_NULL_CQ: return comp;
+	case BRK_NULL_CHANNEL: return comp && waits;
+	case BRK_NULL_PD: return f >= F_REG_MSGS && f <= F_REG_WRITE;
+	case BRK_FOREIGN_EVENT: return comp && waits && a->script.event_ret[0] == 0;
+	default: return 0;
+	}
+}
+
+/* Invalid input: ours alone (the original would crash). The properties: a
+ * clear error (-1 or NULL, errno EINVAL, EIO for a foreign event), nothing
+ * posted or registered, no wait on a NULL channel. */
+static int clear_error(const struct args *a, const struct outcome *o)
+{
+	int want = a->brk == BRK_FOREIGN_EVENT ? EIO : EINVAL;
+	int i, ret = a->fn >= F_REG_MSGS && a->fn <= F_REG_WRITE ? (o->pret ? 0 : -1) : o->ret;
+
+	if (ret != -1 || o->err != want)
+		return 0;
+	for (i = 0; i < o->nlog; i++) {
+		enum fake_call c = o->log[i].call;
+
+		if (c == FC_POST_SEND || c == FC_POST_RECV || c == FC_POST_SRQ_RECV ||
+		    c == FC_REG_MR || c == FC_DEREG_MR)
+			return 0;
+		if (c == FC_GET_CQ_EVENT && a->brk == BRK_NULL_CHANNEL)
+			return 0;
+	}
+	/* a foreign event is acknowledged on its own CQ */
+	if (a->brk == BRK_FOREIGN_EVENT &&
+	    (o->log[o->nlog - 1].call != FC_ACK_CQ_EVENTS || o->log[o->nlog - 1].obj != &other_cq))
+		return 0;
+	return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+	struct args a;
+
+	if (!ready) {
+		fake_init(&F);
+		F_id = F.id;
+		ready = 1;
+	}
+	fuzz_data = data;
+	fuzz_left = size;
+	random_case(&a);
+	a.brk = pick(BRK_COUNT);
+	if (a.brk == BRK_NEG_NSGE)
+		a.nsge = (int)(rnd() | 0x80000000u);
+	if (a.brk == BRK_BIG_LENGTH)
+		a.length = (size_t)UINT32_MAX + 1 + (size_t)(rnd() >> 1);
+	if (a.brk == BRK_NULL_AH)
+		a.ah = NULL;
+	if (!applies(&a, (enum brk)a.brk))
+		a.brk = BRK_NONE;
+	if (a.brk == BRK_NONE) {
+		check(&a);
+		if (failed) {
+			fprintf(stderr, "valid input, different results: %s\n", why);
+			abort();
+		}
+	} else {
+		static struct outcome o;
+
+		run(&a, 1, &o);
+		if (!clear_error(&a, &o)) {
+			fprintf(stderr, "invalid input (kind %d) on %s: returned %d errno %d "
+				"after %d provider calls\n", a.brk, fn_name[a.fn], o.ret,
+				o.err, o.nlog);
+			abort();
+		}
+	}
+	return 0;
+}
+#else
 /* Directed cases: the completion loop's every exit, on both queues. */
 static void directed(void)
 {
@@ -682,6 +829,7 @@ int main(int argc, char **argv)
 	long nfaults;
 
 	fake_init(&F);
+	F_id = F.id;
 	directed();
 	nfaults = faults();
 	for (i = 0; i < n; i++) {
@@ -704,3 +852,4 @@ int main(int argc, char **argv)
 	       (unsigned long long)seed, failed, missing);
 	return failed || missing;
 }
+#endif
