@@ -8,6 +8,8 @@
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
 #   make header          regenerates include/rdma/rdma_verbs.h from src/
+#   make bench           the benchmark: prints the table, writes BENCHMARKS.md
+#   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
 
 # bash, for PIPESTATUS in test-fuzz
 SHELL      := /bin/bash
@@ -45,7 +47,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
 .PHONY: all FORCE header example e2e demo deps check test-robustness \
-	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test test-rust test-symbols test-differential \
+	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test-noalloc bench test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -98,7 +100,7 @@ check: deps
 	$(MAKE) test
 
 test: test-rust test-symbols test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz test-install e2e
+	test-valgrind test-concurrency test-noalloc test-fuzz test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -177,6 +179,33 @@ fuzz: $(B)/fuzz
 	@mkdir -p $(B)/fuzz-corpus
 	$(B)/fuzz -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
 		-artifact_prefix=$(B)/ $(B)/fuzz-corpus
+
+# ---- benchmark (c-tests/bench/) ----
+
+$(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c
+	@mkdir -p $(B)/bench
+	$(CC) -O2 -g $(WARN) -rdynamic $$($(PKG_CONFIG) --cflags libibverbs librdmacm) \
+		-o $@ c-tests/bench/bench.c c-tests/bench/bench-fake.c -ldl
+
+$(B)/bench/libshim.so: c-tests/bench/shim.c
+	@mkdir -p $(B)/bench
+	$(CC) -O2 -fPIC -shared $(WARN) $$($(PKG_CONFIG) --cflags libibverbs librdmacm) \
+		-o $@ $< $$($(PKG_CONFIG) --libs libibverbs librdmacm)
+
+# Times and instruction counts (callgrind) of the inline original, a C shim
+# and librdmaverbs; writes BENCHMARKS.md and BENCHMARKS.svg. Never part of
+# make test: nothing fails because a machine is slow.
+bench: all $(B)/bench/bench $(B)/bench/libshim.so
+	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
+		$(CURDIR)/$(LIB)/$(SONAME) $(CURDIR)
+
+# None of the 16 functions allocates (malloc and kin counted around a burst).
+$(B)/noalloc: c-tests/noalloc.c c-tests/fake.c c-tests/fake.h all
+	$(CC) $(CFLAGS) $(WARN) -rdynamic $(RV_CFLAGS) -o $@ c-tests/noalloc.c \
+		c-tests/fake.c $(RV_LIBS)
+
+test-noalloc: $(B)/noalloc
+	$(B)/noalloc
 
 $(B)/concurrency: c-tests/concurrency.c all
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)

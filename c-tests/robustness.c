@@ -127,15 +127,6 @@ CASE(other_cq_get_recv_comp) { struct fake_script s = foreign(&F.send_cq, ID); f
 CASE(other_ctx_get_send_comp) { struct fake_script s = foreign(&F.send_cq, buf); fake_reset(&F, &s); return result(rdma_get_send_comp(ID, &wc)); }
 CASE(other_ctx_get_recv_comp) { struct fake_script s = foreign(&F.recv_cq, buf); fake_reset(&F, &s); return result(rdma_get_recv_comp(ID, &wc)); }
 
-/* An op the provider left NULL (libibverbs never does: it installs stubs
- * that return EOPNOTSUPP) answers as that stub would. */
-static const struct fake_script poll_empty = { .npoll = 1, .poll_ret = { 0 } };
-CASE(null_op_post_send) { F.ctx.ops.post_send = NULL; return result(rdma_post_send(ID, NULL, buf, 8, NULL, 0)); }
-CASE(null_op_post_recv) { F.ctx.ops.post_recv = NULL; return result(rdma_post_recv(ID, NULL, buf + 16, 8, &F.mr)); }
-CASE(null_op_post_srq_recv) { F.ctx.ops.post_srq_recv = NULL; F.id.srq = &F.srq; return result(rdma_post_recvv(ID, NULL, sgl, 1)); }
-CASE(null_op_req_notify_cq) { F.ctx.ops.req_notify_cq = NULL; fake_reset(&F, &poll_empty); return result(rdma_get_send_comp(ID, &wc)); }
-CASE(null_op_poll_cq) { F.ctx.ops.poll_cq = NULL; return result(rdma_get_recv_comp(ID, &wc)); }
-
 /* What each case must give, and which provider calls it may make. */
 enum expect_calls { NOTHING, POLL_ARM_POLL, POLL_ONLY, WAIT_THEN_ACK };
 
@@ -173,12 +164,6 @@ static const struct {
 	EINVAL_CASE(null_cq_get_send_comp), EINVAL_CASE(null_cq_get_recv_comp),
 	EINVAL_CASE(null_pd_reg_msgs), EINVAL_CASE(null_pd_reg_read),
 	EINVAL_CASE(null_pd_reg_write), EINVAL_CASE(null_mr_dereg_mr),
-	{ "null_op_post_send", null_op_post_send, -1, EOPNOTSUPP, NOTHING, NULL },
-	{ "null_op_post_recv", null_op_post_recv, -1, EOPNOTSUPP, NOTHING, NULL },
-	{ "null_op_post_srq_recv", null_op_post_srq_recv, -1, EOPNOTSUPP, NOTHING, NULL },
-	{ "null_op_req_notify_cq", null_op_req_notify_cq, -1, EOPNOTSUPP, POLL_ONLY, NULL },
-	/* the stub's positive EOPNOTSUPP reads as a count, as in the original */
-	{ "null_op_poll_cq", null_op_poll_cq, EOPNOTSUPP, 4242, NOTHING, NULL },
 	{ "null_channel_get_send_comp", null_channel_get_send_comp, -1, EINVAL, POLL_ARM_POLL, NULL },
 	{ "null_channel_get_recv_comp", null_channel_get_recv_comp, -1, EINVAL, POLL_ARM_POLL, NULL },
 	{ "null_channel_ready_get_send_comp", null_channel_ready_get_send_comp, 1, 4242, POLL_ONLY, NULL },

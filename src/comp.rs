@@ -52,6 +52,13 @@ fn foreign_event() -> c_int {
     seterrno(libc::EIO)
 }
 
+/// The loop's result: a completion count, or -1 with a negative poll result
+/// in `errno` (the original's quirk).
+#[inline(always)]
+fn polled(ret: c_int) -> c_int {
+    if ret < 0 { seterrno(ret) } else { ret }
+}
+
 /// The original's loop, step for step: poll; arm the CQ; poll again (a
 /// completion may have arrived before the arming); block for the event;
 /// acknowledge it; repeat.
@@ -59,10 +66,13 @@ fn foreign_event() -> c_int {
 /// Returns what the last poll returned (1) on success. A NULL `id`, `wc`,
 /// CQ, or (when it must wait) completion channel gives -1 with
 /// `errno = EINVAL`; an event of another CQ or context gives -1 with
-/// `errno = EIO`, where the original asserts. A failed arming
-/// returns -1 with `errno` set to its result; a failed event wait returns its
-/// -1 with the `errno` it set; a negative poll result goes into `errno` as it
-/// is (negative), with -1 returned.
+/// `errno = EIO`, where the original asserts. A failed arming returns -1 with
+/// `errno` set to its result; a failed event wait returns its -1 with the
+/// `errno` it set; a negative poll result goes into `errno` as it is
+/// (negative), with -1 returned.
+///
+/// Only the first poll is inlined here: when a completion is ready, that is
+/// all the call does. The rest is [`wait_for_comp`], out of line.
 ///
 /// # Safety
 /// `id` is NULL or points to a valid `rdma_cm_id`; its non-NULL CQs and
@@ -73,20 +83,33 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
     if id.is_null() || wc.is_null() || unsafe { q.cq(id) }.is_null() {
         return invalid();
     }
+    // SAFETY: the id's CQ is live (caller's guarantee).
+    let ret = unsafe { ibv_poll_cq(q.cq(id), 1, wc) };
+    if ret != 0 {
+        return polled(ret);
+    }
+    // SAFETY: forwarded.
+    unsafe { wait_for_comp(id, wc, q) }
+}
+
+/// The loop after a first poll found nothing: arm, poll, wait, acknowledge,
+/// poll, and so on (see [`get_comp`]).
+///
+/// # Safety
+/// As [`get_comp`], with `id`, `wc` and the id's CQ non-NULL.
+#[cold]
+#[inline(never)]
+unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
     // SAFETY: every pointer comes from the valid `id` (caller's guarantee).
     unsafe {
-        let ret = loop {
-            let ret = ibv_poll_cq(q.cq(id), 1, wc);
-            if ret != 0 {
-                break ret;
-            }
+        loop {
             let ret = ibv_req_notify_cq(q.cq(id), 0);
             if ret != 0 {
                 return seterrno(ret);
             }
             let ret = ibv_poll_cq(q.cq(id), 1, wc);
             if ret != 0 {
-                break ret;
+                return polled(ret);
             }
             let channel = q.channel(id);
             if channel.is_null() {
@@ -107,8 +130,11 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
                 return foreign_event();
             }
             ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
-        };
-        if ret < 0 { seterrno(ret) } else { ret }
+            let ret = ibv_poll_cq(q.cq(id), 1, wc);
+            if ret != 0 {
+                return polled(ret);
+            }
+        }
     }
 }
 

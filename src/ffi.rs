@@ -15,9 +15,6 @@ pub use ibverbs_sys::{
 /// librdmacm creates, which `rdma_post_ud_send` puts in each work request.
 pub(crate) const RDMA_UDP_QKEY: u32 = 0x0123_4567;
 
-/// `EOPNOTSUPP`, what libibverbs' stub returns for an op a provider left unset.
-const EOPNOTSUPP: c_int = libc::EOPNOTSUPP;
-
 /// `struct rdma_cm_id` from `<rdma/rdma_cma.h>`.
 ///
 /// Only the fields this library reads are named; the rest keep their size.
@@ -58,26 +55,33 @@ pub struct rdma_cm_id {
 
 // The five data-path verbs are `static inline` in verbs.h: each one is a call
 // through `struct ibv_context_ops`, never through `verbs_context`. These are
-// the same calls. An op left NULL (which libibverbs never does: it installs
-// stubs) answers EOPNOTSUPP like those stubs instead of jumping to address 0.
+// the same calls. libibverbs never leaves an op NULL (it installs stubs that
+// return EOPNOTSUPP), so, like verbs.h, these do not test for one: a test
+// costs two instructions on every call (BENCHMARKS.md).
+
+/// The op `$op` of the device context of `$obj` (a QP, SRQ or CQ). Used in
+/// an `unsafe` block whose caller guarantees that `$obj` and its context are
+/// live; libibverbs sets every op.
+macro_rules! op {
+    ($obj:expr, $op:ident) => {
+        (*(*$obj).context).ops.$op.unwrap_unchecked()
+    };
+}
 
 /// `ibv_post_send()` of verbs.h.
 ///
 /// # Safety
-/// `qp` points to a live QP whose `context` is a live device context; `wr`
-/// and `bad` are valid for the provider's op.
+/// `qp` points to a live QP whose `context` is a live device context (made by
+/// libibverbs, so that every op is set); `wr` and `bad` are valid for the
+/// provider's op.
 #[inline(always)]
 pub unsafe fn ibv_post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
     bad: *mut *mut ibv_send_wr,
 ) -> c_int {
-    // SAFETY: the caller guarantees `qp` and its context are live.
-    match unsafe { (*(*qp).context).ops.post_send } {
-        // SAFETY: the provider's own op, called as verbs.h calls it.
-        Some(op) => unsafe { op(qp, wr, bad) },
-        None => EOPNOTSUPP,
-    }
+    // SAFETY: the provider's own op, called as verbs.h calls it.
+    unsafe { op!(qp, post_send)(qp, wr, bad) }
 }
 
 /// `ibv_post_recv()` of verbs.h.
@@ -90,12 +94,8 @@ pub unsafe fn ibv_post_recv(
     wr: *mut ibv_recv_wr,
     bad: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    // SAFETY: the caller guarantees `qp` and its context are live.
-    match unsafe { (*(*qp).context).ops.post_recv } {
-        // SAFETY: the provider's own op, called as verbs.h calls it.
-        Some(op) => unsafe { op(qp, wr, bad) },
-        None => EOPNOTSUPP,
-    }
+    // SAFETY: the provider's own op, called as verbs.h calls it.
+    unsafe { op!(qp, post_recv)(qp, wr, bad) }
 }
 
 /// `ibv_post_srq_recv()` of verbs.h.
@@ -109,12 +109,8 @@ pub unsafe fn ibv_post_srq_recv(
     wr: *mut ibv_recv_wr,
     bad: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    // SAFETY: the caller guarantees `srq` and its context are live.
-    match unsafe { (*(*srq).context).ops.post_srq_recv } {
-        // SAFETY: the provider's own op, called as verbs.h calls it.
-        Some(op) => unsafe { op(srq, wr, bad) },
-        None => EOPNOTSUPP,
-    }
+    // SAFETY: the provider's own op, called as verbs.h calls it.
+    unsafe { op!(srq, post_srq_recv)(srq, wr, bad) }
 }
 
 /// `ibv_poll_cq()` of verbs.h.
@@ -124,12 +120,8 @@ pub unsafe fn ibv_post_srq_recv(
 /// `num_entries` completions.
 #[inline(always)]
 pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
-    // SAFETY: the caller guarantees `cq` and its context are live.
-    match unsafe { (*(*cq).context).ops.poll_cq } {
-        // SAFETY: the provider's own op, called as verbs.h calls it.
-        Some(op) => unsafe { op(cq, num_entries, wc) },
-        None => EOPNOTSUPP,
-    }
+    // SAFETY: the provider's own op, called as verbs.h calls it.
+    unsafe { op!(cq, poll_cq)(cq, num_entries, wc) }
 }
 
 /// `ibv_req_notify_cq()` of verbs.h.
@@ -138,10 +130,6 @@ pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) 
 /// `cq` points to a live CQ whose `context` is live.
 #[inline(always)]
 pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
-    // SAFETY: the caller guarantees `cq` and its context are live.
-    match unsafe { (*(*cq).context).ops.req_notify_cq } {
-        // SAFETY: the provider's own op, called as verbs.h calls it.
-        Some(op) => unsafe { op(cq, solicited_only) },
-        None => EOPNOTSUPP,
-    }
+    // SAFETY: the provider's own op, called as verbs.h calls it.
+    unsafe { op!(cq, req_notify_cq)(cq, solicited_only) }
 }
