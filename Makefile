@@ -195,9 +195,31 @@ $(B)/bench/libshim.so: c-tests/bench/shim.c
 # Times and instruction counts (callgrind) of the inline original, a C shim
 # and librdmaverbs; writes BENCHMARKS.md and BENCHMARKS.svg. Never part of
 # make test: nothing fails because a machine is slow.
+# Soft-RoCE ping-pong and throughput, against our header and the stock one.
+$(B)/pingpong-ours: c-tests/bench/pingpong.c all
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/pingpong-stock: c-tests/bench/pingpong.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
+		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
+
+# Rounds of each Soft-RoCE build, alternated in one guest boot.
+SOFTROCE_ROUNDS ?= 5
+SOFTROCE_ROUNDTRIPS ?= 2000
+SOFTROCE_MESSAGES ?= 20000
+
+$(B)/bench/softroce.txt: $(B)/pingpong-ours $(B)/pingpong-stock c-tests/bench/softroce-guest.sh
+	@mkdir -p $(B)/bench
+	c-tests/e2e/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/softroce-guest.sh \
+		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES)
+	mv $@.tmp $@
+
 bench: all $(B)/bench/bench $(B)/bench/libshim.so
+	rm -f $(B)/bench/softroce.txt
+	$(MAKE) $(B)/bench/softroce.txt
 	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
-		$(CURDIR)/$(LIB)/$(SONAME) $(CURDIR)
+		$(CURDIR)/$(LIB)/$(SONAME) $(CURDIR) $(B)/bench/softroce.txt
 
 # None of the 16 functions allocates (malloc and kin counted around a burst).
 $(B)/noalloc: c-tests/noalloc.c c-tests/fake.c c-tests/fake.h all

@@ -2,7 +2,10 @@
 """make bench: run the benchmark, count instructions with callgrind, print
 the table, and write BENCHMARKS.md and BENCHMARKS.svg (the chart).
 
-Usage: report.py BENCH SHIM_SO RDMAVERBS_SO OUT_DIR
+Usage: report.py BENCH SHIM_SO RDMAVERBS_SO OUT_DIR [SOFTROCE_TXT]
+
+SOFTROCE_TXT holds the Soft-RoCE runs (softroce-guest.sh): one line per run,
+"VARIANT ROUND latency_us throughput_msgs_s"; reported as ratios to "stock".
 """
 import os
 import platform
@@ -92,8 +95,47 @@ def svg(t, path):
         f.write("\n".join(out) + "\n")
 
 
+# What each Soft-RoCE variant is (softroce-guest.sh runs them).
+VARIANTS = {
+    "stock": "the program built against the stock header (inline original)",
+    "ours": "the same program built against our header, librdmaverbs",
+}
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def softroce(path):
+    """The Soft-RoCE section: per variant, median latency and throughput,
+    and each round's ratio to the stock run of the same round."""
+    runs = {}
+    with open(path) as f:
+        for line in f:
+            v, r, lat, thr = line.split()
+            runs[v, int(r)] = (float(lat), float(thr))
+    rounds = sorted({r for _, r in runs})
+    rows = []
+    for v in [v for v in VARIANTS if any(k[0] == v for k in runs)]:
+        lat = [runs[v, r][0] for r in rounds]
+        thr = [runs[v, r][1] for r in rounds]
+        lr = [runs[v, r][0] / runs["stock", r][0] for r in rounds]
+        tr = [runs[v, r][1] / runs["stock", r][1] for r in rounds]
+        rows.append(f"| {v}: {VARIANTS[v]} | {median(lat):.0f} | {median(lr):.2f} "
+                    f"({min(lr):.2f}–{max(lr):.2f}) | {median(thr):.0f} | "
+                    f"{median(tr):.2f} ({min(tr):.2f}–{max(tr):.2f}) |")
+    return (f"{len(rounds)} rounds in one guest boot, the variants alternated in each "
+            "round; the ratios are per round, to the stock run of the same round "
+            "(median, min–max in brackets).\n\n"
+            "| variant | latency µs (median) | latency / stock | messages/s (median) "
+            "| throughput / stock |\n|---|---|---|---|---|\n" + "\n".join(rows))
+
+
 def main():
     bench, shim, lib, outdir = sys.argv[1:5]
+    roce = softroce(sys.argv[5]) if len(sys.argv) > 5 else None
     tmp = os.path.dirname(os.path.abspath(bench))
     t = timings(bench, shim, lib)
     n = instructions(bench, shim, lib, tmp)
@@ -126,6 +168,8 @@ def main():
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     table = header + "\n" + "\n".join(rows)
     print(table)
+    if roce:
+        print("\n" + roce)
     print(f"\nbench: {len(FUNCS) - len(misses)} of {len(FUNCS)} functions meet every target "
           "a real symbol can meet"
           + (f"; missed: {', '.join(misses)}" if misses else ""))
@@ -172,6 +216,18 @@ the inline original (b−a): no exported function can meet that target there;
 see the findings.
 
 ![ns per call](BENCHMARKS.svg)
+
+## On Soft-RoCE
+
+`c-tests/bench/pingpong.c` in the Soft-RoCE guest of the end-to-end tests
+(QEMU without KVM, `rdma_rxe`): ping-pong latency (a 64-byte inline
+`rdma_post_send` answered by the peer; completions through the blocking
+`rdma_get_send_comp` / `rdma_get_recv_comp`) and small-message throughput
+(64-byte sends, 32 in flight). Emulated and noisy: the time is the
+kernel's software RDMA under an emulated CPU, not the library; read only
+the ratios, which say whether a real symbol changes anything there.
+
+{roce or "(not measured in this run)"}
 
 {findings}
 ## Reproduce

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# make bench, guest side: ping-pong latency and small-message throughput over
+# Soft-RoCE, alternating the builds in one guest boot so that drift in the
+# emulated machine hits all of them alike. Appends one line per run to OUT:
+#   VARIANT ROUND latency_us throughput_msgs_s
+# Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
+set -u
+B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
+: > "$OUT"
+port=7600
+run() {	# VARIANT ROUND BINARY [ENV...]
+	local v=$1 r=$2 bin=$3 line; shift 3
+	port=$((port + 1))
+	local t0=$SECONDS
+	line=$(env "$@" timeout 300 "$bin" $port "$RT" "$MSGS") ||
+		{ echo "softroce: $v round $r failed" >&2; return 1; }
+	echo "softroce: $v round $r ($((SECONDS - t0)) s): $line" >&2
+	line=${line#pingpong: latency_us=}
+	echo "$v $r ${line%% *} ${line##*=}" >> "$OUT"
+}
+for r in $(seq "$ROUNDS"); do
+	run stock "$r" "$B/pingpong-stock" || exit 1
+	run ours "$r" "$B/pingpong-ours" || exit 1
+done
