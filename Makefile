@@ -115,8 +115,13 @@ $(B)/differential: c-tests/differential.c c-tests/fake.c c-tests/fake.h all
 	$(CC) $(CFLAGS) $(WARN) -rdynamic '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
 		$(RV_CFLAGS) -o $@ c-tests/differential.c c-tests/fake.c $(RV_LIBS)
 
+# Again with every RDMAVERBS_* switch on: tracing, counting and spinning
+# change nothing the caller sees.
 test-differential: $(B)/differential
 	$(B)/differential 100000
+	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
+		$(B)/differential 100000 2>$(B)/differential-watched.err
+	grep -q '^rdmaverbs: rdma_post_send ' $(B)/differential-watched.err
 
 $(B)/robustness: c-tests/robustness.c c-tests/fake.c c-tests/fake.h all
 	$(CC) $(CFLAGS) $(WARN) -rdynamic $(RV_CFLAGS) -o $@ c-tests/robustness.c \
@@ -228,6 +233,7 @@ $(B)/noalloc: c-tests/noalloc.c c-tests/fake.c c-tests/fake.h all
 
 test-noalloc: $(B)/noalloc
 	$(B)/noalloc
+	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 $(B)/noalloc
 
 $(B)/concurrency: c-tests/concurrency.c all
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)

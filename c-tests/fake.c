@@ -13,6 +13,7 @@ static struct fake_rec *rec(enum fake_call call, const void *obj, long arg)
 	struct fake *f = fake_current;
 	struct fake_rec *r;
 
+	f->polled_nothing = 0;
 	if (f->nlog == FAKE_MAX_LOG) {
 		f->overflow = 1;
 		return NULL;
@@ -93,8 +94,17 @@ static int fake_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 	struct fake *f = fake_current;
 	int ret;
 
+	/* A poll right after a poll that found nothing is a spin poll
+	 * (RDMAVERBS_POLL_SPIN): the original never polls twice in a row. It
+	 * finds nothing, as a poll a moment earlier would, and is neither
+	 * logged nor given a script step, so that the log stays comparable. */
+	if (f->polled_nothing) {
+		f->spins++;
+		return 0;
+	}
 	rec(FC_POLL_CQ, cq, num_entries);
 	ret = next(f->script.poll_ret, f->script.npoll, &f->poll_i);
+	f->polled_nothing = ret == 0;
 	if (ret > 0)
 		*wc = f->script.wc;
 	return ret;
@@ -213,5 +223,6 @@ void fake_reset(struct fake *f, const struct fake_script *s)
 	f->poll_i = f->notify_i = f->event_i = 0;
 	f->nlog = 0;
 	f->overflow = 0;
+	f->polled_nothing = 0;
 	fake_current = f;
 }

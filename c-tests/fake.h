@@ -79,6 +79,8 @@ struct fake {
 	int nlog;
 	struct fake_rec log[FAKE_MAX_LOG];
 	int overflow;	/* a script list or the log ran out */
+	int polled_nothing;	/* the last call was a poll that found nothing */
+	long spins;	/* polls of RDMAVERBS_POLL_SPIN, not logged */
 };
 
 /* The fake that the ops and the replaced functions act on. */

@@ -3,8 +3,10 @@
 use core::ffi::{c_int, c_void};
 use core::ptr;
 
+use crate::config;
 use crate::errno::{invalid, seterrno};
 use crate::ffi::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
+use crate::watch::{self, Call, Func, watch};
 
 /// Which of the id's two completion queues to wait on.
 #[derive(Clone, Copy)]
@@ -14,6 +16,13 @@ enum Queue {
 }
 
 impl Queue {
+    fn func(self) -> Func {
+        match self {
+            Queue::Send => Func::GetSendComp,
+            Queue::Recv => Func::GetRecvComp,
+        }
+    }
+
     /// The CQ and its completion channel. Read from the id at each use, as
     /// the original does.
     ///
@@ -75,12 +84,13 @@ fn polled(ret: c_int) -> c_int {
 /// all the call does. The rest is [`wait_for_comp`], out of line.
 ///
 /// # Safety
-/// `id` is NULL or points to a valid `rdma_cm_id`; its non-NULL CQs and
-/// channels are live; a non-NULL `wc` has room for one completion.
+/// `id` points to a valid `rdma_cm_id` (tested for NULL by the export's
+/// [`watch!`]); its non-NULL CQs and channels are live; a non-NULL `wc` has
+/// room for one completion.
 #[inline(always)]
 unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
-    // SAFETY: a non-NULL `id` is valid by the caller's guarantee.
-    if id.is_null() || wc.is_null() || unsafe { q.cq(id) }.is_null() {
+    // SAFETY: `id` is valid by the caller's guarantee.
+    if wc.is_null() || unsafe { q.cq(id) }.is_null() {
         return invalid();
     }
     // SAFETY: the id's CQ is live (caller's guarantee).
@@ -93,7 +103,10 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
 }
 
 /// The loop after a first poll found nothing: arm, poll, wait, acknowledge,
-/// poll, and so on (see [`get_comp`]).
+/// poll, and so on (see [`get_comp`]). With `RDMAVERBS_POLL_SPIN=N`, up to N
+/// more polls before each arming: a completion that arrives meanwhile is
+/// returned without the arming and the sleep in the kernel. The result is one
+/// the original could have returned, had the completion come a moment sooner.
 ///
 /// # Safety
 /// As [`get_comp`], with `id`, `wc` and the id's CQ non-NULL.
@@ -102,7 +115,14 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
 unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
     // SAFETY: every pointer comes from the valid `id` (caller's guarantee).
     unsafe {
+        let mut waited = false;
         loop {
+            for _ in 0..config::poll_spin() {
+                let ret = ibv_poll_cq(q.cq(id), 1, wc);
+                if ret != 0 {
+                    return polled(ret);
+                }
+            }
             let ret = ibv_req_notify_cq(q.cq(id), 0);
             if ret != 0 {
                 return seterrno(ret);
@@ -114,6 +134,10 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
             let channel = q.channel(id);
             if channel.is_null() {
                 return invalid();
+            }
+            if !waited {
+                watch::blocked(q.func());
+                waited = true;
             }
             let mut ev_cq: *mut ibv_cq = ptr::null_mut();
             let mut ev_ctx: *mut c_void = ptr::null_mut();
@@ -149,7 +173,9 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    unsafe { get_comp(id, wc, Queue::Send) }
+    watch!(id, Func::GetSendComp, Call::Comp { id, wc }, unsafe {
+        get_comp(id, wc, Queue::Send)
+    })
 }
 
 /// Waits for the next completion of the id's receive CQ; returns 1, or -1 with errno.
@@ -161,5 +187,7 @@ pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_recv_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    unsafe { get_comp(id, wc, Queue::Recv) }
+    watch!(id, Func::GetRecvComp, Call::Comp { id, wc }, unsafe {
+        get_comp(id, wc, Queue::Recv)
+    })
 }

@@ -2,12 +2,17 @@
 
 use core::ffi::c_int;
 
+use crate::watch::{Call, Func, watch};
+
 /// Turns a verbs result into the API's convention: `0` stays `0`; anything
 /// else (a positive errno, or a negative value from a provider that returns
 /// those) becomes `errno`, and the result is `-1`.
 #[inline(always)]
 pub(crate) fn seterrno(ret: c_int) -> c_int {
-    if ret != 0 { fail(ret) } else { ret }
+    if ret != 0 {
+        return fail(ret);
+    }
+    0
 }
 
 /// The failing half of [`seterrno`], out of line: the success path then
@@ -44,5 +49,8 @@ pub(crate) fn invalid_ptr<T>() -> *mut T {
 /// of this library has the same shape.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_seterrno(ret: c_int) -> c_int {
-    seterrno(ret)
+    // No pointer to test: a dangling, non-NULL one makes the gate a test of
+    // "watching" alone.
+    let p = core::ptr::NonNull::<u8>::dangling().as_ptr();
+    watch!(p, Func::SetErrno, Call::SetErrno(ret), seterrno(ret))
 }

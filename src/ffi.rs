@@ -133,3 +133,19 @@ pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int
     // SAFETY: the provider's own op, called as verbs.h calls it.
     unsafe { op!(cq, req_notify_cq)(cq, solicited_only) }
 }
+
+/// The leading fields of `struct ibv_wc`, which ibverbs-sys keeps private;
+/// the tracing reads a completion through it (the layout test checks it).
+#[repr(C)]
+pub(crate) struct ibv_wc_head {
+    /// `uint64_t wr_id`.
+    pub wr_id: u64,
+    /// `enum ibv_wc_status status`.
+    pub status: c_uint,
+    /// `enum ibv_wc_opcode opcode`.
+    pub opcode: c_uint,
+    /// `uint32_t vendor_err`.
+    pub vendor_err: u32,
+    /// `uint32_t byte_len`.
+    pub byte_len: u32,
+}

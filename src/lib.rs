@@ -28,10 +28,12 @@
 compile_error!("rdmaverbs must be built with panic = \"abort\" (see Cargo.toml profiles)");
 
 pub mod comp;
+mod config;
 pub mod errno;
 pub mod ffi;
 pub mod mr;
 pub mod post;
+mod watch;
 
 #[cfg(test)]
 mod tests;

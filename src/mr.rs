@@ -5,25 +5,23 @@ use core::ffi::{c_int, c_void};
 
 use ibverbs_sys::ibv_access_flags as access;
 
-use crate::errno::{invalid, invalid_ptr, seterrno};
+use crate::errno::{invalid_ptr, seterrno};
 use crate::ffi::{ibv_mr, rdma_cm_id};
+use crate::watch::{Call, Func, watch};
 
 /// Registers `addr..addr+length` on the id's protection domain; NULL with
-/// `errno = EINVAL` when there is no id or no protection domain.
+/// `errno = EINVAL` when it has none (a NULL id is the export's [`watch!`]'s
+/// to refuse).
 ///
 /// verbs.h makes `ibv_reg_mr` a macro; with access flags that are constants
 /// without `IBV_ACCESS_OPTIONAL_RANGE`, as here, it calls the exported
 /// `ibv_reg_mr`, and so does this.
 ///
 /// # Safety
-/// `id` is NULL or points to a valid `rdma_cm_id`; the rest as for
-/// `ibv_reg_mr`.
+/// `id` points to a valid `rdma_cm_id`; the rest as for `ibv_reg_mr`.
 #[inline(always)]
 unsafe fn reg(id: *mut rdma_cm_id, addr: *mut c_void, length: usize, flags: access) -> *mut ibv_mr {
-    if id.is_null() {
-        return invalid_ptr();
-    }
-    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    // SAFETY: `id` is valid by the caller's guarantee.
     let pd = unsafe { (*id).pd };
     if pd.is_null() {
         return invalid_ptr();
@@ -46,8 +44,11 @@ pub unsafe extern "C" fn rdma_reg_msgs(
     addr: *mut c_void,
     length: usize,
 ) -> *mut ibv_mr {
+    let flags = access::IBV_ACCESS_LOCAL_WRITE;
     // SAFETY: forwarded from the caller.
-    unsafe { reg(id, addr, length, access::IBV_ACCESS_LOCAL_WRITE) }
+    watch!(id, Func::RegMsgs, Call::Reg { id, addr, length }, unsafe {
+        reg(id, addr, length, flags)
+    })
 }
 
 /// Registers a buffer the peer may RDMA-read; returns the MR, or NULL with errno.
@@ -65,7 +66,9 @@ pub unsafe extern "C" fn rdma_reg_read(
 ) -> *mut ibv_mr {
     let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_READ;
     // SAFETY: forwarded from the caller.
-    unsafe { reg(id, addr, length, flags) }
+    watch!(id, Func::RegRead, Call::Reg { id, addr, length }, unsafe {
+        reg(id, addr, length, flags)
+    })
 }
 
 /// Registers a buffer the peer may RDMA-write; returns the MR, or NULL with errno.
@@ -83,7 +86,9 @@ pub unsafe extern "C" fn rdma_reg_write(
 ) -> *mut ibv_mr {
     let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_WRITE;
     // SAFETY: forwarded from the caller.
-    unsafe { reg(id, addr, length, flags) }
+    watch!(id, Func::RegWrite, Call::Reg { id, addr, length }, unsafe {
+        reg(id, addr, length, flags)
+    })
 }
 
 /// Deregisters a memory region; returns 0, or -1 with errno.
@@ -93,9 +98,14 @@ pub unsafe extern "C" fn rdma_reg_write(
 /// deregistered.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
-    if mr.is_null() {
-        return invalid();
-    }
+    // SAFETY: forwarded from the caller.
+    watch!(mr, Func::DeregMr, Call::Dereg(mr), unsafe { dereg(mr) })
+}
+
+/// # Safety
+/// As [`rdma_dereg_mr`].
+#[inline(always)]
+unsafe fn dereg(mr: *mut ibv_mr) -> c_int {
     // SAFETY: forwarded from the caller.
     seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
 }

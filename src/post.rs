@@ -22,10 +22,11 @@ use crate::ffi::{
     RDMA_UDP_QKEY, ibv_ah, ibv_mr, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_recv_wr,
     ibv_send_wr, ibv_sge, rdma_cm_id,
 };
+use crate::watch::{Call, Func, Sges, watch};
 
 /// What kind of send-queue work request to build.
 #[derive(Clone, Copy)]
-enum SendOp {
+pub(crate) enum SendOp {
     Send,
     Read { remote_addr: u64, rkey: u32 },
     Write { remote_addr: u64, rkey: u32 },
@@ -38,7 +39,8 @@ enum SendOp {
 /// stores of its original.
 ///
 /// # Safety
-/// `id` is NULL or points to a valid `rdma_cm_id`; a non-NULL `sgl` holds
+/// `id` points to a valid `rdma_cm_id` (the export's [`watch!`] has
+/// tested it for NULL); a non-NULL `sgl` holds
 /// `nsge` entries; for `UdSend`, a non-NULL `ah` is valid.
 #[inline(always)]
 unsafe fn post_send(
@@ -49,10 +51,10 @@ unsafe fn post_send(
     flags: c_int,
     op: SendOp,
 ) -> c_int {
-    if id.is_null() || bad_sgl(sgl, nsge) {
+    if bad_sgl(sgl, nsge) {
         return invalid();
     }
-    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    // SAFETY: `id` is valid by the caller's guarantee.
     let qp = unsafe { (*id).qp };
     if qp.is_null() || matches!(op, SendOp::UdSend { ah, .. } if ah.is_null()) {
         return invalid();
@@ -112,6 +114,27 @@ fn one_sge(addr: *mut c_void, length: usize, lkey: u32) -> Option<ibv_sge> {
     })
 }
 
+/// Posts the one-SGE send-queue work request of the one-buffer functions.
+///
+/// # Safety
+/// As [`post_send`]; `addr..addr+length` is the buffer, `lkey` its MR's key.
+#[inline(always)]
+unsafe fn post_one(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    lkey: u32,
+    flags: c_int,
+    op: SendOp,
+) -> c_int {
+    let Some(mut sge) = one_sge(addr, length, lkey) else {
+        return invalid();
+    };
+    // SAFETY: forwarded from the caller; `sge` is one entry.
+    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+}
+
 /// `mr ? mr->lkey : 0`: the original's rule where inline data needs no MR.
 ///
 /// Written as a choice of address, then one load, so that it compiles to a
@@ -136,7 +159,8 @@ unsafe fn lkey_or_zero(mr: *mut ibv_mr) -> u32 {
 /// `id->qp` (the original's SRQ branch).
 ///
 /// # Safety
-/// `id` is NULL or points to a valid `rdma_cm_id`; a non-NULL `sgl` holds
+/// `id` points to a valid `rdma_cm_id` (the export's [`watch!`] has
+/// tested it for NULL); a non-NULL `sgl` holds
 /// `nsge` entries.
 #[inline(always)]
 unsafe fn post_recv(
@@ -145,10 +169,10 @@ unsafe fn post_recv(
     sgl: *mut ibv_sge,
     nsge: c_int,
 ) -> c_int {
-    if id.is_null() || bad_sgl(sgl, nsge) {
+    if bad_sgl(sgl, nsge) {
         return invalid();
     }
-    // SAFETY: `id` is non-NULL, so valid by the caller's guarantee.
+    // SAFETY: `id` is valid by the caller's guarantee.
     let (srq, qp) = unsafe { ((*id).srq, (*id).qp) };
     if srq.is_null() && qp.is_null() {
         return invalid();
@@ -187,7 +211,12 @@ pub unsafe extern "C" fn rdma_post_recvv(
     nsge: c_int,
 ) -> c_int {
     // SAFETY: forwarded from the caller.
-    unsafe { post_recv(id, context, sgl, nsge) }
+    watch!(
+        id,
+        Func::PostRecvv,
+        Call::post(id, context, Sges::List(sgl, nsge), 0, None),
+        unsafe { post_recv(id, context, sgl, nsge) }
+    )
 }
 
 /// Posts a send of nsge buffers; returns 0, or -1 with errno.
@@ -204,8 +233,14 @@ pub unsafe extern "C" fn rdma_post_sendv(
     nsge: c_int,
     flags: c_int,
 ) -> c_int {
+    let op = SendOp::Send;
     // SAFETY: forwarded from the caller.
-    unsafe { post_send(id, context, sgl, nsge, flags, SendOp::Send) }
+    watch!(
+        id,
+        Func::PostSendv,
+        Call::post(id, context, Sges::List(sgl, nsge), flags, Some(op)),
+        unsafe { post_send(id, context, sgl, nsge, flags, op) }
+    )
 }
 
 /// Posts an RDMA read into nsge buffers; returns 0, or -1 with errno.
@@ -224,7 +259,12 @@ pub unsafe extern "C" fn rdma_post_readv(
 ) -> c_int {
     let op = SendOp::Read { remote_addr, rkey };
     // SAFETY: forwarded from the caller.
-    unsafe { post_send(id, context, sgl, nsge, flags, op) }
+    watch!(
+        id,
+        Func::PostReadv,
+        Call::post(id, context, Sges::List(sgl, nsge), flags, Some(op)),
+        unsafe { post_send(id, context, sgl, nsge, flags, op) }
+    )
 }
 
 /// Posts an RDMA write of nsge buffers; returns 0, or -1 with errno.
@@ -243,7 +283,12 @@ pub unsafe extern "C" fn rdma_post_writev(
 ) -> c_int {
     let op = SendOp::Write { remote_addr, rkey };
     // SAFETY: forwarded from the caller.
-    unsafe { post_send(id, context, sgl, nsge, flags, op) }
+    watch!(
+        id,
+        Func::PostWritev,
+        Call::post(id, context, Sges::List(sgl, nsge), flags, Some(op)),
+        unsafe { post_send(id, context, sgl, nsge, flags, op) }
+    )
 }
 
 /// Posts a receive of one buffer inside mr; returns 0, or -1 with errno.
@@ -252,6 +297,27 @@ pub unsafe extern "C" fn rdma_post_writev(
 /// As [`rdma_post_recvv`]; `mr` is NULL (-1, `EINVAL`) or valid.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_post_recv(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    watch!(
+        id,
+        Func::PostRecv,
+        Call::post(id, context, Sges::One(length), 0, None),
+        unsafe { recv_one(id, context, addr, length, mr) }
+    )
+}
+
+/// `rdma_post_recv`'s receive of one buffer, which must lie inside `mr`.
+///
+/// # Safety
+/// As [`post_recv`]; `mr` is NULL or valid.
+#[inline(always)]
+unsafe fn recv_one(
     id: *mut rdma_cm_id,
     context: *mut c_void,
     addr: *mut c_void,
@@ -270,13 +336,15 @@ pub unsafe extern "C" fn rdma_post_recv(
     unsafe { post_recv(id, context, &mut sge, 1) }
 }
 
-/// The original's assert: `addr..addr+length` lies inside the MR.
+/// The original's assert: `addr..addr+length` lies inside the MR. (A
+/// registered MR never wraps around the address space, so only the
+/// buffer's end is checked for overflow.)
 #[inline(always)]
 fn inside(addr: *mut c_void, length: usize, mr: &ibv_mr) -> bool {
     let (start, mr_start) = (addr as usize, mr.addr as usize);
-    match (start.checked_add(length), mr_start.checked_add(mr.length)) {
-        (Some(end), Some(mr_end)) => start >= mr_start && end <= mr_end,
-        _ => false,
+    match start.checked_add(length) {
+        Some(end) => start >= mr_start && end <= mr_start.wrapping_add(mr.length),
+        None => false,
     }
 }
 
@@ -295,12 +363,14 @@ pub unsafe extern "C" fn rdma_post_send(
     mr: *mut ibv_mr,
     flags: c_int,
 ) -> c_int {
+    let op = SendOp::Send;
     // SAFETY: forwarded from the caller.
-    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
-        return invalid();
-    };
-    // SAFETY: forwarded from the caller; `sge` is one entry.
-    unsafe { post_send(id, context, &mut sge, 1, flags, SendOp::Send) }
+    watch!(
+        id,
+        Func::PostSend,
+        Call::post(id, context, Sges::One(length), flags, Some(op)),
+        unsafe { post_one(id, context, addr, length, lkey_or_zero(mr), flags, op) }
+    )
 }
 
 /// Posts an RDMA read into one buffer of mr; returns 0, or -1 with errno.
@@ -318,16 +388,35 @@ pub unsafe extern "C" fn rdma_post_read(
     remote_addr: u64,
     rkey: u32,
 ) -> c_int {
+    let op = SendOp::Read { remote_addr, rkey };
+    // SAFETY: forwarded from the caller.
+    watch!(
+        id,
+        Func::PostRead,
+        Call::post(id, context, Sges::One(length), flags, Some(op)),
+        unsafe { read_one(id, context, addr, length, mr, flags, op) }
+    )
+}
+
+/// `rdma_post_read`'s read into one buffer, which needs an MR.
+///
+/// # Safety
+/// As [`post_send`]; `mr` is NULL or valid.
+#[inline(always)]
+unsafe fn read_one(
+    id: *mut rdma_cm_id,
+    context: *mut c_void,
+    addr: *mut c_void,
+    length: usize,
+    mr: *mut ibv_mr,
+    flags: c_int,
+    op: SendOp,
+) -> c_int {
     if mr.is_null() {
         return invalid();
     }
-    // SAFETY: `mr` is non-NULL, so valid by the caller's guarantee.
-    let Some(mut sge) = one_sge(addr, length, unsafe { (*mr).lkey }) else {
-        return invalid();
-    };
-    let op = SendOp::Read { remote_addr, rkey };
-    // SAFETY: forwarded from the caller; `sge` is one entry.
-    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+    // SAFETY: forwarded from the caller; `mr` is non-NULL, so valid.
+    unsafe { post_one(id, context, addr, length, (*mr).lkey, flags, op) }
 }
 
 /// Posts an RDMA write of one buffer; returns 0, or -1 with errno.
@@ -347,13 +436,14 @@ pub unsafe extern "C" fn rdma_post_write(
     remote_addr: u64,
     rkey: u32,
 ) -> c_int {
-    // SAFETY: forwarded from the caller.
-    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
-        return invalid();
-    };
     let op = SendOp::Write { remote_addr, rkey };
-    // SAFETY: forwarded from the caller; `sge` is one entry.
-    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+    // SAFETY: forwarded from the caller.
+    watch!(
+        id,
+        Func::PostWrite,
+        Call::post(id, context, Sges::One(length), flags, Some(op)),
+        unsafe { post_one(id, context, addr, length, lkey_or_zero(mr), flags, op) }
+    )
 }
 
 /// Posts a UD send of one buffer to remote_qpn; returns 0, or -1 with errno.
@@ -375,11 +465,12 @@ pub unsafe extern "C" fn rdma_post_ud_send(
     ah: *mut ibv_ah,
     remote_qpn: u32,
 ) -> c_int {
-    // SAFETY: forwarded from the caller.
-    let Some(mut sge) = one_sge(addr, length, unsafe { lkey_or_zero(mr) }) else {
-        return invalid();
-    };
     let op = SendOp::UdSend { ah, remote_qpn };
-    // SAFETY: forwarded from the caller; `sge` is one entry.
-    unsafe { post_send(id, context, &mut sge, 1, flags, op) }
+    // SAFETY: forwarded from the caller.
+    watch!(
+        id,
+        Func::PostUdSend,
+        Call::post(id, context, Sges::One(length), flags, Some(op)),
+        unsafe { post_one(id, context, addr, length, lkey_or_zero(mr), flags, op) }
+    )
 }

@@ -1,0 +1,183 @@
+//! Configuration from the environment, read once when the library is loaded:
+//! `RDMAVERBS_TRACE`, `RDMAVERBS_STATS` and `RDMAVERBS_POLL_SPIN` (see the
+//! README and `rdmaverbs(7)`).
+//!
+//! When none is set, nothing here costs the fast paths anything: each export
+//! compares one of its pointer arguments with [`GATE`] where it would test it
+//! for NULL anyway (see [`gate`]).
+
+use core::ffi::{CStr, c_int};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering::Relaxed};
+
+/// Every export's pointer argument at or below this takes the cold path:
+/// `0` (only NULL, the input check) when nothing is watched; `usize::MAX`
+/// (every call) when tracing or counting.
+static GATE: AtomicUsize = AtomicUsize::new(0);
+
+/// Where trace lines go: a file descriptor, or -1 for no tracing.
+static TRACE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Whether the per-function counters are kept and printed at exit.
+static STATS: AtomicBool = AtomicBool::new(false);
+
+/// How many more times `rdma_get_*_comp` polls before arming the CQ.
+static POLL_SPIN: AtomicU32 = AtomicU32::new(0);
+
+/// The largest `RDMAVERBS_POLL_SPIN` accepted.
+const MAX_SPIN: u32 = 1_000_000_000;
+
+/// True when `p` must take the export's cold path: it is NULL, or calls are
+/// being watched. One compare with a loaded value, where the NULL check alone
+/// would be a compare with zero: watching costs the fast path no instruction.
+#[inline(always)]
+pub(crate) fn gate<T>(p: *const T) -> bool {
+    // SAFETY: GATE is written only by the constructor, before any export can
+    // be called. A plain read lets the compare take its operand from memory
+    // (an atomic load would cost a separate instruction).
+    p as usize <= unsafe { *GATE.as_ptr() }
+}
+
+/// True when calls are traced or counted.
+#[inline(always)]
+pub(crate) fn watching() -> bool {
+    GATE.load(Relaxed) != 0
+}
+
+/// The trace file descriptor, if tracing.
+pub(crate) fn trace_fd() -> Option<c_int> {
+    let fd = TRACE_FD.load(Relaxed);
+    (fd >= 0).then_some(fd)
+}
+
+/// True when counting calls.
+pub(crate) fn stats() -> bool {
+    STATS.load(Relaxed)
+}
+
+/// Extra polls before arming the CQ (`RDMAVERBS_POLL_SPIN`).
+#[inline(always)]
+pub(crate) fn poll_spin() -> u32 {
+    POLL_SPIN.load(Relaxed)
+}
+
+/// Reads the environment when the library is loaded. Nothing here may panic
+/// or abort the host program: a bad value gets one warning line on stderr and
+/// the default.
+#[ctor::ctor(unsafe)]
+fn load() {
+    // SAFETY: getenv is called before main or inside dlopen, as every
+    // library constructor does; the strings are copied out at once.
+    unsafe {
+        configure(
+            getenv(c"RDMAVERBS_TRACE"),
+            getenv(c"RDMAVERBS_STATS"),
+            getenv(c"RDMAVERBS_POLL_SPIN"),
+        );
+    }
+}
+
+/// A variable's value, `None` when it is unset or empty.
+///
+/// # Safety
+/// As `getenv(3)`: no thread may be changing the environment.
+unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
+    // SAFETY: `name` is a C string; getenv returns NULL or a C string that
+    // lives as long as the environment is not changed.
+    let v = unsafe { libc::getenv(name.as_ptr()) };
+    // SAFETY: non-NULL, so a C string (above).
+    let v = (!v.is_null()).then(|| unsafe { CStr::from_ptr(v) })?;
+    (!v.is_empty()).then_some(v)
+}
+
+/// Applies the three settings (`None`: unset or empty).
+///
+/// # Safety
+/// None beyond opening a file: `unsafe` for the libc calls only.
+unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CStr>) {
+    match trace.map(CStr::to_bytes) {
+        None | Some(b"0") => {}
+        Some(b"1") => TRACE_FD.store(libc::STDERR_FILENO, Relaxed),
+        Some(_) => {
+            let path = trace.unwrap_or_default();
+            let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND | libc::O_CLOEXEC;
+            // SAFETY: `path` is a C string.
+            let fd = unsafe { libc::open(path.as_ptr(), flags, 0o644 as c_int) };
+            if fd < 0 {
+                warn("RDMAVERBS_TRACE", path, "cannot open it; not tracing");
+            } else {
+                TRACE_FD.store(fd, Relaxed);
+            }
+        }
+    }
+    match stats.map(CStr::to_bytes) {
+        None | Some(b"0") => {}
+        Some(b"1") => {
+            STATS.store(true, Relaxed);
+            crate::watch::print_stats_at_exit();
+        }
+        Some(_) => warn(
+            "RDMAVERBS_STATS",
+            stats.unwrap_or_default(),
+            "not 0 or 1; not counting",
+        ),
+    }
+    if let Some(v) = spin {
+        match parse_u32(v.to_bytes()).filter(|&n| n <= MAX_SPIN) {
+            Some(n) => POLL_SPIN.store(n, Relaxed),
+            None => warn(
+                "RDMAVERBS_POLL_SPIN",
+                v,
+                "not a number from 0 to 1000000000; 0",
+            ),
+        }
+    }
+    if trace_fd().is_some() || self::stats() {
+        GATE.store(usize::MAX, Relaxed);
+    }
+}
+
+/// A decimal number without sign or spaces.
+fn parse_u32(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 10 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
+    }
+    u32::try_from(n).ok()
+}
+
+/// One warning line on stderr: `rdmaverbs: VAR=value: what`.
+fn warn(var: &str, value: &CStr, what: &str) {
+    let mut line = crate::watch::Line::new();
+    let value = value.to_bytes();
+    let shown = value.get(..200).unwrap_or(value);
+    line.push(b"rdmaverbs: warning: ");
+    line.push(var.as_bytes());
+    line.push(b"=");
+    line.push(shown);
+    line.push(b": ");
+    line.push(what.as_bytes());
+    line.write_to(libc::STDERR_FILENO);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_u32;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_u32(b"0"), Some(0));
+        assert_eq!(parse_u32(b"1000"), Some(1000));
+        assert_eq!(parse_u32(b"4294967295"), Some(u32::MAX));
+        assert_eq!(parse_u32(b"4294967296"), None);
+        assert_eq!(parse_u32(b"99999999999"), None);
+        for bad in [&b""[..], b"-1", b"+1", b" 1", b"1k", b"0x10"] {
+            assert_eq!(parse_u32(bad), None);
+        }
+    }
+}
