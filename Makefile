@@ -47,7 +47,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
 .PHONY: all FORCE header example e2e demo deps check test-robustness \
-	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test-noalloc bench test test-rust test-symbols test-differential \
+	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace bench test test-rust test-symbols test-differential \
 	test-install install uninstall clean
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -100,7 +100,7 @@ check: deps
 	$(MAKE) test
 
 test: test-rust test-symbols test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-noalloc test-fuzz test-install e2e
+	test-valgrind test-concurrency test-noalloc test-trace test-fuzz test-install e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -225,6 +225,15 @@ bench: all $(B)/bench/bench $(B)/bench/libshim.so
 	$(MAKE) $(B)/bench/softroce.txt
 	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
 		$(CURDIR)/$(LIB)/$(SONAME) $(CURDIR) $(B)/bench/softroce.txt
+
+# RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked.
+$(B)/trace: c-tests/trace.c c-tests/fake.c c-tests/fake.h all
+	$(CC) $(CFLAGS) $(WARN) -pthread -rdynamic $(RV_CFLAGS) -o $@ c-tests/trace.c \
+		c-tests/fake.c $(RV_LIBS)
+
+test-trace: $(B)/trace
+	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
+	$(B)/trace $(B)/trace.d
 
 # None of the 16 functions allocates (malloc and kin counted around a burst).
 $(B)/noalloc: c-tests/noalloc.c c-tests/fake.c c-tests/fake.h all

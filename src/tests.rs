@@ -106,10 +106,7 @@ fn layout_matches_system_headers() {
     let sizes = struct_sizes();
 
     // One C program prints the system headers' answer for each line.
-    let mut c = String::from(
-        "#include <stdio.h>\n#include <stddef.h>\n#include <rdma/rdma_cma.h>\n\
-         #include <infiniband/verbs.h>\nint main(void) {\n",
-    );
+    let mut c = String::new();
     for (cty, cf, _, _) in &fields {
         c += &format!(
             "printf(\"%zu %zu\\n\", offsetof({cty}, {cf}), sizeof((({cty} *)0)->{cf}));\n"
@@ -118,23 +115,7 @@ fn layout_matches_system_headers() {
     for (cty, _) in &sizes {
         c += &format!("printf(\"%zu\\n\", sizeof({cty}));\n");
     }
-    c += "return 0;\n}\n";
-    let dir = std::env::temp_dir().join(format!("rdmaverbs-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("layout.c");
-    let exe = dir.join("layout");
-    std::fs::write(&src, c).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = std::process::Command::new(&cc)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .expect("run the C compiler");
-    assert!(status.success(), "compiling {} failed", src.display());
-    let out = std::process::Command::new(&exe).output().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = c_answers("layout", &c);
     let mut lines = text.lines();
 
     let mut bad = Vec::new();
@@ -160,5 +141,47 @@ fn layout_matches_system_headers() {
         "layout: {} fields and {} struct sizes match",
         fields.len(),
         sizes.len()
+    );
+}
+
+/// Compiles and runs a C program whose `main` is `body`, with the system's
+/// verbs and librdmacm headers included; returns what it prints.
+fn c_answers(name: &str, body: &str) -> String {
+    let c = format!(
+        "#include <stdio.h>\n#include <stddef.h>\n#include <rdma/rdma_cma.h>\n\
+         #include <infiniband/verbs.h>\nint main(void) {{\n{body}return 0;\n}}\n"
+    );
+    let dir = std::env::temp_dir().join(format!("rdmaverbs-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&src, c).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = std::process::Command::new(&cc)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .expect("run the C compiler");
+    assert!(status.success(), "compiling {} failed", src.display());
+    let out = std::process::Command::new(&exe).output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The trace's names of completion statuses are `enum ibv_wc_status`'s, by value.
+#[test]
+fn wc_status_names_match_header() {
+    let names = crate::watch::STATUS;
+    let body: String = names
+        .iter()
+        .map(|n| format!("printf(\"%d\\n\", (int)IBV_WC_{n});\n"))
+        .collect();
+    let text = c_answers("status", &body);
+    let values: Vec<usize> = text.lines().map(|l| l.parse().unwrap()).collect();
+    let want: Vec<usize> = (0..names.len()).collect();
+    assert_eq!(
+        values, want,
+        "STATUS in watch.rs is out of step with verbs.h"
     );
 }

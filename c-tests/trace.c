@@ -1,0 +1,495 @@
+/*
+ * RDMAVERBS_TRACE, RDMAVERBS_STATS and bad settings, on the fake provider.
+ *
+ * The settings are read when the library loads, so each case re-executes
+ * this program ("trace child MODE DIR") with its environment set and its
+ * stderr in DIR/stderr. In mode "calls" the child makes calls of all 16
+ * functions, successful and failing, and writes for each the trace line it
+ * expects (built here with snprintf from the arguments, the result and
+ * errno) to DIR/expected, and its own count of calls, bytes, errors and
+ * blocked waits per function to DIR/expected-stats. The parent compares the
+ * library's trace file and exit table with those, line by line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_verbs.h>
+#include "fake.h"
+
+static struct fake F;
+static FILE *expected;
+static int failures;
+
+#define FAIL(...) do { fprintf(stderr, "trace: FAIL: " __VA_ARGS__); \
+	fputc('\n', stderr); failures++; } while (0)
+
+static unsigned long p2u(const void *p)
+{
+	return (unsigned long)(uintptr_t)p;
+}
+
+/* ---- the child: calls, and the lines and counts they should produce ---- */
+
+enum { N_FN = 16 };
+static const char *const names[N_FN] = {
+	"rdma_seterrno", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
+	"rdma_dereg_mr", "rdma_post_recvv", "rdma_post_sendv", "rdma_post_readv",
+	"rdma_post_writev", "rdma_post_recv", "rdma_post_send", "rdma_post_read",
+	"rdma_post_write", "rdma_post_ud_send", "rdma_get_send_comp",
+	"rdma_get_recv_comp",
+};
+static struct { long calls, bytes, errors, blocked; } counts[N_FN];
+
+/* Writes one expected line: "rdmaverbs[TID]: NAME" then the fields. */
+static void expect(int fn, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(expected, "rdmaverbs[%d]: %s", (int)gettid(), names[fn]);
+	va_start(ap, fmt);
+	vfprintf(expected, fmt, ap);
+	va_end(ap);
+	fputc('\n', expected);
+}
+
+static void count(int fn, int failed, long bytes)
+{
+	counts[fn].calls++;
+	if (failed)
+		counts[fn].errors++;
+	else
+		counts[fn].bytes += bytes;
+}
+
+/* " id=0x... qpn=N [srq=0x...]" as the library shows an id. */
+static const char *idf(struct rdma_cm_id *id)
+{
+	static char s[128];
+	int n = snprintf(s, sizeof(s), " id=%#lx", p2u(id));
+
+	if (id && id->qp)
+		n += snprintf(s + n, sizeof(s) - n, " qpn=%u", id->qp->qp_num);
+	if (id && id->srq)
+		snprintf(s + n, sizeof(s) - n, " srq=%#lx", p2u(id->srq));
+	return s;
+}
+
+/* " ret=R" and, when it failed, " errno=E". */
+static const char *retf(int ret, int err)
+{
+	static char s[64];
+
+	if (ret < 0)
+		snprintf(s, sizeof(s), " ret=%d errno=%d", ret, err);
+	else
+		snprintf(s, sizeof(s), " ret=%d", ret);
+	return s;
+}
+
+static void seterrno_calls(void)
+{
+	int in[] = { 0, EIO, -5 };
+	size_t i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		int ret = rdma_seterrno(in[i]), err = errno;
+
+		expect(0, " arg=%d%s", in[i], retf(ret, err));
+		count(0, ret < 0, 0);
+	}
+}
+
+static void reg_calls(void)
+{
+	static char buf[256];
+	struct fake_script s = { .reg_ret = &F.mr };
+	struct ibv_mr *(*fn[3])(struct rdma_cm_id *, void *, size_t) = {
+		rdma_reg_msgs, rdma_reg_read, rdma_reg_write };
+	struct ibv_mr *mr;
+	int i, ret, err;
+
+	for (i = 0; i < 3; i++) {
+		fake_reset(&F, &s);
+		mr = fn[i](&F.id, buf, sizeof(buf));
+		expect(1 + i, "%s addr=%#lx length=%zu ret=%#lx lkey=%#x rkey=%#x",
+		       idf(&F.id), p2u(buf), sizeof(buf), p2u(mr), mr->lkey, mr->rkey);
+		count(1 + i, 0, sizeof(buf));
+	}
+	s.reg_ret = NULL;		/* the provider refuses */
+	s.reg_errno = ENOMEM;
+	fake_reset(&F, &s);
+	mr = rdma_reg_msgs(&F.id, buf, 8);
+	err = errno;
+	expect(1, "%s addr=%#lx length=8 ret=NULL errno=%d", idf(&F.id), p2u(buf), err);
+	count(1, mr == NULL, 0);
+	mr = rdma_reg_write(NULL, buf, 8);	/* input error */
+	err = errno;
+	expect(3, " id=0x0 addr=%#lx length=8 ret=NULL errno=%d", p2u(buf), err);
+	count(3, mr == NULL, 0);
+
+	ret = rdma_dereg_mr(&F.mr);
+	err = errno;
+	expect(4, " mr=%#lx%s", p2u(&F.mr), retf(ret, err));
+	count(4, ret < 0, 0);
+	ret = rdma_dereg_mr(NULL);
+	err = errno;
+	expect(4, " mr=0x0%s", retf(ret, err));
+	count(4, ret < 0, 0);
+}
+
+static void post_calls(void)
+{
+	static char a[10], b[20], c[30];
+	struct ibv_sge sgl[3] = {
+		{ (uintptr_t)a, sizeof(a), 1 }, { (uintptr_t)b, sizeof(b), 2 },
+		{ (uintptr_t)c, sizeof(c), 3 } };
+	struct fake_script ok = { 0 }, refused = { .post_ret = ENOMEM };
+	struct ibv_ah *ah = (struct ibv_ah *)&F.pd;	/* any non-NULL pointer */
+	void *ctx = (void *)0xc0ffee;
+	int ret, err;
+
+	F.mr.addr = a;
+	F.mr.length = sizeof(a);
+	fake_reset(&F, &ok);
+
+#define POST(fn, call, fmt, ...) do {						\
+	ret = call;								\
+	err = errno;								\
+	expect(fn, "%s wr_id=%#lx " fmt "%s", idf(&F.id), p2u(ctx), __VA_ARGS__, \
+	       retf(ret, err));							\
+} while (0)
+
+	POST(5, rdma_post_recvv(&F.id, ctx, sgl, 3), "opcode=RECV nsge=3 bytes=%d", 60);
+	count(5, ret < 0, 60);
+	POST(6, rdma_post_sendv(&F.id, ctx, sgl, 2, IBV_SEND_SIGNALED),
+	     "opcode=SEND nsge=2 bytes=%d flags=%#x", 30, IBV_SEND_SIGNALED);
+	count(6, ret < 0, 30);
+	POST(7, rdma_post_readv(&F.id, ctx, sgl, 3, 0, 0xabc000, 0x77),
+	     "opcode=RDMA_READ nsge=3 bytes=60 flags=0x%x remote_addr=%#x rkey=%#x",
+	     0, 0xabc000, 0x77);
+	count(7, ret < 0, 60);
+	POST(8, rdma_post_writev(&F.id, ctx, sgl + 1, 1, IBV_SEND_FENCE, 0x1000, 0x5),
+	     "opcode=RDMA_WRITE nsge=1 bytes=20 flags=%#x remote_addr=%#x rkey=%#x",
+	     IBV_SEND_FENCE, 0x1000, 0x5);
+	count(8, ret < 0, 20);
+	POST(9, rdma_post_recv(&F.id, ctx, a, sizeof(a), &F.mr),
+	     "opcode=RECV nsge=1 bytes=%zu", sizeof(a));
+	count(9, ret < 0, sizeof(a));
+	POST(10, rdma_post_send(&F.id, ctx, b, 16, NULL, IBV_SEND_INLINE),
+	     "opcode=SEND nsge=1 bytes=16 flags=%#x", IBV_SEND_INLINE);
+	count(10, ret < 0, 16);
+	POST(11, rdma_post_read(&F.id, ctx, a, 4, &F.mr, 0, 0xfeed, 0x42),
+	     "opcode=RDMA_READ nsge=1 bytes=4 flags=0x%x remote_addr=%#x rkey=%#x",
+	     0, 0xfeed, 0x42);
+	count(11, ret < 0, 4);
+	POST(12, rdma_post_write(&F.id, ctx, a, 5, &F.mr, IBV_SEND_SIGNALED, 0xbeef, 0x43),
+	     "opcode=RDMA_WRITE nsge=1 bytes=5 flags=%#x remote_addr=%#x rkey=%#x",
+	     IBV_SEND_SIGNALED, 0xbeef, 0x43);
+	count(12, ret < 0, 5);
+	POST(13, rdma_post_ud_send(&F.id, ctx, c, 30, NULL, IBV_SEND_INLINE, ah, 77),
+	     "opcode=SEND nsge=1 bytes=30 flags=%#x ah=%#lx remote_qpn=%d",
+	     IBV_SEND_INLINE, p2u(ah), 77);
+	count(13, ret < 0, 30);
+
+	/* Failures: the provider's error, and input errors (no bytes shown). */
+	fake_reset(&F, &refused);
+	POST(10, rdma_post_send(&F.id, ctx, b, 16, NULL, 0), "opcode=SEND nsge=1 flags=0x%x", 0);
+	count(10, ret < 0, 0);
+	fake_reset(&F, &ok);
+	POST(6, rdma_post_sendv(&F.id, ctx, NULL, 2, 0), "opcode=SEND nsge=2 flags=0x%x", 0);
+	count(6, ret < 0, 0);
+	POST(9, rdma_post_recv(&F.id, ctx, b, sizeof(b), &F.mr), "opcode=RECV nsge=%d", 1);
+	count(9, ret < 0, 0);	/* b is not inside the MR */
+	ret = rdma_post_write(NULL, ctx, a, 1, NULL, 0, 0, 0);
+	err = errno;
+	expect(12, " id=0x0 wr_id=%#lx opcode=RDMA_WRITE nsge=1 flags=0x0 "
+	       "remote_addr=0x0 rkey=0x0%s", p2u(ctx), retf(ret, err));
+	count(12, ret < 0, 0);
+
+	/* An SRQ: the line shows it. */
+	F.id.srq = &F.srq;
+	POST(5, rdma_post_recvv(&F.id, ctx, sgl, 1), "opcode=RECV nsge=1 bytes=%d", 10);
+	count(5, ret < 0, 10);
+	F.id.srq = NULL;
+#undef POST
+}
+
+static void comp_calls(void)
+{
+	struct fake_script ready = { .npoll = 1, .poll_ret = { 1 } };
+	struct fake_script wait = { .npoll = 3, .poll_ret = { 0, 0, 1 },
+		.nnotify = 1, .nevent = 1 };
+	struct fake_script broken = { .npoll = 1, .poll_ret = { -7 } };
+	struct ibv_wc wc;
+	int ret, err;
+
+	ready.wc.wr_id = 0x1001;
+	ready.wc.status = IBV_WC_SUCCESS;
+	ready.wc.opcode = IBV_WC_SEND;
+	fake_reset(&F, &ready);
+	ret = rdma_get_send_comp(&F.id, &wc);
+	expect(14, "%s ret=%d wr_id=0x1001 status=SUCCESS opcode=SEND byte_len=0",
+	       idf(&F.id), ret);
+	count(14, ret < 0, 0);
+
+	wait.wc.wr_id = 0x2002;
+	wait.wc.status = IBV_WC_SUCCESS;
+	wait.wc.opcode = IBV_WC_RECV;
+	wait.wc.byte_len = 100;
+	fake_reset(&F, &wait);
+	ret = rdma_get_recv_comp(&F.id, &wc);	/* blocks once */
+	expect(15, "%s ret=%d wr_id=0x2002 status=SUCCESS opcode=RECV byte_len=100",
+	       idf(&F.id), ret);
+	count(15, ret < 0, 100);
+	counts[15].blocked++;
+
+	ready.wc.status = IBV_WC_REM_ACCESS_ERR;	/* a failed completion */
+	ready.wc.opcode = IBV_WC_RDMA_WRITE;
+	fake_reset(&F, &ready);
+	ret = rdma_get_send_comp(&F.id, &wc);
+	expect(14, "%s ret=%d wr_id=0x1001 status=REM_ACCESS_ERR opcode=RDMA_WRITE "
+	       "byte_len=0", idf(&F.id), ret);
+	count(14, ret < 0, 0);
+
+	fake_reset(&F, &broken);
+	ret = rdma_get_recv_comp(&F.id, &wc);
+	err = errno;
+	expect(15, "%s%s", idf(&F.id), retf(ret, err));
+	count(15, ret < 0, 0);
+	ret = rdma_get_send_comp(&F.id, NULL);
+	err = errno;
+	expect(14, "%s%s", idf(&F.id), retf(ret, err));
+	count(14, ret < 0, 0);
+}
+
+/* Threads posting at once: each line must arrive whole. */
+static int nop_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	(void)qp; (void)wr; (void)bad;
+	return 0;
+}
+
+enum { THREADS = 4, PER_THREAD = 2000 };
+
+static void *poster(void *arg)
+{
+	char buf[8];
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++)
+		rdma_post_send(&F.id, arg, buf, sizeof(buf), NULL, IBV_SEND_INLINE);
+	return NULL;
+}
+
+static int child(const char *mode, const char *dir)
+{
+	char path[4096];
+	int i;
+
+	fake_init(&F);
+	if (!strcmp(mode, "threads")) {
+		pthread_t t[THREADS];
+
+		F.ctx.ops.post_send = nop_post_send;
+		for (i = 0; i < THREADS; i++)
+			pthread_create(&t[i], NULL, poster, (void *)(uintptr_t)(i + 1));
+		for (i = 0; i < THREADS; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/expected", dir);
+	expected = fopen(path, "w");
+	if (!expected)
+		return 1;
+	seterrno_calls();
+	reg_calls();
+	post_calls();
+	comp_calls();
+	fclose(expected);
+	snprintf(path, sizeof(path), "%s/expected-stats", dir);
+	expected = fopen(path, "w");
+	for (i = 0; i < N_FN; i++) {
+		if (!counts[i].calls)
+			continue;
+		fprintf(expected, "%s %ld %ld %ld ", names[i], counts[i].calls,
+			counts[i].bytes, counts[i].errors);
+		if (i >= 14)	/* rdma_get_*_comp */
+			fprintf(expected, "%ld\n", counts[i].blocked);
+		else
+			fprintf(expected, "-\n");
+	}
+	fclose(expected);
+	return 0;
+}
+
+/* ---- the parent: run a child, compare ---- */
+
+static char self[4096], dir[4096];
+
+/* Runs "self child MODE DIR" with `env` added (NAME=VALUE strings, NULL
+ * ended), stderr to DIR/stderr; returns its exit status. */
+static int run(const char *mode, const char *const *env)
+{
+	char errpath[4200];
+	pid_t pid;
+	int st;
+
+	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("RDMAVERBS_TRACE");
+		unsetenv("RDMAVERBS_STATS");
+		unsetenv("RDMAVERBS_POLL_SPIN");
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		if (!freopen(errpath, "w", stderr))
+			_exit(126);
+		execl(self, self, "child", mode, dir, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The lines of a file (at most 1000), each without its newline. */
+static int lines(const char *name, char out[][600], int max)
+{
+	char path[4200];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (n < max && fgets(out[n], 600, f)) {
+		out[n][strcspn(out[n], "\n")] = 0;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static char got[10000][600], want[1000][600];
+
+static void check_calls(void)
+{
+	char tracevar[4200];
+	const char *env[] = { tracevar, "RDMAVERBS_STATS=1", NULL };
+	int n, m, i, rows = 0;
+
+	snprintf(tracevar, sizeof(tracevar), "RDMAVERBS_TRACE=%s/trace.log", dir);
+	if (run("calls", env)) {
+		FAIL("the traced child failed");
+		return;
+	}
+	n = lines("trace.log", got, 10000);
+	m = lines("expected", want, 1000);
+	if (n != m)
+		FAIL("%d trace lines for %d calls", n, m);
+	for (i = 0; i < n && i < m; i++)
+		if (strcmp(got[i], want[i]))
+			FAIL("trace line %d:\n  got  %s\n  want %s", i + 1, got[i], want[i]);
+
+	/* The exit table: a row per function called, with the child's counts. */
+	n = lines("stderr", got, 10000);
+	m = lines("expected-stats", want, 1000);
+	for (i = 0; i < n; i++) {
+		char name[64], calls[32], bytes[32], errors[32], blocked[32], row[600];
+		int j;
+
+		if (sscanf(got[i], "rdmaverbs: %63s %31s %31s %31s %31s", name, calls,
+			   bytes, errors, blocked) != 5 || strncmp(name, "rdma_", 5))
+			continue;
+		snprintf(row, sizeof(row), "%s %s %s %s %s", name, calls, bytes, errors, blocked);
+		for (j = 0; j < m && strcmp(row, want[j]); j++)
+			;
+		if (j == m)
+			FAIL("stats row \"%s\" is not expected", row);
+		rows++;
+	}
+	if (rows != m)
+		FAIL("%d stats rows for %d functions called", rows, m);
+	printf("trace: ok: %d calls of all 16 functions, each trace line as expected; "
+	       "the exit table's %d rows match\n", lines("expected", want, 1000), rows);
+}
+
+static void check_threads(void)
+{
+	char tracevar[4200];
+	const char *env[] = { tracevar, NULL };
+	int n, i, bad = 0;
+
+	snprintf(tracevar, sizeof(tracevar), "RDMAVERBS_TRACE=%s/threads.log", dir);
+	if (run("threads", env)) {
+		FAIL("the threaded child failed");
+		return;
+	}
+	n = lines("threads.log", got, 10000);
+	for (i = 0; i < n; i++)
+		bad += strncmp(got[i], "rdmaverbs[", 10) ||
+		       !strstr(got[i], "]: rdma_post_send id=") ||
+		       strcmp(got[i] + strlen(got[i]) - 6, " ret=0");
+	if (n != THREADS * PER_THREAD || bad)
+		FAIL("%d lines from %d threads' %d posts, %d of them broken", n, THREADS,
+		     THREADS * PER_THREAD, bad);
+	else
+		printf("trace: ok: %d threads, %d lines, none interleaved\n", THREADS, n);
+}
+
+static void check_quiet(void)
+{
+	const char *bad[] = { "RDMAVERBS_TRACE=/nonexistent/dir/trace.log",
+		"RDMAVERBS_STATS=yes", "RDMAVERBS_POLL_SPIN=12x", NULL };
+	const char *stderr1[] = { "RDMAVERBS_TRACE=1", NULL };
+	int n, i, warnings = 0, traced = 0;
+
+	/* Nothing set: not a byte on stderr. */
+	if (run("calls", NULL) || lines("stderr", got, 10000) != 0)
+		FAIL("with nothing set, the library wrote to stderr");
+	/* Bad values: one warning each, then the defaults (nothing traced). */
+	if (run("calls", bad))
+		FAIL("the child failed with bad settings");
+	n = lines("stderr", got, 10000);
+	for (i = 0; i < n; i++)
+		warnings += !strncmp(got[i], "rdmaverbs: warning: RDMAVERBS_", 30);
+	if (n != 3 || warnings != 3)
+		FAIL("bad settings: %d lines on stderr, %d warnings; want 3 and 3", n, warnings);
+	for (i = 0; i < n; i++)
+		printf("trace: ok: %s\n", got[i]);
+	/* RDMAVERBS_TRACE=1: the lines go to stderr. */
+	if (run("calls", stderr1))
+		FAIL("the child failed with RDMAVERBS_TRACE=1");
+	n = lines("stderr", got, 10000);
+	for (i = 0; i < n; i++)
+		traced += !strncmp(got[i], "rdmaverbs[", 10);
+	if (traced != lines("expected", want, 1000) || traced == 0)
+		FAIL("RDMAVERBS_TRACE=1: %d lines on stderr", traced);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "child"))
+		return child(argv[2], argv[3]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SCRATCH_DIR\n", argv[0]);
+		return 2;
+	}
+	if (!realpath("/proc/self/exe", self) || !realpath(argv[1], dir)) {
+		perror("trace: realpath");
+		return 2;
+	}
+	check_calls();
+	check_threads();
+	check_quiet();
+	printf("trace: %s\n", failures ? "FAILED" : "all checks passed");
+	return failures != 0;
+}
