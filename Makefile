@@ -274,7 +274,7 @@ $(B)/e2e-stock: c-tests/e2e/e2e.c
 	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
 		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
 
-e2e: all $(B)/e2e-ours $(B)/e2e-stock
+e2e: all $(B)/e2e-ours $(B)/e2e-stock $(B)/pingpong-ours
 	c-tests/e2e/e2e.sh $(B)
 
 $(B)/demo: c-tests/e2e/demo.c all

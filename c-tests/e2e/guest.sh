@@ -56,6 +56,41 @@ for s in $SCENARIOS; do
 	fi
 done
 
+# Tracing and counting on a real stack: pingpong-ours traced, every line and
+# the exit table checked against the calls it makes (check-trace.sh).
+R=40 M=200
+port=$((port + 1))
+RDMAVERBS_TRACE=$OUT/pingpong.trace RDMAVERBS_STATS=1 timeout 120 \
+	"$B/pingpong-ours" $port $R $M > "$OUT/pingpong-trace.log" 2> "$OUT/pingpong-trace.err"
+if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$OUT/pingpong.trace" \
+		"$OUT/pingpong-trace.err" $R $M 2>> "$OUT/pingpong-trace.log"); then
+	row trace ours PASS $res
+else
+	row trace ours FAIL - -
+	sed 's/^/    /' "$OUT/pingpong-trace.log" "$OUT/pingpong-trace.err" | tail -20
+	fail=1
+fi
+# Spin polling: the same exchange, with RDMAVERBS_POLL_SPIN.
+port=$((port + 1))
+if RDMAVERBS_POLL_SPIN=2000 timeout 120 "$B/pingpong-ours" $port $R $M > "$OUT/spin.log" 2>&1; then
+	row spin ours PASS $((2 * R + M + 1)) -
+else
+	row spin ours FAIL - -
+	sed 's/^/    /' "$OUT/spin.log"
+	fail=1
+fi
+# Another language: Python's ctypes, librdmaverbs and librdmacm only.
+port=$((port + 1))
+if timeout 120 python3 c-tests/e2e/ctypes_rc.py "$B/lib/librdmaverbs.so.1" 192.0.2.1 $port \
+		> "$OUT/ctypes.log" 2>&1; then
+	res=$(sed -n 's/^ctypes: PASS msgs=\([0-9]*\) bytes=\([0-9]*\)$/\1 \2/p' "$OUT/ctypes.log")
+	row ctypes python PASS $res
+else
+	row ctypes python FAIL - -
+	sed 's/^/    /' "$OUT/ctypes.log"
+	fail=1
+fi
+
 echo
 echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
 printf '%-10s %-6s %-5s %6s %8s\n' scenario build result msgs bytes
