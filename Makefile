@@ -294,6 +294,8 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
 	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
+	install -d $(DESTDIR)$(MANDIR)/man7
+	install -m 644 man/rdmaverbs.7 $(DESTDIR)$(MANDIR)/man7/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@RPATH@||' pkgconfig/rdmaverbs.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
@@ -303,7 +305,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/$(NAME).so $(DESTDIR)$(LIBDIR)/$(NAME).a \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
-	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h
+	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h \
+	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(INCLUDEDIR)/rdmaverbs
 
 clean:

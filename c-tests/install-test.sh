@@ -21,6 +21,14 @@ for f in $libdir/librdmaverbs.so.1.0.0 $libdir/librdmaverbs.so.1 $libdir/librdma
 	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h; do
 	[ -e "$root$f" ] || bad "not installed: $f"
 done
+# The man page is installed and renders without a warning.
+man7=$root$prefix/share/man/man7/rdmaverbs.7
+if [ -e "$man7" ] && warn=$(MANWIDTH=80 man --warnings -l "$man7" 2>&1 >/dev/null) &&
+   [ -z "$warn" ] && MANWIDTH=80 man -l "$man7" 2>/dev/null | grep -q RDMAVERBS_POLL_SPIN; then
+	ok "rdmaverbs(7) installed under MANDIR, renders without warnings"
+else
+	bad "rdmaverbs(7) missing or renders with warnings: ${warn:-}"
+fi
 [ ! -e "$root$prefix/include/rdma/rdma_verbs.h" ] || bad "installed at librdmacm's own header path"
 [ $fail -eq 0 ] && ok "installed files present under DESTDIR, header under include/rdmaverbs/"
 

@@ -99,6 +99,7 @@ def svg(t, path):
 VARIANTS = {
     "stock": "the program built against the stock header (inline original)",
     "ours": "the same program built against our header, librdmaverbs",
+    "spin": "ours, with RDMAVERBS_POLL_SPIN=100000",
 }
 
 

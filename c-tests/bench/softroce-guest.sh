@@ -3,9 +3,13 @@
 # Soft-RoCE, alternating the builds in one guest boot so that drift in the
 # emulated machine hits all of them alike. Appends one line per run to OUT:
 #   VARIANT ROUND latency_us throughput_msgs_s
+# Variants: stock (inline original), ours (librdmaverbs), spin (librdmaverbs
+# with RDMAVERBS_POLL_SPIN).
 # Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
+SPIN=100000	# polls before sleeping: longer than a round trip here
+echo "softroce: $(nproc) guest CPUs" >&2
 : > "$OUT"
 port=7600
 run() {	# VARIANT ROUND BINARY [ENV...]
@@ -21,4 +25,5 @@ run() {	# VARIANT ROUND BINARY [ENV...]
 for r in $(seq "$ROUNDS"); do
 	run stock "$r" "$B/pingpong-stock" || exit 1
 	run ours "$r" "$B/pingpong-ours" || exit 1
+	run spin "$r" "$B/pingpong-ours" RDMAVERBS_POLL_SPIN=$SPIN || exit 1
 done
