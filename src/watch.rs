@@ -135,7 +135,7 @@ macro_rules! watch {
                 }
                 $body
             };
-            return $crate::watch::watched($f, $what, body);
+            return $crate::watch::watched($f, move || $what, body);
         }
         // The gate let only a non-NULL `p` through.
         $body
@@ -192,10 +192,15 @@ impl Outcome for *mut ibv_mr {
 /// is watched: then it only runs the body, which returns the input error.
 #[cold]
 #[inline(never)]
-pub(crate) fn watched<R: Outcome>(f: Func, what: Call, call: impl FnOnce() -> R) -> R {
+pub(crate) fn watched<R: Outcome>(
+    f: Func,
+    what: impl FnOnce() -> Call,
+    call: impl FnOnce() -> R,
+) -> R {
     if !config::watching() {
         return call();
     }
+    let what = what();
     let ret = call();
     let err = errno();
     if config::stats() {
