@@ -34,7 +34,7 @@ B          := build
 LIB        := $(B)/lib
 RUST_A     := target/release/$(NAME).a
 MAP        := src/$(NAME).map
-EXPORTS    := $(shell sed -n 's/^ *\(rdma_[a-z_]*\);/\1/p' $(MAP))
+EXPORTS    := $(shell sed -n 's/^ *\(\(rdma\|ibv\)_[a-z_]*\);/\1/p' $(MAP))
 
 # C code builds as a user's program would: warnings are errors, and every
 # flag for the library comes from pkg-config (the uninstalled .pc in build/).
@@ -274,7 +274,7 @@ $(B)/e2e-stock: c-tests/e2e/e2e.c
 	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
 		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
 
-e2e: all $(B)/e2e-ours $(B)/e2e-stock $(B)/pingpong-ours
+e2e: all $(B)/e2e-ours $(B)/e2e-stock $(B)/pingpong-ours $(B)/pingpong-stock
 	c-tests/e2e/e2e.sh $(B)
 
 $(B)/demo: c-tests/e2e/demo.c all

@@ -148,4 +148,8 @@ pub(crate) struct ibv_wc_head {
     pub vendor_err: u32,
     /// `uint32_t byte_len`.
     pub byte_len: u32,
+    /// `__be32 imm_data` (or `invalidated_rkey`).
+    pub imm_data: u32,
+    /// `uint32_t qp_num`.
+    pub qp_num: u32,
 }

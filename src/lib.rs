@@ -31,6 +31,7 @@ pub mod comp;
 mod config;
 pub mod errno;
 pub mod ffi;
+pub mod interpose;
 pub mod mr;
 pub mod post;
 mod watch;

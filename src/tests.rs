@@ -82,7 +82,7 @@ fn layout_matches_system_headers() {
             "post_srq_recv" => post_srq_recv, "post_send" => post_send,
             "post_recv" => post_recv,
         }
-        "struct ibv_qp" ibv_qp { "context" => context, "qp_num" => qp_num }
+        "struct ibv_qp" ibv_qp { "context" => context, "qp_num" => qp_num, "qp_type" => qp_type }
         "struct ibv_srq" ibv_srq { "context" => context }
         "struct ibv_cq" ibv_cq { "context" => context }
         "struct ibv_mr" ibv_mr {
@@ -90,6 +90,7 @@ fn layout_matches_system_headers() {
         }
         "struct ibv_wc" ibv_wc_head {
             "wr_id" => wr_id, "status" => status, "opcode" => opcode, "byte_len" => byte_len,
+            "qp_num" => qp_num,
         }
         "struct ibv_sge" ibv_sge { "addr" => addr, "length" => length, "lkey" => lkey }
         "struct ibv_recv_wr" ibv_recv_wr {

@@ -13,10 +13,14 @@ use core::num::NonZeroU64;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::config;
-use crate::ffi::{ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
+use crate::ffi::{
+    ibv_cq, ibv_mr, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_sge, ibv_srq, ibv_wc, ibv_wc_head,
+    rdma_cm_id,
+};
 use crate::post::SendOp;
 
-/// The 16 functions, in the header's order.
+/// The 16 functions, in the header's order, then the five provider ops
+/// that [`crate::interpose`] wraps.
 #[derive(Clone, Copy)]
 pub(crate) enum Func {
     SetErrno,
@@ -35,9 +39,14 @@ pub(crate) enum Func {
     PostUdSend,
     GetSendComp,
     GetRecvComp,
+    OpPostSend,
+    OpPostRecv,
+    OpPostSrqRecv,
+    OpPollCq,
+    OpReqNotifyCq,
 }
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 21] = [
     "rdma_seterrno",
     "rdma_reg_msgs",
     "rdma_reg_read",
@@ -54,6 +63,11 @@ const NAMES: [&str; 16] = [
     "rdma_post_ud_send",
     "rdma_get_send_comp",
     "rdma_get_recv_comp",
+    "ibv_post_send",
+    "ibv_post_recv",
+    "ibv_post_srq_recv",
+    "ibv_poll_cq",
+    "ibv_req_notify_cq",
 ];
 
 impl Func {
@@ -201,7 +215,10 @@ pub(crate) fn watched<R: Outcome>(
         return call();
     }
     let what = what();
+    // The provider's ops, if wrapped, see this call too: it is ours to record.
+    let outer = IN_API.replace(true);
     let ret = call();
+    IN_API.set(outer);
     let err = errno();
     if config::stats() {
         count(f, what, ret);
@@ -225,6 +242,262 @@ fn set_errno(err: c_int) {
     unsafe { *libc::__errno_location() = err };
 }
 
+thread_local! {
+    /// Set while one of the 16 functions runs, so that the provider ops it
+    /// calls are not recorded a second time.
+    static IN_API: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+// ---- the provider's ops (interpose.rs) ------------------------------------
+
+/// A call of a wrapped provider op.
+#[derive(Clone, Copy)]
+pub(crate) enum Op {
+    PostSend {
+        qp: *mut ibv_qp,
+        wr: *mut ibv_send_wr,
+    },
+    PostRecv {
+        qp: *mut ibv_qp,
+        wr: *mut ibv_recv_wr,
+    },
+    PostSrqRecv {
+        srq: *mut ibv_srq,
+        wr: *mut ibv_recv_wr,
+    },
+    PollCq {
+        cq: *mut ibv_cq,
+        wc: *mut ibv_wc,
+    },
+    ReqNotifyCq {
+        cq: *mut ibv_cq,
+    },
+}
+
+/// The longest chain of work requests shown (and counted) per post.
+const MAX_CHAIN: usize = 4096;
+
+/// Records a call of a wrapped op that returned `ret`: a trace line per work
+/// request posted or completion polled (none for an empty poll), and the
+/// counters. Calls made by the 16 functions are theirs to record.
+///
+/// # Safety
+/// The work request chain is the caller's, valid; `wc` holds `ret`
+/// completions when `ret > 0`.
+pub(crate) unsafe fn op(op: Op, ret: c_int) {
+    if IN_API.get() {
+        return;
+    }
+    let err = errno();
+    let fd = config::trace_fd();
+    let (f, failed, bytes) = match op {
+        Op::PostSend { qp, mut wr } => {
+            let mut bytes = 0;
+            for _ in 0..MAX_CHAIN {
+                if wr.is_null() {
+                    break;
+                }
+                // SAFETY: the caller's chain.
+                let w = unsafe { &*wr };
+                // SAFETY: the SGEs were read by the provider when it accepted them.
+                let b = if ret == 0 {
+                    unsafe { sge_bytes(w.sg_list, w.num_sge) }
+                } else {
+                    0
+                };
+                bytes += b;
+                if let Some(fd) = fd {
+                    // SAFETY: the caller's QP and work request.
+                    unsafe { send_line(fd, qp, w, ret, b) };
+                }
+                wr = w.next;
+            }
+            (Func::OpPostSend, ret != 0, bytes)
+        }
+        Op::PostRecv { qp, wr } => {
+            // SAFETY: the caller's QP and chain.
+            let bytes = unsafe { recv_lines(fd, Func::OpPostRecv, qp.cast(), b" qp=", wr, ret) };
+            (Func::OpPostRecv, ret != 0, bytes)
+        }
+        Op::PostSrqRecv { srq, wr } => {
+            // SAFETY: the caller's SRQ and chain.
+            let bytes =
+                unsafe { recv_lines(fd, Func::OpPostSrqRecv, srq.cast(), b" srq=", wr, ret) };
+            (Func::OpPostSrqRecv, ret != 0, bytes)
+        }
+        Op::PollCq { cq, wc } => {
+            let mut bytes = 0;
+            let stride = core::mem::size_of::<ibv_wc>();
+            for i in 0..ret.max(0) as usize {
+                // SAFETY: the provider wrote `ret` completions.
+                let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
+                if w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS
+                    && w.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0
+                {
+                    bytes += u64::from(w.byte_len);
+                }
+                if let Some(fd) = fd {
+                    let mut line = Line::start(Func::OpPollCq);
+                    line.hex(b" cq=", cq as usize as u64);
+                    line.dec(b" ret=", ret.into());
+                    line.dec(b" qpn=", w.qp_num.into());
+                    show_wc(&mut line, w);
+                    line.write_to(fd);
+                }
+            }
+            if ret < 0 {
+                if let Some(fd) = fd {
+                    let mut line = Line::start(Func::OpPollCq);
+                    line.hex(b" cq=", cq as usize as u64);
+                    line.dec(b" ret=", ret.into());
+                    line.write_to(fd);
+                }
+            }
+            (Func::OpPollCq, ret < 0, bytes)
+        }
+        Op::ReqNotifyCq { cq } => {
+            if let Some(fd) = fd {
+                let mut line = Line::start(Func::OpReqNotifyCq);
+                line.hex(b" cq=", cq as usize as u64);
+                line.dec(b" ret=", ret.into());
+                line.write_to(fd);
+            }
+            (Func::OpReqNotifyCq, ret != 0, 0)
+        }
+    };
+    if config::stats() {
+        let c = &COUNTERS[f as usize];
+        c.calls.fetch_add(1, Relaxed);
+        if failed {
+            c.errors.fetch_add(1, Relaxed);
+        }
+        if bytes != 0 {
+            c.bytes.fetch_add(bytes, Relaxed);
+        }
+    }
+    set_errno(err);
+}
+
+/// The bytes of an SGE list.
+///
+/// # Safety
+/// `sgl` holds `n` readable SGEs (or `n <= 0`).
+unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
+    (0..n.max(0) as usize)
+        // SAFETY: as the caller says.
+        .map(|i| u64::from(unsafe { (*sgl.add(i)).length }))
+        .fold(0, u64::wrapping_add)
+}
+
+/// The trace line of one send work request.
+///
+/// # Safety
+/// `qp` is live; `w` is the caller's work request.
+unsafe fn send_line(fd: c_int, qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, bytes: u64) {
+    use ibverbs_sys::ibv_wr_opcode as o;
+    let mut line = Line::start(Func::OpPostSend);
+    line.hex(b" qp=", qp as usize as u64);
+    // SAFETY: a live QP.
+    let (qpn, ud) = unsafe {
+        (
+            (*qp).qp_num,
+            (*qp).qp_type == ibverbs_sys::ibv_qp_type::IBV_QPT_UD,
+        )
+    };
+    line.dec(b" qpn=", qpn.into());
+    line.hex(b" wr_id=", w.wr_id);
+    let opcode = match w.opcode {
+        o::IBV_WR_RDMA_WRITE => "RDMA_WRITE",
+        o::IBV_WR_RDMA_WRITE_WITH_IMM => "RDMA_WRITE_WITH_IMM",
+        o::IBV_WR_SEND => "SEND",
+        o::IBV_WR_SEND_WITH_IMM => "SEND_WITH_IMM",
+        o::IBV_WR_RDMA_READ => "RDMA_READ",
+        o::IBV_WR_ATOMIC_CMP_AND_SWP => "ATOMIC_CMP_AND_SWP",
+        o::IBV_WR_ATOMIC_FETCH_AND_ADD => "ATOMIC_FETCH_AND_ADD",
+        o::IBV_WR_LOCAL_INV => "LOCAL_INV",
+        o::IBV_WR_BIND_MW => "BIND_MW",
+        o::IBV_WR_SEND_WITH_INV => "SEND_WITH_INV",
+        _ => "OTHER",
+    };
+    line.push(b" opcode=");
+    line.push(opcode.as_bytes());
+    line.dec(b" nsge=", w.num_sge.into());
+    if ret == 0 {
+        line.dec(b" bytes=", bytes as i64);
+    }
+    line.hex(b" flags=", w.send_flags.into());
+    let rdma = matches!(
+        w.opcode,
+        o::IBV_WR_RDMA_WRITE | o::IBV_WR_RDMA_WRITE_WITH_IMM | o::IBV_WR_RDMA_READ
+    );
+    // SAFETY: the union member that the opcode and QP type select.
+    unsafe {
+        if rdma {
+            line.hex(b" remote_addr=", w.wr.rdma.remote_addr);
+            line.hex(b" rkey=", w.wr.rdma.rkey.into());
+        } else if ud {
+            line.hex(b" ah=", w.wr.ud.ah as usize as u64);
+            line.dec(b" remote_qpn=", w.wr.ud.remote_qpn.into());
+        }
+    }
+    line.dec(b" ret=", ret.into());
+    line.write_to(fd);
+}
+
+/// The trace lines of a receive chain (to a QP or an SRQ); returns the bytes
+/// posted.
+///
+/// # Safety
+/// `obj` is live; `wr` is the caller's chain.
+unsafe fn recv_lines(
+    fd: Option<c_int>,
+    f: Func,
+    obj: *mut c_void,
+    key: &[u8],
+    mut wr: *mut ibv_recv_wr,
+    ret: c_int,
+) -> u64 {
+    let mut total = 0;
+    for _ in 0..MAX_CHAIN {
+        if wr.is_null() {
+            break;
+        }
+        // SAFETY: the caller's chain.
+        let w = unsafe { &*wr };
+        // SAFETY: accepted by the provider, so readable.
+        let bytes = if ret == 0 {
+            unsafe { sge_bytes(w.sg_list, w.num_sge) }
+        } else {
+            0
+        };
+        total += bytes;
+        if let Some(fd) = fd {
+            let mut line = Line::start(f);
+            line.hex(key, obj as usize as u64);
+            if matches!(f, Func::OpPostRecv) {
+                // SAFETY: a live QP.
+                line.dec(b" qpn=", unsafe { (*obj.cast::<ibv_qp>()).qp_num }.into());
+            }
+            line.hex(b" wr_id=", w.wr_id);
+            line.dec(b" nsge=", w.num_sge.into());
+            if ret == 0 {
+                line.dec(b" bytes=", bytes as i64);
+            }
+            line.dec(b" ret=", ret.into());
+            line.write_to(fd);
+        }
+        wr = w.next;
+    }
+    total
+}
+
+/// One line on stderr, as is.
+pub(crate) fn warn_line(text: &[u8]) {
+    let mut line = Line::new();
+    line.push(text);
+    line.write_to(libc::STDERR_FILENO);
+}
+
 // ---- counters -------------------------------------------------------------
 
 struct Counters {
@@ -234,14 +507,14 @@ struct Counters {
     blocked: AtomicU64,
 }
 
-static COUNTERS: [Counters; 16] = [const {
+static COUNTERS: [Counters; 21] = [const {
     Counters {
         calls: AtomicU64::new(0),
         bytes: AtomicU64::new(0),
         errors: AtomicU64::new(0),
         blocked: AtomicU64::new(0),
     }
-}; 16];
+}; 21];
 
 /// Counts one call: bytes are those posted (by a successful post), received
 /// (by a successful receive completion) or registered.
@@ -359,12 +632,7 @@ fn print_stats(fd: c_int) {
 /// # Safety
 /// The pointers in `what` are NULL or valid, as the export's contract says.
 unsafe fn trace<R: Outcome>(fd: c_int, f: Func, what: Call, ret: R, err: c_int) {
-    let mut line = Line::new();
-    // SAFETY: gettid cannot fail.
-    let tid = unsafe { libc::gettid() };
-    line.dec(b"rdmaverbs[", tid.into());
-    line.push(b"]: ");
-    line.push(f.name().as_bytes());
+    let mut line = Line::start(f);
     // SAFETY: forwarded.
     unsafe { describe(&mut line, what, ret) };
     if ret.failed() {
@@ -542,6 +810,16 @@ impl Line {
             buf: [0; 512],
             len: 0,
         }
+    }
+
+    /// A trace line's start: `rdmaverbs[TID]: NAME`.
+    fn start(f: Func) -> Self {
+        let mut line = Line::new();
+        // SAFETY: gettid cannot fail.
+        line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
+        line.push(b"]: ");
+        line.push(f.name().as_bytes());
+        line
     }
 
     /// Appends `bytes`, as much as fits (one byte stays free for the newline).

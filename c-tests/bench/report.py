@@ -101,6 +101,13 @@ VARIANTS = {
     "ours": "the same program built against our header, librdmaverbs",
     "spin": "ours, with RDMAVERBS_POLL_SPIN=100000",
 }
+# perftest under LD_PRELOAD (latency only; ratios to "perftest").
+PERFTEST = {
+    "perftest": "ib_send_lat, stock, no preload",
+    "perftest-preload": "librdmaverbs preloaded, nothing set (nothing wrapped)",
+    "perftest-stats": "preloaded, RDMAVERBS_STATS=1 (ops wrapped, counted)",
+    "perftest-trace": "preloaded, RDMAVERBS_TRACE=FILE (a line per post and completion)",
+}
 
 
 def median(xs):
@@ -127,11 +134,22 @@ def softroce(path):
         rows.append(f"| {v}: {VARIANTS[v]} | {median(lat):.0f} | {median(lr):.2f} "
                     f"({min(lr):.2f}–{max(lr):.2f}) | {median(thr):.0f} | "
                     f"{median(tr):.2f} ({min(tr):.2f}–{max(tr):.2f}) |")
+    prow = []
+    for v in [v for v in PERFTEST if any(k[0] == v for k in runs)]:
+        lat = [runs[v, r][0] for r in rounds]
+        lr = [runs[v, r][0] / runs["perftest", r][0] for r in rounds]
+        prow.append(f"| {v}: {PERFTEST[v]} | {median(lat):.0f} | {median(lr):.2f} "
+                    f"({min(lr):.2f}–{max(lr):.2f}) |")
+    ptable = ("\n\nThe cost of watching a program that was never rebuilt: perftest's "
+              "`ib_send_lat -R --use_old_post_send -n 2000` (2-byte ping-pong, busy "
+              "polling), typical latency, in the same rounds:\n\n"
+              "| variant | t_typical µs (median) | latency / no preload |\n|---|---|---|\n"
+              + "\n".join(prow)) if prow else ""
     return (f"{len(rounds)} rounds in one guest boot, the variants alternated in each "
             "round; the ratios are per round, to the stock run of the same round "
             "(median, min–max in brackets).\n\n"
             "| variant | latency µs (median) | latency / stock | messages/s (median) "
-            "| throughput / stock |\n|---|---|---|---|---|\n" + "\n".join(rows))
+            "| throughput / stock |\n|---|---|---|---|---|\n" + "\n".join(rows) + ptable)
 
 
 def main():

@@ -22,8 +22,34 @@ run() {	# VARIANT ROUND BINARY [ENV...]
 	line=${line#pingpong: latency_us=}
 	echo "$v $r ${line%% *} ${line##*=}" >> "$OUT"
 }
+# perftest's ib_send_lat (rdma_cm, old post-send path) under LD_PRELOAD of
+# librdmaverbs: nothing set (nothing wrapped), counting (ops wrapped), and
+# tracing to a file; its typical latency goes in the latency column.
+LIB=$B/lib/librdmaverbs.so.1
+perftest() {	# VARIANT ROUND [ENV...]
+	local v=$1 r=$2 lat= try out; shift 2
+	for try in 1 2; do	# the server may still be starting: try twice
+		port=$((port + 1))
+		env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n 2000 -p $port > /dev/null 2>&1 &
+		sleep 2
+		out=$(env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n 2000 -p $port 192.0.2.1 2>&1)
+		wait
+		lat=$(awk '$2 == 2000 { print $5 }' <<< "$out")
+		[ -n "$lat" ] && break
+		echo "softroce: $v round $r, try $try failed:" >&2
+		tail -n 3 <<< "$out" >&2
+	done
+	[ -n "$lat" ] || return 1
+	echo "softroce: $v round $r: t_typical=$lat us" >&2
+	echo "$v $r $lat 0" >> "$OUT"
+}
+
 for r in $(seq "$ROUNDS"); do
 	run stock "$r" "$B/pingpong-stock" || exit 1
 	run ours "$r" "$B/pingpong-ours" || exit 1
 	run spin "$r" "$B/pingpong-ours" RDMAVERBS_POLL_SPIN=$SPIN || exit 1
+	perftest perftest "$r" || exit 1
+	perftest perftest-preload "$r" LD_PRELOAD=$LIB || exit 1
+	perftest perftest-stats "$r" LD_PRELOAD=$LIB RDMAVERBS_STATS=1 || exit 1
+	perftest perftest-trace "$r" LD_PRELOAD=$LIB RDMAVERBS_TRACE=/tmp/perftest.trace || exit 1
 done

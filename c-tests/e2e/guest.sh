@@ -12,7 +12,7 @@ port=7470
 fail=0 rows=()
 mkdir -p "$OUT"
 
-row() { rows+=("$(printf '%-10s %-6s %-5s %6s %8s' "$@")"); echo "e2e: $*"; }
+row() { rows+=("$(printf '%-11s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
 
 # Baseline: a broken guest is told apart from a broken library.
 timeout 60 rdma_server -s 192.0.2.1 -p $port > "$OUT/baseline-server.log" 2>&1 &
@@ -60,7 +60,7 @@ done
 # the exit table checked against the calls it makes (check-trace.sh).
 R=40 M=200
 port=$((port + 1))
-RDMAVERBS_TRACE=$OUT/pingpong.trace RDMAVERBS_STATS=1 timeout 120 \
+LD_PRELOAD=$B/lib/librdmaverbs.so.1 RDMAVERBS_TRACE=$OUT/pingpong.trace RDMAVERBS_STATS=1 timeout 120 \
 	"$B/pingpong-ours" $port $R $M > "$OUT/pingpong-trace.log" 2> "$OUT/pingpong-trace.err"
 if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$OUT/pingpong.trace" \
 		"$OUT/pingpong-trace.err" $R $M 2>> "$OUT/pingpong-trace.log"); then
@@ -70,6 +70,19 @@ else
 	sed 's/^/    /' "$OUT/pingpong-trace.log" "$OUT/pingpong-trace.err" | tail -20
 	fail=1
 fi
+# LD_PRELOAD on programs never built against librdmaverbs: their inlined
+# verbs calls go through the provider's ops, which the preloaded library
+# wraps when tracing (c-tests/e2e/preload.sh checks the counts).
+port=$((port + 10))
+LIB=$B/lib/librdmaverbs.so.1 OUT=$OUT PORT=$port bash c-tests/e2e/preload.sh "$B" > "$OUT/preload.log" 2>&1
+while read -r tag name build result msgs bytes; do
+	[ "$tag" = ROW ] || continue
+	row "$name" "$build" "$result" "$msgs" "$bytes"
+	[ "$result" = PASS ] || fail=1
+done < "$OUT/preload.log"
+grep -q '^ROW .* FAIL' "$OUT/preload.log" && grep -v '^ROW ' "$OUT/preload.log" | sed 's/^/    /' | tail -40
+port=$((port + 20))
+
 # Spin polling: the same exchange, with RDMAVERBS_POLL_SPIN.
 port=$((port + 1))
 if RDMAVERBS_POLL_SPIN=2000 timeout 120 "$B/pingpong-ours" $port $R $M > "$OUT/spin.log" 2>&1; then
@@ -93,7 +106,7 @@ fi
 
 echo
 echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
-printf '%-10s %-6s %-5s %6s %8s\n' scenario build result msgs bytes
+printf '%-11s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
 printf '%s\n' "${rows[@]}"
 n=$(printf '%s\n' "${rows[@]}" | grep -c ' PASS ')
 f=$(printf '%s\n' "${rows[@]}" | grep -c ' FAIL ')

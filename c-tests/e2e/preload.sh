@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Inside the Soft-RoCE guest: librdmaverbs preloaded into programs that were
+# never built against it. With RDMAVERBS_TRACE/STATS set it wraps the
+# provider's ops of every device they open, so their posts and completions
+# are traced and counted; with nothing set they behave as without it.
+# Prints the details, and one "ROW name build result msgs bytes" per check.
+# Env: LIB (librdmaverbs.so.1), OUT (a writable directory), PORT (a base).
+# Usage: preload.sh BUILD_DIR
+set -u
+B=$1
+ADDR=192.0.2.1
+DEPTH=128 SIZE=64	# as in c-tests/bench/pingpong.c
+N=200			# perftest iterations
+port=$PORT
+row() { echo "ROW $*"; }
+count() { grep -c -- "$2" "$1"; }	# FILE REGEX
+next_port() { port=$((port + 1)); }
+
+# Runs a server and a client command line (the client gets the address);
+# env assignments before them apply to both. Sets $rc_s and $rc_c.
+pair() {	# NAME SERVER_CMD CLIENT_CMD (strings; word-split), env in PRE
+	local name=$1
+	env $PRE timeout 120 $2 > "$OUT/$name-s.out" 2> "$OUT/$name-s.err" &
+	local pid=$!
+	sleep 2
+	env $PRE timeout 120 $3 > "$OUT/$name-c.out" 2> "$OUT/$name-c.err"
+	rc_c=$?
+	wait $pid
+	rc_s=$?
+}
+
+# 1. rdma_server / rdma_client (rdmacm-utils): one receive and one send on
+#    each side, two completions each.
+next_port
+PRE="LD_PRELOAD=$LIB" ; pair plain "rdma_server -s $ADDR -p $port" "rdma_client -s $ADDR -p $port"
+next_port
+PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/cm.trace"
+rm -f "$OUT/cm.trace"
+pair cm "rdma_server -s $ADDR -p $port" "rdma_client -s $ADDR -p $port"
+ok=1
+for side in s c; do
+	grep -q 'end 0' "$OUT/cm-$side.out" || { echo "rdma_$side: did not end 0"; ok=0; }
+done
+t=$OUT/cm.trace	# both processes append to it
+[ "$(count "$t" ': ibv_post_recv .* nsge=1 bytes=16 ret=0$')" = 2 ] || { echo "want 2 receives posted"; ok=0; }
+[ "$(count "$t" ': ibv_post_send .* opcode=SEND nsge=1 bytes=16 .*ret=0$')" = 2 ] || { echo "want 2 sends posted"; ok=0; }
+[ "$(count "$t" ': ibv_poll_cq .* status=SUCCESS opcode=RECV byte_len=16$')" = 2 ] || { echo "want 2 receive completions"; ok=0; }
+[ "$(count "$t" ': ibv_poll_cq .* status=SUCCESS opcode=SEND ')" = 2 ] || { echo "want 2 send completions"; ok=0; }
+for side in s c; do	# each process's exit table
+	grep -Eq '^rdmaverbs: ibv_post_send +1 +16 +0 ' "$OUT/cm-$side.err" &&
+	grep -Eq '^rdmaverbs: ibv_post_recv +1 +16 +0 ' "$OUT/cm-$side.err" ||
+		{ echo "exit table of rdma_$side:"; cat "$OUT/cm-$side.err"; ok=0; }
+done
+cat "$t"
+[ $ok = 1 ] && row rdma_cm traced PASS 2 32 || row rdma_cm traced FAIL - -
+# ... and preloaded with nothing set: the same output, nothing on stderr.
+if [ $rc_s = 0 ] && diff -q "$OUT/plain-s.out" "$OUT/cm-s.out" >/dev/null &&
+   diff -q "$OUT/plain-c.out" "$OUT/cm-c.out" >/dev/null &&
+   [ ! -s "$OUT/plain-s.err" ] && [ ! -s "$OUT/plain-c.err" ]; then
+	row rdma_cm quiet PASS 2 32
+else
+	echo "preloaded, nothing set: outputs differ or stderr not empty"
+	cat "$OUT"/plain-*.out "$OUT"/plain-*.err
+	row rdma_cm quiet FAIL - -
+fi
+
+# 2. pingpong built against the stock header: its inlined rdma_post_send
+#    etc. become provider op calls, every one traced.
+next_port
+R=40 M=200 msgs=$((2 * 40 + 200 + 1))
+LD_PRELOAD=$LIB RDMAVERBS_TRACE=$OUT/stock.trace timeout 120 "$B/pingpong-stock" $port $R $M \
+	> "$OUT/stock.out" 2>&1
+rc=$?
+t=$OUT/stock.trace
+ok=1
+[ $rc = 0 ] || { echo "pingpong-stock failed"; ok=0; }
+n=$(count "$t" ": ibv_post_send .* opcode=SEND nsge=1 bytes=$SIZE .*ret=0$")
+[ "$n" = $msgs ] || { echo "$n sends traced, want $msgs"; ok=0; }
+n=$(count "$t" ": ibv_post_recv .* nsge=1 bytes=$SIZE ret=0$")
+[ "$n" = $((2 * DEPTH + msgs - 1)) ] || { echo "$n receives traced, want $((2 * DEPTH + msgs - 1))"; ok=0; }
+n=$(count "$t" ": ibv_poll_cq .* status=SUCCESS opcode=RECV byte_len=$SIZE$")
+[ "$n" = $msgs ] || { echo "$n receive completions traced, want $msgs"; ok=0; }
+n=$(count "$t" ": rdma_")
+[ "$n" = 0 ] || { echo "$n rdma_* lines from a stock build"; ok=0; }
+[ $ok = 1 ] && row pingpong stock-traced PASS $msgs $((msgs * SIZE)) || row pingpong stock-traced FAIL - -
+
+# 3. perftest over rdma_cm (-R), the old post-send path (ibv_post_send; the
+#    extended ibv_wr_* API does not go through the ops and is not seen).
+for t in ib_send_lat ib_write_bw; do
+	next_port
+	PRE="LD_PRELOAD=$LIB"
+	pair "$t-plain" "$t -R --use_old_post_send -n $N -p $port" "$t -R --use_old_post_send -n $N -p $port $ADDR"
+	plain="$rc_s $rc_c"
+	next_port
+	rm -f "$OUT/$t-s.trace" "$OUT/$t-c.trace"
+	PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/$t.trace"
+	pair "$t" "$t -R --use_old_post_send -n $N -p $port" "$t -R --use_old_post_send -n $N -p $port $ADDR"
+	ok=1
+	[ "$plain" = "0 0" ] && grep -q "^ *[0-9]* *$N " "$OUT/$t-plain-c.out" &&
+		[ ! -s "$OUT/$t-plain-s.err" ] || { echo "$t preloaded, nothing set: failed ($plain)"; ok=0; }
+	[ "$rc_s $rc_c" = "0 0" ] || { echo "$t traced: failed ($rc_s $rc_c)"; ok=0; }
+	tr=$OUT/$t.trace
+	if [ $t = ib_send_lat ]; then
+		# N ping-pong messages of 2 bytes each way (perftest adds one of
+		# its own at the end), each posted and received.
+		sent=$(count "$tr" ': ibv_post_send .* opcode=SEND nsge=1 bytes=2 .*ret=0$')
+		recvd=$(count "$tr" ': ibv_poll_cq .* status=SUCCESS opcode=RECV byte_len=2$')
+		[ "$sent" -ge $((2 * N)) ] && [ "$sent" -le $((2 * N + 4)) ] && [ "$recvd" = "$sent" ] ||
+			{ echo "$t: $sent 2-byte sends and $recvd receives traced, want $((2 * N))+"; ok=0; }
+		bytes=$((sent * 2))
+	else
+		# N RDMA writes of 65536 bytes by the client.
+		sent=$(count "$tr" ': ibv_post_send .* opcode=RDMA_WRITE nsge=1 bytes=65536 .*ret=0$')
+		done_=$(count "$tr" ': ibv_poll_cq .* status=SUCCESS opcode=RDMA_WRITE ')
+		[ "$sent" = $N ] && [ "$done_" -ge 1 ] ||
+			{ echo "$t: $sent writes posted, $done_ completions traced, want $N"; ok=0; }
+		bytes=$((sent * 65536))
+	fi
+	grep -Eq '^rdmaverbs: ibv_post_send +[0-9]+ ' "$OUT/$t-c.err" ||
+		{ echo "$t: no exit table"; cat "$OUT/$t-c.err"; ok=0; }
+	[ $ok = 1 ] && row "$t" traced PASS "$sent" "$bytes" || row "$t" traced FAIL - -
+	[ $ok = 1 ] || tail -5 "$OUT/$t-c.out" "$OUT/$t-plain-c.out"
+done
