@@ -10,6 +10,8 @@
 #   make header          regenerates include/rdma/rdma_verbs.h from src/
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
+#   make vendor          stores the crates for an offline build in vendor/
+#   make deb             Debian packages librdmaverbs1, librdmaverbs-dev in build/deb
 
 # bash, for PIPESTATUS in test-fuzz
 SHELL      := /bin/bash
@@ -48,7 +50,7 @@ REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_v
 
 .PHONY: all FORCE header example e2e demo deps check test-robustness \
 	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace bench test test-rust test-symbols test-differential \
-	test-install install uninstall clean
+	test-install install uninstall clean vendor deb test-deb
 
 all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
 
@@ -100,7 +102,7 @@ check: deps
 	$(MAKE) test
 
 test: test-rust test-symbols test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-noalloc test-trace test-fuzz test-install e2e
+	test-valgrind test-concurrency test-noalloc test-trace test-fuzz test-install test-deb e2e
 	@echo "make test: all passed"
 
 # Rust unit tests, including "the committed header is the generated one" and
@@ -285,6 +287,32 @@ $(B)/demo: c-tests/e2e/demo.c all
 demo: deps
 	$(MAKE) $(B)/demo
 	c-tests/e2e/run-guest.sh -t 300 c-tests/e2e/demo-guest.sh $(CURDIR)/$(B)/demo
+
+# ---- Debian packages (debian/) ----
+
+# The crates the build needs, stored for the offline package build.
+vendor: Cargo.lock
+	$(CARGO) vendor --locked -q vendor > /dev/null
+	@touch vendor
+
+# librdmaverbs1 and librdmaverbs-dev, built from a copy of the tracked files
+# (so that the working tree is left alone) with no network at all when
+# `unshare` can take it away; then lintian, which must report no error.
+DEB := $(B)/deb
+deb: vendor
+	rm -rf $(DEB) && mkdir -p $(DEB)/rdmaverbs-$(VERSION)
+	git ls-files -z | xargs -0 cp -a --parents -t $(DEB)/rdmaverbs-$(VERSION)
+	ln -s $(CURDIR)/vendor $(DEB)/rdmaverbs-$(VERSION)/vendor
+	cd $(DEB)/rdmaverbs-$(VERSION) && \
+		if unshare -n true 2>/dev/null; then nonet="unshare -n"; else nonet=; fi && \
+		$$nonet dpkg-buildpackage -us -uc -b
+	lintian --allow-root --fail-on error --info --pedantic $(DEB)/*.changes
+	@ls $(DEB)/*.deb
+
+# Installs both packages with dpkg, builds and runs the example against the
+# system's library with pkg-config only, removes them, checks nothing is left.
+test-deb: deb
+	c-tests/deb-test.sh $(DEB)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
