@@ -121,3 +121,24 @@ for t in ib_send_lat ib_write_bw; do
 	[ $ok = 1 ] && row "$t" traced PASS "$sent" "$bytes" || row "$t" traced FAIL - -
 	[ $ok = 1 ] || tail -5 "$OUT/$t-c.out" "$OUT/$t-plain-c.out"
 done
+
+# 4. Two devices: rxe1 on dummy1 at 192.0.2.2 (guest-only, like rxe0).
+#    Every process now opens and wraps two contexts; the connection to
+#    192.0.2.2 runs on the second one.
+ip link add dummy1 type dummy && ip addr add 192.0.2.2/32 dev dummy1 &&
+	ip link set dummy1 up && rdma link add rxe1 type rxe netdev dummy1
+for i in $(seq 50); do rdma link show rxe1/1 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.2; done
+next_port
+rm -f "$OUT/two.trace"
+PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/two.trace"
+pair two "rdma_server -s 192.0.2.2 -p $port" "rdma_client -s 192.0.2.2 -p $port"
+t=$OUT/two.trace
+ndev=$(ibv_devices | grep -c rxe)
+if [ "$ndev" = 2 ] && grep -q 'end 0' "$OUT/two-s.out" && grep -q 'end 0' "$OUT/two-c.out" &&
+   [ "$(count "$t" ': ibv_post_send .* bytes=16 .*ret=0$')" = 2 ] &&
+   [ "$(count "$t" ': ibv_poll_cq .* status=SUCCESS opcode=RECV byte_len=16$')" = 2 ]; then
+	row two-devices traced PASS 2 32
+else
+	echo "two devices ($ndev):"; cat "$OUT"/two-*.out "$t"
+	row two-devices traced FAIL - -
+fi
