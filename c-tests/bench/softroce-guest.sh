@@ -34,8 +34,8 @@ perftest() {	# VARIANT ROUND [ENV...]
 		sleep 2
 		out=$(env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n 2000 -p $port 192.0.2.1 2>&1)
 		wait
-		lat=$(awk '$2 == 2000 { print $5 }' <<< "$out")
-		[ -n "$lat" ] && break
+		lat=$(awk '$2 == 2000 && $5 ~ /^[0-9.]+$/ { print $5 }' <<< "$out")
+		[ -n "$lat" ] && break	# (perftest prints "inf" when a run goes wrong)
 		echo "softroce: $v round $r, try $try failed:" >&2
 		tail -n 3 <<< "$out" >&2
 	done
