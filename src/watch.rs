@@ -291,27 +291,9 @@ pub(crate) unsafe fn op(op: Op, ret: c_int) {
     let err = errno();
     let fd = config::trace_fd();
     let (f, failed, bytes) = match op {
-        Op::PostSend { qp, mut wr } => {
-            let mut bytes = 0;
-            for _ in 0..MAX_CHAIN {
-                if wr.is_null() {
-                    break;
-                }
-                // SAFETY: the caller's chain.
-                let w = unsafe { &*wr };
-                // SAFETY: the SGEs were read by the provider when it accepted them.
-                let b = if ret == 0 {
-                    unsafe { sge_bytes(w.sg_list, w.num_sge) }
-                } else {
-                    0
-                };
-                bytes += b;
-                if let Some(fd) = fd {
-                    // SAFETY: the caller's QP and work request.
-                    unsafe { send_line(fd, qp, w, ret, b) };
-                }
-                wr = w.next;
-            }
+        Op::PostSend { qp, wr } => {
+            // SAFETY: the caller's QP and chain.
+            let bytes = unsafe { send_lines(fd, qp, wr, ret) };
             (Func::OpPostSend, ret != 0, bytes)
         }
         Op::PostRecv { qp, wr } => {
@@ -387,6 +369,39 @@ unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
         // SAFETY: as the caller says.
         .map(|i| u64::from(unsafe { (*sgl.add(i)).length }))
         .fold(0, u64::wrapping_add)
+}
+
+/// The trace lines of a send chain; returns the bytes posted.
+///
+/// # Safety
+/// `qp` is live; `wr` is the caller's chain.
+unsafe fn send_lines(
+    fd: Option<c_int>,
+    qp: *mut ibv_qp,
+    mut wr: *mut ibv_send_wr,
+    ret: c_int,
+) -> u64 {
+    let mut total = 0;
+    for _ in 0..MAX_CHAIN {
+        if wr.is_null() {
+            break;
+        }
+        // SAFETY: the caller's chain.
+        let w = unsafe { &*wr };
+        // SAFETY: accepted by the provider, so readable.
+        let bytes = if ret == 0 {
+            unsafe { sge_bytes(w.sg_list, w.num_sge) }
+        } else {
+            0
+        };
+        total += bytes;
+        if let Some(fd) = fd {
+            // SAFETY: the caller's QP and work request.
+            unsafe { send_line(fd, qp, w, ret, bytes) };
+        }
+        wr = w.next;
+    }
+    total
 }
 
 /// The trace line of one send work request.
