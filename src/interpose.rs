@@ -180,6 +180,11 @@ fn saved(ctx: *mut ibv_context) -> Option<&'static ibv_context_ops> {
 /// the close): the provider would not be there either.
 const GONE: c_int = libc::ENODEV;
 
+/// The wrapped `post_send` op: the provider's, then recorded.
+///
+/// # Safety
+/// As the provider's op: called by libibverbs' inline `ibv_post_send` with a
+/// live QP of a wrapped context and the caller's work requests.
 unsafe extern "C" fn post_send(
     qp: *mut ibv_qp,
     wr: *mut ibv_send_wr,
@@ -196,6 +201,10 @@ unsafe extern "C" fn post_send(
     ret
 }
 
+/// The wrapped `post_recv` op.
+///
+/// # Safety
+/// As [`post_send`], for receive work requests.
 unsafe extern "C" fn post_recv(
     qp: *mut ibv_qp,
     wr: *mut ibv_recv_wr,
@@ -212,6 +221,10 @@ unsafe extern "C" fn post_recv(
     ret
 }
 
+/// The wrapped `post_srq_recv` op.
+///
+/// # Safety
+/// As [`post_send`], with a live SRQ.
 unsafe extern "C" fn post_srq_recv(
     srq: *mut ibv_srq,
     wr: *mut ibv_recv_wr,
@@ -228,6 +241,11 @@ unsafe extern "C" fn post_srq_recv(
     ret
 }
 
+/// The wrapped `poll_cq` op.
+///
+/// # Safety
+/// As the provider's op: a live CQ of a wrapped context, room for `n`
+/// completions at `wc`.
 unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_int {
     // SAFETY: as in `post_send`.
     let Some(op) = saved(unsafe { (*cq).context }).and_then(|o| o.poll_cq) else {
@@ -240,6 +258,10 @@ unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_in
     ret
 }
 
+/// The wrapped `req_notify_cq` op.
+///
+/// # Safety
+/// As the provider's op: a live CQ of a wrapped context.
 unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     // SAFETY: as in `post_send`.
     let Some(op) = saved(unsafe { (*cq).context }).and_then(|o| o.req_notify_cq) else {
