@@ -45,6 +45,11 @@ CFLAGS     ?= -O2 -g
 TEST_PC    := PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig $(PKG_CONFIG)
 RV_CFLAGS   = $(shell $(TEST_PC) --cflags rdmaverbs)
 RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
+# A threaded C program from $<, built against our header (OURS) or against
+# the stock one, the inline original without librdmaverbs (STOCK).
+OURS        = $(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+STOCK       = $(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
+		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
 # The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
 REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
 
@@ -199,17 +204,13 @@ $(B)/bench/libshim.so: c-tests/bench/shim.c
 	$(CC) -O2 -fPIC -shared $(WARN) $$($(PKG_CONFIG) --cflags libibverbs librdmacm) \
 		-o $@ $< $$($(PKG_CONFIG) --libs libibverbs librdmacm)
 
-# Times and instruction counts (callgrind) of the inline original, a C shim
-# and librdmaverbs; writes BENCHMARKS.md and BENCHMARKS.svg. Never part of
-# make test: nothing fails because a machine is slow.
 # Soft-RoCE ping-pong and throughput, against our header and the stock one.
 $(B)/pingpong-ours: c-tests/bench/pingpong.c all
-	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+	$(OURS)
 
 $(B)/pingpong-stock: c-tests/bench/pingpong.c
 	@mkdir -p $(B)
-	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
-		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
+	$(STOCK)
 
 # Rounds of each Soft-RoCE build, alternated in one guest boot.
 SOFTROCE_ROUNDS ?= 5
@@ -222,6 +223,10 @@ $(B)/bench/softroce.txt: $(B)/pingpong-ours $(B)/pingpong-stock c-tests/bench/so
 		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES)
 	mv $@.tmp $@
 
+# Times and instruction counts (callgrind) of the inline original, a C shim
+# and librdmaverbs, and the Soft-RoCE runs; writes BENCHMARKS.md and
+# BENCHMARKS.svg. Never part of make test: nothing fails because a machine is
+# slow.
 bench: all $(B)/bench/bench $(B)/bench/libshim.so
 	rm -f $(B)/bench/softroce.txt
 	$(MAKE) $(B)/bench/softroce.txt
@@ -247,7 +252,7 @@ test-noalloc: $(B)/noalloc
 	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 $(B)/noalloc
 
 $(B)/concurrency: c-tests/concurrency.c all
-	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+	$(OURS)
 
 $(B)/tsan/concurrency: c-tests/concurrency.c all
 	@mkdir -p $(B)/tsan
@@ -269,18 +274,17 @@ test-install: all
 # The same program twice: against our header, and against the stock one (the
 # inline original, no librdmaverbs).
 $(B)/e2e-ours: c-tests/e2e/e2e.c all
-	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+	$(OURS)
 
 $(B)/e2e-stock: c-tests/e2e/e2e.c
 	@mkdir -p $(B)
-	$(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
-		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
+	$(STOCK)
 
 e2e: all $(B)/e2e-ours $(B)/e2e-stock $(B)/pingpong-ours $(B)/pingpong-stock
 	c-tests/e2e/e2e.sh $(B)
 
 $(B)/demo: c-tests/e2e/demo.c all
-	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+	$(OURS)
 
 # The README's first command: install what is missing, build, boot the
 # guest, run the demo session in it.
@@ -293,7 +297,6 @@ demo: deps
 # The crates the build needs, stored for the offline package build.
 vendor: Cargo.lock
 	$(CARGO) vendor --locked -q vendor > /dev/null
-	@touch vendor
 
 # librdmaverbs1 and librdmaverbs-dev, built from a copy of the tracked files
 # (so that the working tree is left alone) with no network at all when

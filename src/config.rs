@@ -94,11 +94,11 @@ unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
 /// # Safety
 /// None beyond opening a file: `unsafe` for the libc calls only.
 unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CStr>) {
-    match trace.map(CStr::to_bytes) {
-        None | Some(b"0") => {}
-        Some(b"1") => TRACE_FD.store(libc::STDERR_FILENO, Relaxed),
-        Some(_) => {
-            let path = trace.unwrap_or_default();
+    match trace {
+        None => {}
+        Some(v) if v.to_bytes() == b"0" => {}
+        Some(v) if v.to_bytes() == b"1" => TRACE_FD.store(libc::STDERR_FILENO, Relaxed),
+        Some(path) => {
             let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND | libc::O_CLOEXEC;
             // SAFETY: `path` is a C string.
             let fd = unsafe { libc::open(path.as_ptr(), flags, 0o644 as c_int) };
@@ -109,17 +109,14 @@ unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CS
             }
         }
     }
-    match stats.map(CStr::to_bytes) {
-        None | Some(b"0") => {}
-        Some(b"1") => {
+    match stats {
+        None => {}
+        Some(v) if v.to_bytes() == b"0" => {}
+        Some(v) if v.to_bytes() == b"1" => {
             STATS.store(true, Relaxed);
             crate::watch::print_stats_at_exit();
         }
-        Some(_) => warn(
-            "RDMAVERBS_STATS",
-            stats.unwrap_or_default(),
-            "not 0 or 1; not counting",
-        ),
+        Some(v) => warn("RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
     }
     if let Some(v) = spin {
         match parse_u32(v.to_bytes()).filter(|&n| n <= MAX_SPIN) {

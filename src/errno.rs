@@ -9,10 +9,7 @@ use crate::watch::{Call, Func, watch};
 /// those) becomes `errno`, and the result is `-1`.
 #[inline(always)]
 pub(crate) fn seterrno(ret: c_int) -> c_int {
-    if ret != 0 {
-        return fail(ret);
-    }
-    0
+    if ret != 0 { fail(ret) } else { ret }
 }
 
 /// The failing half of [`seterrno`], out of line: the success path then

@@ -98,14 +98,11 @@ pub unsafe extern "C" fn rdma_reg_write(
 /// deregistered.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
-    // SAFETY: forwarded from the caller.
-    watch!(mr, Func::DeregMr, Call::Dereg(mr), unsafe { dereg(mr) })
-}
-
-/// # Safety
-/// As [`rdma_dereg_mr`].
-#[inline(always)]
-unsafe fn dereg(mr: *mut ibv_mr) -> c_int {
-    // SAFETY: forwarded from the caller.
-    seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
+    // SAFETY: forwarded from the caller (`watch!` refuses a NULL `mr`).
+    watch!(
+        mr,
+        Func::DeregMr,
+        Call::Dereg(mr),
+        seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
+    )
 }

@@ -136,9 +136,9 @@ impl Call {
 /// or calls are watched, which [`config::gate`] tells with one compare. Then
 /// [`watched`] runs it out of line: -1 or NULL with `errno = EINVAL` for a
 /// NULL `$p`, else the body; and traces and counts it. `$what` describes the
-/// call. The body may assume `$p` is not NULL. (A macro, not a function taking closures, so that the
-/// fast path is the plain body: the closures' environment would be built on
-/// the stack before the branch.)
+/// call. The body may assume `$p` is not NULL. (A macro, not a function
+/// taking closures, so that the fast path is the plain body: the closures'
+/// environment would be built on the stack before the branch.)
 macro_rules! watch {
     ($p:expr, $f:expr, $what:expr, $body:expr) => {{
         let p = $p;
@@ -293,18 +293,35 @@ pub(crate) unsafe fn op(op: Op, ret: c_int) {
     let (f, failed, bytes) = match op {
         Op::PostSend { qp, wr } => {
             // SAFETY: the caller's QP and chain.
-            let bytes = unsafe { send_lines(fd, qp, wr, ret) };
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        send_line(fd, qp, w, ret, b);
+                    }
+                })
+            };
             (Func::OpPostSend, ret != 0, bytes)
         }
         Op::PostRecv { qp, wr } => {
             // SAFETY: the caller's QP and chain.
-            let bytes = unsafe { recv_lines(fd, Func::OpPostRecv, qp.cast(), b" qp=", wr, ret) };
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        recv_line(fd, Func::OpPostRecv, qp.cast(), w, ret, b);
+                    }
+                })
+            };
             (Func::OpPostRecv, ret != 0, bytes)
         }
         Op::PostSrqRecv { srq, wr } => {
             // SAFETY: the caller's SRQ and chain.
-            let bytes =
-                unsafe { recv_lines(fd, Func::OpPostSrqRecv, srq.cast(), b" srq=", wr, ret) };
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        recv_line(fd, Func::OpPostSrqRecv, srq.cast(), w, ret, b);
+                    }
+                })
+            };
             (Func::OpPostSrqRecv, ret != 0, bytes)
         }
         Op::PollCq { cq, wc } => {
@@ -313,11 +330,7 @@ pub(crate) unsafe fn op(op: Op, ret: c_int) {
             for i in 0..ret.max(0) as usize {
                 // SAFETY: the provider wrote `ret` completions.
                 let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
-                if w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS
-                    && w.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0
-                {
-                    bytes += u64::from(w.byte_len);
-                }
+                bytes += recv_bytes(w);
                 if let Some(fd) = fd {
                     let mut line = Line::start(Func::OpPollCq);
                     line.hex(b" cq=", cq as usize as u64);
@@ -348,14 +361,7 @@ pub(crate) unsafe fn op(op: Op, ret: c_int) {
         }
     };
     if config::stats() {
-        let c = &COUNTERS[f as usize];
-        c.calls.fetch_add(1, Relaxed);
-        if failed {
-            c.errors.fetch_add(1, Relaxed);
-        }
-        if bytes != 0 {
-            c.bytes.fetch_add(bytes, Relaxed);
-        }
+        tally(f, failed, bytes);
     }
     set_errno(err);
 }
@@ -371,16 +377,37 @@ unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
         .fold(0, u64::wrapping_add)
 }
 
-/// The trace lines of a send chain; returns the bytes posted.
+/// A work request of a chain, as [`chain`] walks it.
+trait WorkRequest {
+    fn sges(&self) -> (*mut ibv_sge, c_int);
+    fn next(&self) -> *mut Self;
+}
+
+impl WorkRequest for ibv_send_wr {
+    fn sges(&self) -> (*mut ibv_sge, c_int) {
+        (self.sg_list, self.num_sge)
+    }
+    fn next(&self) -> *mut Self {
+        self.next
+    }
+}
+
+impl WorkRequest for ibv_recv_wr {
+    fn sges(&self) -> (*mut ibv_sge, c_int) {
+        (self.sg_list, self.num_sge)
+    }
+    fn next(&self) -> *mut Self {
+        self.next
+    }
+}
+
+/// Walks a chain of work requests (at most [`MAX_CHAIN`]), calling `each`
+/// with each one and its bytes (0 unless the post succeeded); returns the
+/// bytes of them all.
 ///
 /// # Safety
-/// `qp` is live; `wr` is the caller's chain.
-unsafe fn send_lines(
-    fd: Option<c_int>,
-    qp: *mut ibv_qp,
-    mut wr: *mut ibv_send_wr,
-    ret: c_int,
-) -> u64 {
+/// `wr` is the caller's chain.
+unsafe fn chain<W: WorkRequest>(mut wr: *mut W, ret: c_int, mut each: impl FnMut(&W, u64)) -> u64 {
     let mut total = 0;
     for _ in 0..MAX_CHAIN {
         if wr.is_null() {
@@ -388,18 +415,16 @@ unsafe fn send_lines(
         }
         // SAFETY: the caller's chain.
         let w = unsafe { &*wr };
+        let (sgl, n) = w.sges();
         // SAFETY: accepted by the provider, so readable.
         let bytes = if ret == 0 {
-            unsafe { sge_bytes(w.sg_list, w.num_sge) }
+            unsafe { sge_bytes(sgl, n) }
         } else {
             0
         };
         total += bytes;
-        if let Some(fd) = fd {
-            // SAFETY: the caller's QP and work request.
-            unsafe { send_line(fd, qp, w, ret, bytes) };
-        }
-        wr = w.next;
+        each(w, bytes);
+        wr = w.next();
     }
     total
 }
@@ -459,51 +484,27 @@ unsafe fn send_line(fd: c_int, qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, byt
     line.write_to(fd);
 }
 
-/// The trace lines of a receive chain (to a QP or an SRQ); returns the bytes
-/// posted.
+/// The trace line of one receive work request, to a QP
+/// (`Func::OpPostRecv`) or an SRQ.
 ///
 /// # Safety
-/// `obj` is live; `wr` is the caller's chain.
-unsafe fn recv_lines(
-    fd: Option<c_int>,
-    f: Func,
-    obj: *mut c_void,
-    key: &[u8],
-    mut wr: *mut ibv_recv_wr,
-    ret: c_int,
-) -> u64 {
-    let mut total = 0;
-    for _ in 0..MAX_CHAIN {
-        if wr.is_null() {
-            break;
-        }
-        // SAFETY: the caller's chain.
-        let w = unsafe { &*wr };
-        // SAFETY: accepted by the provider, so readable.
-        let bytes = if ret == 0 {
-            unsafe { sge_bytes(w.sg_list, w.num_sge) }
-        } else {
-            0
-        };
-        total += bytes;
-        if let Some(fd) = fd {
-            let mut line = Line::start(f);
-            line.hex(key, obj as usize as u64);
-            if matches!(f, Func::OpPostRecv) {
-                // SAFETY: a live QP.
-                line.dec(b" qpn=", unsafe { (*obj.cast::<ibv_qp>()).qp_num }.into());
-            }
-            line.hex(b" wr_id=", w.wr_id);
-            line.dec(b" nsge=", w.num_sge.into());
-            if ret == 0 {
-                line.dec(b" bytes=", bytes as i64);
-            }
-            line.dec(b" ret=", ret.into());
-            line.write_to(fd);
-        }
-        wr = w.next;
+/// `obj` is the live QP or SRQ.
+unsafe fn recv_line(fd: c_int, f: Func, obj: *mut c_void, w: &ibv_recv_wr, ret: c_int, bytes: u64) {
+    let mut line = Line::start(f);
+    if matches!(f, Func::OpPostRecv) {
+        line.hex(b" qp=", obj as usize as u64);
+        // SAFETY: a live QP.
+        line.dec(b" qpn=", unsafe { (*obj.cast::<ibv_qp>()).qp_num }.into());
+    } else {
+        line.hex(b" srq=", obj as usize as u64);
     }
-    total
+    line.hex(b" wr_id=", w.wr_id);
+    line.dec(b" nsge=", w.num_sge.into());
+    if ret == 0 {
+        line.dec(b" bytes=", bytes as i64);
+    }
+    line.dec(b" ret=", ret.into());
+    line.write_to(fd);
 }
 
 /// One line on stderr, as is.
@@ -534,16 +535,32 @@ static COUNTERS: [Counters; 21] = [const {
 /// Counts one call: bytes are those posted (by a successful post), received
 /// (by a successful receive completion) or registered.
 fn count<R: Outcome>(f: Func, what: Call, ret: R) {
+    let failed = ret.failed();
+    // SAFETY: the call succeeded, so its pointers were valid and read.
+    let bytes = if failed { 0 } else { unsafe { bytes(what) } };
+    tally(f, failed, bytes);
+}
+
+/// Adds one call of `f` to its counters.
+fn tally(f: Func, failed: bool, bytes: u64) {
     let c = &COUNTERS[f as usize];
     c.calls.fetch_add(1, Relaxed);
-    if ret.failed() {
+    if failed {
         c.errors.fetch_add(1, Relaxed);
-        return;
     }
-    // SAFETY: the call succeeded, so its pointers were valid and read.
-    let bytes = unsafe { bytes(what) };
     if bytes != 0 {
         c.bytes.fetch_add(bytes, Relaxed);
+    }
+}
+
+/// The bytes a completion received: its length if it is a successful
+/// receive, else 0.
+fn recv_bytes(wc: &ibv_wc_head) -> u64 {
+    let recv = wc.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0;
+    if recv && wc.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+        u64::from(wc.byte_len)
+    } else {
+        0
     }
 }
 
@@ -562,20 +579,10 @@ unsafe fn bytes(what: Call) -> u64 {
         Call::Post {
             sges: Sges::List(sgl, n),
             ..
-        } => (0..n.max(0) as usize)
-            // SAFETY: the provider accepted these `n` SGEs.
-            .map(|i| u64::from(unsafe { (*sgl.add(i)).length }))
-            .sum(),
-        Call::Comp { wc, .. } => {
-            // SAFETY: a successful call wrote `*wc`.
-            let wc = unsafe { &*wc.cast::<ibv_wc_head>() };
-            let recv = wc.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0;
-            if recv && wc.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
-                u64::from(wc.byte_len)
-            } else {
-                0
-            }
-        }
+        // SAFETY: the provider accepted these `n` SGEs.
+        } => unsafe { sge_bytes(sgl, n) },
+        // SAFETY: a successful call wrote `*wc`.
+        Call::Comp { wc, .. } => recv_bytes(unsafe { &*wc.cast::<ibv_wc_head>() }),
         Call::SetErrno(_) | Call::Dereg(_) => 0,
     }
 }

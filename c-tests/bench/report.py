@@ -125,21 +125,17 @@ def softroce(path):
             v, r, lat, thr = line.split()
             runs[v, int(r)] = (float(lat), float(thr))
     rounds = sorted({r for _, r in runs})
-    rows = []
-    for v in [v for v in VARIANTS if any(k[0] == v for k in runs)]:
-        lat = [runs[v, r][0] for r in rounds]
-        thr = [runs[v, r][1] for r in rounds]
-        lr = [runs[v, r][0] / runs["stock", r][0] for r in rounds]
-        tr = [runs[v, r][1] / runs["stock", r][1] for r in rounds]
-        rows.append(f"| {v}: {VARIANTS[v]} | {median(lat):.0f} | {median(lr):.2f} "
-                    f"({min(lr):.2f}–{max(lr):.2f}) | {median(thr):.0f} | "
-                    f"{median(tr):.2f} ({min(tr):.2f}–{max(tr):.2f}) |")
-    prow = []
-    for v in [v for v in PERFTEST if any(k[0] == v for k in runs)]:
-        lat = [runs[v, r][0] for r in rounds]
-        lr = [runs[v, r][0] / runs["perftest", r][0] for r in rounds]
-        prow.append(f"| {v}: {PERFTEST[v]} | {median(lat):.0f} | {median(lr):.2f} "
-                    f"({min(lr):.2f}–{max(lr):.2f}) |")
+
+    def ratio(v, base, i):
+        """Median of field i, and its per-round ratio to `base`."""
+        xs = [runs[v, r][i] for r in rounds]
+        rs = [runs[v, r][i] / runs[base, r][i] for r in rounds]
+        return f"{median(xs):.0f} | {median(rs):.2f} ({min(rs):.2f}–{max(rs):.2f})"
+
+    rows = [f"| {v}: {VARIANTS[v]} | {ratio(v, 'stock', 0)} | {ratio(v, 'stock', 1)} |"
+            for v in VARIANTS if any(k[0] == v for k in runs)]
+    prow = [f"| {v}: {PERFTEST[v]} | {ratio(v, 'perftest', 0)} |"
+            for v in PERFTEST if any(k[0] == v for k in runs)]
     ptable = ("\n\nThe cost of watching a program that was never rebuilt: perftest's "
               "`ib_send_lat -R --use_old_post_send -n 2000` (2-byte ping-pong, busy "
               "polling), typical latency, in the same rounds:\n\n"

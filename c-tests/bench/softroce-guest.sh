@@ -4,7 +4,8 @@
 # emulated machine hits all of them alike. Appends one line per run to OUT:
 #   VARIANT ROUND latency_us throughput_msgs_s
 # Variants: stock (inline original), ours (librdmaverbs), spin (librdmaverbs
-# with RDMAVERBS_POLL_SPIN).
+# with RDMAVERBS_POLL_SPIN), and perftest's ib_send_lat not preloaded and
+# preloaded with nothing set, counting and tracing (throughput 0: not measured).
 # Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5

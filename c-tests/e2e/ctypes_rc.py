@@ -27,6 +27,8 @@ IBV_QPT_RC = 2
 IBV_SEND_INLINE = 8
 IBV_WC_SUCCESS = 0
 IBV_WC_RECV = 128
+CONSTANTS = ["RAI_PASSIVE", "RDMA_PS_TCP", "IBV_QPT_RC", "IBV_SEND_INLINE", "IBV_WC_SUCCESS",
+             "IBV_WC_RECV"]
 
 
 class rdma_addrinfo(C.Structure):
@@ -83,10 +85,8 @@ def layout():
         print(f"{cname} sizeof {C.sizeof(cls)}")
         for f in fields:
             print(f"{cname}.{f} offset {getattr(cls, f).offset}")
-    for name, value in [("RAI_PASSIVE", RAI_PASSIVE), ("RDMA_PS_TCP", RDMA_PS_TCP),
-                        ("IBV_QPT_RC", IBV_QPT_RC), ("IBV_SEND_INLINE", IBV_SEND_INLINE),
-                        ("IBV_WC_SUCCESS", IBV_WC_SUCCESS), ("IBV_WC_RECV", IBV_WC_RECV)]:
-        print(f"{name} value {value}")
+    for name in CONSTANTS:
+        print(f"{name} value {globals()[name]}")
 
 
 def load(path):
