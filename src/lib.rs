@@ -15,9 +15,22 @@
 //! librdmacm, an `sgl` of `nsge` entries, a `wc` to write one completion to),
 //! and `mr` may be NULL exactly where the original allows it.
 //!
-//! Module map: [`ffi`] (the C types and the provider dispatch that verbs.h
-//! inlines), [`errno`], [`mr`] (memory registration), [`post`] (posting work
-//! requests), [`comp`] (waiting for completions).
+//! # Layout
+//!
+//! Imports flow one way, top to bottom:
+//!
+//! - [`api`]: the exports, one module per area (errno, registration,
+//!   posting, completions). Built into both libraries.
+//! - [`preload`]: the interposition and the wrapped provider ops, exported
+//!   only by the preload library (`librdmaverbs-preload.so`); the linked
+//!   library's link drops it.
+//! - [`observe`]: beside the data path, consulted by both of the above with
+//!   what a call did: configuration, trace lines, counters.
+//! - [`verbs`]: the C types and the provider dispatch that `verbs.h` inlines.
+//! - [`functions`]: the one table of every function by name.
+//!
+//! The two libraries are the same static archive linked twice, with two
+//! version scripts (`src/librdmaverbs.map`, `src/preload.map`).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -27,14 +40,11 @@
 #[cfg(all(panic = "unwind", not(test)))]
 compile_error!("rdmaverbs must be built with panic = \"abort\" (see Cargo.toml profiles)");
 
-pub mod comp;
-mod config;
-pub mod errno;
-pub mod ffi;
-pub mod interpose;
-pub mod mr;
-pub mod post;
-mod watch;
+pub mod api;
+pub mod functions;
+mod observe;
+pub mod preload;
+pub mod verbs;
 
 #[cfg(test)]
 mod tests;

@@ -37,16 +37,6 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Waits for the next completion of the id's send CQ; returns 1, or -1 with errno.
- */
-int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
-
-/**
- * Waits for the next completion of the id's receive CQ; returns 1, or -1 with errno.
- */
-int rdma_get_recv_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
-
-/**
  * Sets errno to a non-zero ret and returns -1; returns 0 for 0.
  */
 int rdma_seterrno(int ret);
@@ -157,6 +147,16 @@ int rdma_post_ud_send(struct rdma_cm_id *id,
                       int flags,
                       struct ibv_ah *ah,
                       uint32_t remote_qpn);
+
+/**
+ * Waits for the next completion of the id's send CQ; returns 1, or -1 with errno.
+ */
+int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
+
+/**
+ * Waits for the next completion of the id's receive CQ; returns 1, or -1 with errno.
+ */
+int rdma_get_recv_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
 
 #ifdef __cplusplus
 }  // extern "C"

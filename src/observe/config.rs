@@ -114,7 +114,7 @@ unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CS
         Some(v) if v.to_bytes() == b"0" => {}
         Some(v) if v.to_bytes() == b"1" => {
             STATS.store(true, Relaxed);
-            crate::watch::print_stats_at_exit();
+            super::counters::print_at_exit();
         }
         Some(v) => warn("RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
     }
@@ -150,7 +150,7 @@ fn parse_u32(s: &[u8]) -> Option<u32> {
 
 /// One warning line on stderr: `rdmaverbs: VAR=value: what`.
 fn warn(var: &str, value: &CStr, what: &str) {
-    let mut line = crate::watch::Line::new();
+    let mut line = super::line::Line::new();
     let value = value.to_bytes();
     let shown = value.get(..200).unwrap_or(value);
     line.push(b"rdmaverbs: warning: ");

@@ -2,7 +2,9 @@
 
 use core::ffi::c_int;
 
-use crate::watch::{Call, Func, watch};
+use super::export::{Refused, observed};
+use crate::observe::Call;
+use crate::verbs::ibv_mr;
 
 /// Turns a verbs result into the API's convention: `0` stays `0`; anything
 /// else (a positive errno, or a negative value from a provider that returns
@@ -39,6 +41,18 @@ pub(crate) fn invalid_ptr<T>() -> *mut T {
     core::ptr::null_mut()
 }
 
+impl Refused for c_int {
+    fn refused() -> Self {
+        invalid()
+    }
+}
+
+impl Refused for *mut ibv_mr {
+    fn refused() -> Self {
+        invalid_ptr()
+    }
+}
+
 /// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
 ///
 /// # Safety
@@ -46,8 +60,5 @@ pub(crate) fn invalid_ptr<T>() -> *mut T {
 /// of this library has the same shape.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_seterrno(ret: c_int) -> c_int {
-    // No pointer to test: a dangling, non-NULL one makes the gate a test of
-    // "watching" alone.
-    let p = core::ptr::NonNull::<u8>::dangling().as_ptr();
-    watch!(p, Func::SetErrno, Call::SetErrno(ret), seterrno(ret))
+    observed!(SetErrno, -, Call::SetErrno(ret), seterrno(ret))
 }

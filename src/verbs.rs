@@ -1,4 +1,5 @@
-//! The C types the API takes, and the provider dispatch that `verbs.h` inlines.
+//! The verbs layer: the C types the API takes, the provider dispatch that
+//! `verbs.h` inlines, and the kinds of work request the exports build.
 //!
 //! The verbs types come from `ibverbs-sys`. `struct rdma_cm_id` belongs to
 //! librdmacm, which `ibverbs-sys` does not cover, so it is declared here; the
@@ -10,6 +11,35 @@ pub use ibverbs_sys::{
     ibv_ah, ibv_comp_channel, ibv_context, ibv_cq, ibv_mr, ibv_pd, ibv_qp, ibv_recv_wr,
     ibv_send_wr, ibv_sge, ibv_srq, ibv_wc,
 };
+
+/// What kind of send-queue work request to build (the posting exports), or
+/// was built (the trace of one).
+#[derive(Clone, Copy)]
+pub enum SendOp {
+    /// `IBV_WR_SEND`.
+    Send,
+    /// `IBV_WR_RDMA_READ` from `remote_addr`, `rkey`.
+    Read {
+        /// The remote address.
+        remote_addr: u64,
+        /// The remote key.
+        rkey: u32,
+    },
+    /// `IBV_WR_RDMA_WRITE` to `remote_addr`, `rkey`.
+    Write {
+        /// The remote address.
+        remote_addr: u64,
+        /// The remote key.
+        rkey: u32,
+    },
+    /// `IBV_WR_SEND` on a UD QP, to `ah`, `remote_qpn`.
+    UdSend {
+        /// The address handle.
+        ah: *mut ibv_ah,
+        /// The remote QP number.
+        remote_qpn: u32,
+    },
+}
 
 /// `RDMA_UDP_QKEY` from `<rdma/rdma_cma.h>`: the Q_Key of every UD QP that
 /// librdmacm creates, which `rdma_post_ud_send` puts in each work request.

@@ -20,9 +20,8 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use ibverbs_sys::{ibv_context_ops, ibv_device};
 
-use crate::config;
-use crate::ffi::{ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
-use crate::watch::{self, Op};
+use crate::observe::{self, Op, record_op};
+use crate::verbs::{ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
 
 type OpenFn = unsafe extern "C" fn(*mut ibv_device) -> *mut ibv_context;
 type CloseFn = unsafe extern "C" fn(*mut ibv_context) -> c_int;
@@ -37,11 +36,11 @@ type CloseFn = unsafe extern "C" fn(*mut ibv_context) -> c_int;
 pub unsafe extern "C" fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_context {
     static REAL: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
     let Some(real) = real(&REAL, c"ibv_open_device") else {
-        return crate::errno::invalid_ptr();
+        return core::ptr::null_mut();
     };
     // SAFETY: libibverbs' own function, with the caller's argument.
     let ctx = unsafe { core::mem::transmute::<*mut c_void, OpenFn>(real)(device) };
-    if !ctx.is_null() && config::watching() {
+    if !ctx.is_null() && observe::watching() {
         // SAFETY: a context libibverbs just opened.
         unsafe { wrap(ctx) };
     }
@@ -56,7 +55,7 @@ pub unsafe extern "C" fn ibv_open_device(device: *mut ibv_device) -> *mut ibv_co
 pub unsafe extern "C" fn ibv_close_device(ctx: *mut ibv_context) -> c_int {
     static REAL: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
     let Some(real) = real(&REAL, c"ibv_close_device") else {
-        return crate::errno::invalid();
+        return -1;
     };
     if !ctx.is_null() {
         // SAFETY: the caller's open context.
@@ -138,7 +137,7 @@ unsafe fn wrap(ctx: *mut ibv_context) {
             ops.req_notify_cq = Some(req_notify_cq);
         }
     } else {
-        watch::warn_line(b"rdmaverbs: warning: more than 64 open devices; not watching the rest");
+        observe::warn_line(b"rdmaverbs: warning: more than 64 open devices; not watching the rest");
     }
     unlock();
 }
@@ -197,7 +196,7 @@ unsafe extern "C" fn post_send(
     // SAFETY: the provider's op, with the caller's arguments.
     let ret = unsafe { op(qp, wr, bad) };
     // SAFETY: the caller's work requests, still valid after the call.
-    unsafe { watch::op(Op::PostSend { qp, wr }, ret) };
+    unsafe { record_op(Op::PostSend { qp, wr }, ret) };
     ret
 }
 
@@ -217,7 +216,7 @@ unsafe extern "C" fn post_recv(
     // SAFETY: as in `post_send`.
     let ret = unsafe { op(qp, wr, bad) };
     // SAFETY: as in `post_send`.
-    unsafe { watch::op(Op::PostRecv { qp, wr }, ret) };
+    unsafe { record_op(Op::PostRecv { qp, wr }, ret) };
     ret
 }
 
@@ -237,7 +236,7 @@ unsafe extern "C" fn post_srq_recv(
     // SAFETY: as in `post_send`.
     let ret = unsafe { op(srq, wr, bad) };
     // SAFETY: as in `post_send`.
-    unsafe { watch::op(Op::PostSrqRecv { srq, wr }, ret) };
+    unsafe { record_op(Op::PostSrqRecv { srq, wr }, ret) };
     ret
 }
 
@@ -254,7 +253,7 @@ unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_in
     // SAFETY: as in `post_send`.
     let ret = unsafe { op(cq, n, wc) };
     // SAFETY: the provider wrote `ret` completions to `wc`.
-    unsafe { watch::op(Op::PollCq { cq, wc }, ret) };
+    unsafe { record_op(Op::PollCq { cq, wc }, ret) };
     ret
 }
 
@@ -270,6 +269,6 @@ unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_
     // SAFETY: as in `post_send`.
     let ret = unsafe { op(cq, solicited_only) };
     // SAFETY: nothing is read.
-    unsafe { watch::op(Op::ReqNotifyCq { cq }, ret) };
+    unsafe { record_op(Op::ReqNotifyCq { cq }, ret) };
     ret
 }

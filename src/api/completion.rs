@@ -3,10 +3,11 @@
 use core::ffi::{c_int, c_void};
 use core::ptr;
 
-use crate::config;
-use crate::errno::{invalid, seterrno};
-use crate::ffi::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
-use crate::watch::{self, Call, Func, watch};
+use super::errno::{invalid, seterrno};
+use super::export::observed;
+use crate::functions::Func;
+use crate::observe::{self, Call};
+use crate::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
 
 /// Which of the id's two completion queues to wait on.
 #[derive(Clone, Copy)]
@@ -85,7 +86,7 @@ fn polled(ret: c_int) -> c_int {
 ///
 /// # Safety
 /// `id` points to a valid `rdma_cm_id` (tested for NULL by the export's
-/// [`watch!`]); its non-NULL CQs and channels are live; a non-NULL `wc` has
+/// [`observed!`]); its non-NULL CQs and channels are live; a non-NULL `wc` has
 /// room for one completion.
 #[inline(always)]
 unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
@@ -117,7 +118,7 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
     unsafe {
         let mut waited = false;
         loop {
-            for _ in 0..config::poll_spin() {
+            for _ in 0..observe::poll_spin() {
                 let ret = ibv_poll_cq(q.cq(id), 1, wc);
                 if ret != 0 {
                     return polled(ret);
@@ -136,7 +137,7 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
                 return invalid();
             }
             if !waited {
-                watch::blocked(q.func());
+                observe::blocked(q.func());
                 waited = true;
             }
             let mut ev_cq: *mut ibv_cq = ptr::null_mut();
@@ -173,7 +174,7 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    watch!(id, Func::GetSendComp, Call::Comp { id, wc }, unsafe {
+    observed!(GetSendComp, id, Call::Comp { id, wc }, unsafe {
         get_comp(id, wc, Queue::Send)
     })
 }
@@ -187,7 +188,7 @@ pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_recv_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    watch!(id, Func::GetRecvComp, Call::Comp { id, wc }, unsafe {
+    observed!(GetRecvComp, id, Call::Comp { id, wc }, unsafe {
         get_comp(id, wc, Queue::Recv)
     })
 }

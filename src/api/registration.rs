@@ -5,13 +5,14 @@ use core::ffi::{c_int, c_void};
 
 use ibverbs_sys::ibv_access_flags as access;
 
-use crate::errno::{invalid_ptr, seterrno};
-use crate::ffi::{ibv_mr, rdma_cm_id};
-use crate::watch::{Call, Func, watch};
+use super::errno::{invalid_ptr, seterrno};
+use super::export::observed;
+use crate::observe::Call;
+use crate::verbs::{ibv_mr, rdma_cm_id};
 
 /// Registers `addr..addr+length` on the id's protection domain; NULL with
-/// `errno = EINVAL` when it has none (a NULL id is the export's [`watch!`]'s
-/// to refuse).
+/// `errno = EINVAL` when it has none (a NULL id is the export's
+/// [`observed!`]'s to refuse).
 ///
 /// verbs.h makes `ibv_reg_mr` a macro; with access flags that are constants
 /// without `IBV_ACCESS_OPTIONAL_RANGE`, as here, it calls the exported
@@ -46,7 +47,7 @@ pub unsafe extern "C" fn rdma_reg_msgs(
 ) -> *mut ibv_mr {
     let flags = access::IBV_ACCESS_LOCAL_WRITE;
     // SAFETY: forwarded from the caller.
-    watch!(id, Func::RegMsgs, Call::Reg { id, addr, length }, unsafe {
+    observed!(RegMsgs, id, Call::Reg { id, addr, length }, unsafe {
         reg(id, addr, length, flags)
     })
 }
@@ -66,7 +67,7 @@ pub unsafe extern "C" fn rdma_reg_read(
 ) -> *mut ibv_mr {
     let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_READ;
     // SAFETY: forwarded from the caller.
-    watch!(id, Func::RegRead, Call::Reg { id, addr, length }, unsafe {
+    observed!(RegRead, id, Call::Reg { id, addr, length }, unsafe {
         reg(id, addr, length, flags)
     })
 }
@@ -86,7 +87,7 @@ pub unsafe extern "C" fn rdma_reg_write(
 ) -> *mut ibv_mr {
     let flags = access::IBV_ACCESS_LOCAL_WRITE | access::IBV_ACCESS_REMOTE_WRITE;
     // SAFETY: forwarded from the caller.
-    watch!(id, Func::RegWrite, Call::Reg { id, addr, length }, unsafe {
+    observed!(RegWrite, id, Call::Reg { id, addr, length }, unsafe {
         reg(id, addr, length, flags)
     })
 }
@@ -98,10 +99,10 @@ pub unsafe extern "C" fn rdma_reg_write(
 /// deregistered.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
-    // SAFETY: forwarded from the caller (`watch!` refuses a NULL `mr`).
-    watch!(
+    // SAFETY: forwarded from the caller (`observed!` refuses a NULL `mr`).
+    observed!(
+        DeregMr,
         mr,
-        Func::DeregMr,
         Call::Dereg(mr),
         seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
     )

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+mod layout;
+
 const HEADER: &str = "include/rdma/rdma_verbs.h";
 
 /// The committed drop-in header equals what cbindgen generates from `src/`.
@@ -55,7 +57,7 @@ fn size_of_field<T, F>(_: fn(&T) -> &F) -> usize {
 /// The sizes of the structs the library builds, copies or passes by pointer
 /// to the provider, as `(C struct, Rust size)`.
 fn struct_sizes() -> Vec<(&'static str, usize)> {
-    use crate::ffi::*;
+    use crate::verbs::*;
     use core::mem::size_of;
     vec![
         ("struct rdma_cm_id", size_of::<rdma_cm_id>()),
@@ -68,7 +70,7 @@ fn struct_sizes() -> Vec<(&'static str, usize)> {
 
 #[test]
 fn layout_matches_system_headers() {
-    use crate::ffi::*;
+    use crate::verbs::*;
     use ibverbs_sys::ibv_context_ops;
     let fields = fields! {
         "struct rdma_cm_id" rdma_cm_id {
@@ -173,7 +175,7 @@ fn c_answers(name: &str, body: &str) -> String {
 /// The trace's names of completion statuses are `enum ibv_wc_status`'s, by value.
 #[test]
 fn wc_status_names_match_header() {
-    let names = crate::watch::STATUS;
+    let names = crate::observe::STATUS;
     let body: String = names
         .iter()
         .map(|n| format!("printf(\"%d\\n\", (int)IBV_WC_{n});\n"))
@@ -183,6 +185,6 @@ fn wc_status_names_match_header() {
     let want: Vec<usize> = (0..names.len()).collect();
     assert_eq!(
         values, want,
-        "STATUS in watch.rs is out of step with verbs.h"
+        "STATUS in observe/trace.rs is out of step with verbs.h"
     );
 }

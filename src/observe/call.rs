@@ -1,0 +1,143 @@
+//! What a call of an export was, as the observer is told it: [`Call`], and
+//! what it returned ([`Returned`]).
+
+use core::ffi::{c_int, c_void};
+
+use super::line::Line;
+use crate::verbs::{SendOp, ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
+
+/// The SGEs of a posting call.
+#[derive(Clone, Copy)]
+pub(crate) enum Sges {
+    /// The one-buffer functions: one SGE of this length.
+    One(usize),
+    /// The vectored functions' `sgl` and `nsge`.
+    List(*mut ibv_sge, c_int),
+}
+
+/// A call of an export, as far as a trace line shows it.
+#[derive(Clone, Copy)]
+pub(crate) enum Call {
+    /// `rdma_seterrno(ret)`.
+    SetErrno(c_int),
+    /// A registration helper.
+    Reg {
+        id: *mut rdma_cm_id,
+        addr: *mut c_void,
+        length: usize,
+    },
+    /// `rdma_dereg_mr(mr)`: `mr` is gone after the call; only its address is shown.
+    Dereg(*mut ibv_mr),
+    /// A posting function; `op` is `None` for a receive.
+    Post {
+        id: *mut rdma_cm_id,
+        context: *mut c_void,
+        sges: Sges,
+        flags: c_int,
+        op: Option<SendOp>,
+    },
+    /// `rdma_get_send_comp` / `rdma_get_recv_comp`.
+    Comp {
+        id: *mut rdma_cm_id,
+        wc: *mut ibv_wc,
+    },
+}
+
+impl Call {
+    /// A posting call.
+    pub(crate) fn post(
+        id: *mut rdma_cm_id,
+        context: *mut c_void,
+        sges: Sges,
+        flags: c_int,
+        op: Option<SendOp>,
+    ) -> Call {
+        Call::Post {
+            id,
+            context,
+            sges,
+            flags,
+            op,
+        }
+    }
+
+    /// The bytes a successful call moved or registered: those posted, those
+    /// received (a successful receive completion) or registered.
+    ///
+    /// # Safety
+    /// The call succeeded: a `List` holds `nsge` readable SGEs, a `Comp`'s
+    /// `wc` was written.
+    pub(super) unsafe fn bytes(self) -> u64 {
+        match self {
+            Call::Reg { length, .. } => length as u64,
+            Call::Post {
+                sges: Sges::One(len),
+                ..
+            } => len as u64,
+            Call::Post {
+                sges: Sges::List(sgl, n),
+                ..
+            // SAFETY: the provider accepted these `n` SGEs.
+            } => unsafe { sge_bytes(sgl, n) },
+            // SAFETY: a successful call wrote `*wc`.
+            Call::Comp { wc, .. } => recv_bytes(unsafe { &*wc.cast::<ibv_wc_head>() }),
+            Call::SetErrno(_) | Call::Dereg(_) => 0,
+        }
+    }
+}
+
+/// What an export returns: a status, or a registered MR.
+pub(crate) trait Returned: Copy {
+    /// The call failed (and set `errno`).
+    fn failed(self) -> bool;
+    /// ` ret=...` and what follows from it, on a trace line.
+    fn show(self, line: &mut Line);
+}
+
+impl Returned for c_int {
+    fn failed(self) -> bool {
+        self < 0
+    }
+    fn show(self, line: &mut Line) {
+        line.dec(b" ret=", self.into());
+    }
+}
+
+impl Returned for *mut ibv_mr {
+    fn failed(self) -> bool {
+        self.is_null()
+    }
+    fn show(self, line: &mut Line) {
+        if self.is_null() {
+            line.push(b" ret=NULL");
+        } else {
+            // SAFETY: the registration just returned this MR.
+            let (lkey, rkey) = unsafe { ((*self).lkey, (*self).rkey) };
+            line.hex(b" ret=", self as usize as u64);
+            line.hex(b" lkey=", lkey.into());
+            line.hex(b" rkey=", rkey.into());
+        }
+    }
+}
+
+/// The bytes of an SGE list.
+///
+/// # Safety
+/// `sgl` holds `n` readable SGEs (or `n <= 0`).
+pub(super) unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
+    (0..n.max(0) as usize)
+        // SAFETY: as the caller says.
+        .map(|i| u64::from(unsafe { (*sgl.add(i)).length }))
+        .fold(0, u64::wrapping_add)
+}
+
+/// The bytes a completion received: its length if it is a successful
+/// receive, else 0.
+pub(super) fn recv_bytes(wc: &ibv_wc_head) -> u64 {
+    let recv = wc.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0;
+    if recv && wc.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+        u64::from(wc.byte_len)
+    } else {
+        0
+    }
+}

@@ -1,0 +1,94 @@
+//! `RDMAVERBS_STATS`: per function, calls, bytes, errors and (for the
+//! functions that may block) calls that had to wait; printed as a table on
+//! stderr at exit.
+
+use core::ffi::c_int;
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use super::line::Line;
+use crate::functions::Func;
+
+struct Counters {
+    calls: AtomicU64,
+    bytes: AtomicU64,
+    errors: AtomicU64,
+    blocked: AtomicU64,
+}
+
+static COUNTERS: [Counters; Func::COUNT] = [const {
+    Counters {
+        calls: AtomicU64::new(0),
+        bytes: AtomicU64::new(0),
+        errors: AtomicU64::new(0),
+        blocked: AtomicU64::new(0),
+    }
+}; Func::COUNT];
+
+/// Adds one call of `f` to its counters.
+pub(super) fn tally(f: Func, failed: bool, bytes: u64) {
+    let c = &COUNTERS[f as usize];
+    c.calls.fetch_add(1, Relaxed);
+    if failed {
+        c.errors.fetch_add(1, Relaxed);
+    }
+    if bytes != 0 {
+        c.bytes.fetch_add(bytes, Relaxed);
+    }
+}
+
+/// Counts a call of `f` that had to wait for a completion event.
+pub(super) fn blocked(f: Func) {
+    COUNTERS[f as usize].blocked.fetch_add(1, Relaxed);
+}
+
+/// Prints the counters on stderr when the program exits (or the library is
+/// unloaded).
+pub(super) fn print_at_exit() {
+    extern "C" fn print() {
+        print_table(libc::STDERR_FILENO);
+    }
+    // SAFETY: registering a function that lives as long as the library: the
+    // atexit linked into a shared library runs it at dlclose too.
+    unsafe { libc::atexit(print) };
+}
+
+/// The counters as a table, one `write(2)` per line.
+fn print_table(fd: c_int) {
+    let mut line = Line::new();
+    // SAFETY: getpid cannot fail.
+    line.dec(
+        b"rdmaverbs: calls of process ",
+        unsafe { libc::getpid() }.into(),
+    );
+    line.push(b" (RDMAVERBS_STATS=1):");
+    line.write_to(fd);
+    let mut line = Line::new();
+    line.push(b"rdmaverbs: function            ");
+    line.push(b"        calls          bytes     errors    blocked");
+    line.write_to(fd);
+    let mut any = false;
+    for (&f, c) in Func::ALL.iter().zip(&COUNTERS) {
+        let calls = c.calls.load(Relaxed);
+        if calls == 0 {
+            continue;
+        }
+        any = true;
+        let mut line = Line::new();
+        line.push(b"rdmaverbs: ");
+        line.left(f.name().as_bytes(), 20);
+        line.right(calls, 13);
+        line.right(c.bytes.load(Relaxed), 15);
+        line.right(c.errors.load(Relaxed), 11);
+        if f.may_block() {
+            line.right(c.blocked.load(Relaxed), 11);
+        } else {
+            line.push(b"          -");
+        }
+        line.write_to(fd);
+    }
+    if !any {
+        let mut line = Line::new();
+        line.push(b"rdmaverbs: (no calls)");
+        line.write_to(fd);
+    }
+}

@@ -1,0 +1,167 @@
+//! One line of output (a trace line, a row of the exit table, a warning),
+//! built on the stack and written with one `write(2)`.
+//!
+//! Formatting is by hand, not `core::fmt`: nothing here has a panic path,
+//! so observing can never abort the host program (and the library carries
+//! no panic machinery; `make test-symbols` checks that).
+
+use core::ffi::c_int;
+use core::num::NonZeroU64;
+
+use crate::functions::Func;
+
+/// One line of output; too long a line is cut.
+pub(crate) struct Line {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl Line {
+    pub(crate) fn new() -> Self {
+        Line {
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+
+    /// A trace line's start: `rdmaverbs[TID]: NAME`.
+    pub(crate) fn start(f: Func) -> Self {
+        let mut line = Line::new();
+        // SAFETY: gettid cannot fail.
+        line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
+        line.push(b"]: ");
+        line.push(f.name().as_bytes());
+        line
+    }
+
+    /// Appends `bytes`, as much as fits (one byte stays free for the newline).
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        let room = self.buf.len().saturating_sub(self.len + 1);
+        let free = self.buf.get_mut(self.len..).unwrap_or_default();
+        let mut n = 0;
+        for (d, s) in free.iter_mut().zip(bytes.iter().take(room)) {
+            *d = *s;
+            n += 1;
+        }
+        self.len += n;
+    }
+
+    /// `key` and `n` in decimal.
+    pub(crate) fn dec(&mut self, key: &[u8], n: i64) {
+        self.push(key);
+        if n < 0 {
+            self.push(b"-");
+        }
+        let mut d = [0; 20];
+        self.push(digits(n.unsigned_abs(), DEC, &mut d));
+    }
+
+    /// `key` and `n` in hexadecimal, with `0x`.
+    pub(crate) fn hex(&mut self, key: &[u8], n: u64) {
+        self.push(key);
+        self.push(b"0x");
+        let mut d = [0; 20];
+        self.push(digits(n, HEX, &mut d));
+    }
+
+    /// `text`, then spaces up to `width`.
+    pub(crate) fn left(&mut self, text: &[u8], width: usize) {
+        self.push(text);
+        self.spaces(width.saturating_sub(text.len()));
+    }
+
+    /// Spaces, then `n` in decimal, `width` wide.
+    pub(crate) fn right(&mut self, n: u64, width: usize) {
+        let mut d = [0; 20];
+        let text = digits(n, DEC, &mut d);
+        self.spaces(width.saturating_sub(text.len()));
+        self.push(text);
+    }
+
+    fn spaces(&mut self, n: usize) {
+        for _ in 0..n {
+            self.push(b" ");
+        }
+    }
+
+    /// The line with its newline, ready to write.
+    pub(crate) fn finish(&mut self) -> &[u8] {
+        if let Some(end) = self.buf.get_mut(self.len) {
+            *end = b'\n';
+            self.len += 1;
+        }
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
+    /// Writes the line and a newline with one `write(2)`; errors are ignored
+    /// (observing never changes what the program sees).
+    pub(crate) fn write_to(mut self, fd: c_int) {
+        write_all(fd, self.finish());
+    }
+}
+
+/// One `write(2)` of `bytes` (again after `EINTR`); errors are ignored.
+pub(crate) fn write_all(fd: c_int, bytes: &[u8]) {
+    loop {
+        // SAFETY: `bytes` is initialised memory of that length.
+        let w = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        // SAFETY: __errno_location() returns this thread's errno.
+        if w >= 0 || unsafe { *libc::__errno_location() } != libc::EINTR {
+            break;
+        }
+    }
+}
+
+/// One line on stderr, as is.
+pub(crate) fn warn_line(text: &[u8]) {
+    let mut line = Line::new();
+    line.push(text);
+    line.write_to(libc::STDERR_FILENO);
+}
+
+const DEC: NonZeroU64 = NonZeroU64::new(10).unwrap();
+const HEX: NonZeroU64 = NonZeroU64::new(16).unwrap();
+
+/// The digits of `n` in `base` (10 or 16), in the tail of `d`.
+fn digits(mut n: u64, base: NonZeroU64, d: &mut [u8; 20]) -> &[u8] {
+    let mut start = d.len();
+    for slot in d.iter_mut().rev() {
+        let digit = (n % base) as u8;
+        *slot = if digit < 10 {
+            b'0' + digit
+        } else {
+            b'a' + digit - 10
+        };
+        start -= 1;
+        n /= base;
+        if n == 0 {
+            break;
+        }
+    }
+    d.get(start..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_is_cut_not_overrun() {
+        let mut l = Line::new();
+        for _ in 0..100 {
+            l.push(b"0123456789");
+        }
+        assert_eq!(l.len, 511);
+        assert_eq!(l.finish().len(), 512);
+    }
+
+    #[test]
+    fn numbers() {
+        let mut l = Line::new();
+        l.dec(b"a=", -42);
+        l.hex(b" b=", 0xbeef);
+        l.dec(b" c=", i64::MIN);
+        l.right(7, 3);
+        assert_eq!(l.finish(), b"a=-42 b=0xbeef c=-9223372036854775808  7\n");
+    }
+}

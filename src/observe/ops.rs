@@ -1,0 +1,182 @@
+//! Records of the provider ops that the preload library wraps: a trace line
+//! per work request posted and per completion polled (none for an empty
+//! poll), and the counters.
+
+use core::ffi::c_int;
+
+use super::call::{recv_bytes, sge_bytes};
+use super::line::Line;
+use super::scope::{IN_API, errno, set_errno};
+use super::trace::{recv_line, send_line, show_wc};
+use super::{config, counters};
+use crate::functions::Func;
+use crate::verbs::{
+    ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_sge, ibv_srq, ibv_wc, ibv_wc_head,
+};
+
+/// A call of a wrapped provider op.
+#[derive(Clone, Copy)]
+pub(crate) enum Op {
+    PostSend {
+        qp: *mut ibv_qp,
+        wr: *mut ibv_send_wr,
+    },
+    PostRecv {
+        qp: *mut ibv_qp,
+        wr: *mut ibv_recv_wr,
+    },
+    PostSrqRecv {
+        srq: *mut ibv_srq,
+        wr: *mut ibv_recv_wr,
+    },
+    PollCq {
+        cq: *mut ibv_cq,
+        wc: *mut ibv_wc,
+    },
+    ReqNotifyCq {
+        cq: *mut ibv_cq,
+    },
+}
+
+/// The longest chain of work requests shown (and counted) per post.
+const MAX_CHAIN: usize = 4096;
+
+/// Records a call of a wrapped op that returned `ret`. Calls made by the
+/// exports are theirs to record.
+///
+/// # Safety
+/// The work request chain is the caller's, valid; `wc` holds `ret`
+/// completions when `ret > 0`.
+pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
+    if IN_API.get() {
+        return;
+    }
+    let err = errno();
+    let fd = config::trace_fd();
+    let (f, failed, bytes) = match op {
+        Op::PostSend { qp, wr } => {
+            // SAFETY: the caller's QP and chain.
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        send_line(fd, qp, w, ret, b);
+                    }
+                })
+            };
+            (Func::OpPostSend, ret != 0, bytes)
+        }
+        Op::PostRecv { qp, wr } => {
+            // SAFETY: the caller's QP and chain.
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        recv_line(fd, Func::OpPostRecv, qp.cast(), w, ret, b);
+                    }
+                })
+            };
+            (Func::OpPostRecv, ret != 0, bytes)
+        }
+        Op::PostSrqRecv { srq, wr } => {
+            // SAFETY: the caller's SRQ and chain.
+            let bytes = unsafe {
+                chain(wr, ret, |w, b| {
+                    if let Some(fd) = fd {
+                        recv_line(fd, Func::OpPostSrqRecv, srq.cast(), w, ret, b);
+                    }
+                })
+            };
+            (Func::OpPostSrqRecv, ret != 0, bytes)
+        }
+        Op::PollCq { cq, wc } => {
+            let mut bytes = 0;
+            let stride = core::mem::size_of::<ibv_wc>();
+            for i in 0..ret.max(0) as usize {
+                // SAFETY: the provider wrote `ret` completions.
+                let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
+                bytes += recv_bytes(w);
+                if let Some(fd) = fd {
+                    let mut line = Line::start(Func::OpPollCq);
+                    line.hex(b" cq=", cq as usize as u64);
+                    line.dec(b" ret=", ret.into());
+                    line.dec(b" qpn=", w.qp_num.into());
+                    show_wc(&mut line, w);
+                    line.write_to(fd);
+                }
+            }
+            if ret < 0 {
+                if let Some(fd) = fd {
+                    let mut line = Line::start(Func::OpPollCq);
+                    line.hex(b" cq=", cq as usize as u64);
+                    line.dec(b" ret=", ret.into());
+                    line.write_to(fd);
+                }
+            }
+            (Func::OpPollCq, ret < 0, bytes)
+        }
+        Op::ReqNotifyCq { cq } => {
+            if let Some(fd) = fd {
+                let mut line = Line::start(Func::OpReqNotifyCq);
+                line.hex(b" cq=", cq as usize as u64);
+                line.dec(b" ret=", ret.into());
+                line.write_to(fd);
+            }
+            (Func::OpReqNotifyCq, ret != 0, 0)
+        }
+    };
+    if config::stats() {
+        counters::tally(f, failed, bytes);
+    }
+    set_errno(err);
+}
+
+/// A work request of a chain, as [`chain`] walks it.
+trait WorkRequest {
+    fn sges(&self) -> (*mut ibv_sge, c_int);
+    fn next(&self) -> *mut Self;
+}
+
+impl WorkRequest for ibv_send_wr {
+    fn sges(&self) -> (*mut ibv_sge, c_int) {
+        (self.sg_list, self.num_sge)
+    }
+    fn next(&self) -> *mut Self {
+        self.next
+    }
+}
+
+impl WorkRequest for ibv_recv_wr {
+    fn sges(&self) -> (*mut ibv_sge, c_int) {
+        (self.sg_list, self.num_sge)
+    }
+    fn next(&self) -> *mut Self {
+        self.next
+    }
+}
+
+/// Walks a chain of work requests (at most [`MAX_CHAIN`]), calling `each`
+/// with each one and its bytes (0 unless the post succeeded); returns the
+/// bytes of them all.
+///
+/// # Safety
+/// `wr` is the caller's chain.
+unsafe fn chain<W: WorkRequest>(mut wr: *mut W, ret: c_int, mut each: impl FnMut(&W, u64)) -> u64 {
+    let mut total = 0;
+    for _ in 0..MAX_CHAIN {
+        if wr.is_null() {
+            break;
+        }
+        // SAFETY: the caller's chain.
+        let w = unsafe { &*wr };
+        let (sgl, n) = w.sges();
+        // SAFETY: accepted by the provider, so readable.
+        let bytes = if ret == 0 {
+            unsafe { sge_bytes(sgl, n) }
+        } else {
+            0
+        };
+        total += bytes;
+        each(w, bytes);
+        wr = w.next();
+    }
+    total
+}

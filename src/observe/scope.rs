@@ -1,0 +1,67 @@
+//! One watched call of an export, from before its body runs to its record
+//! ([`Scope`]); and the thread's "inside an export" flag, which keeps the
+//! provider ops that an export calls from being recorded twice.
+
+use core::cell::Cell;
+use core::ffi::c_int;
+
+use super::call::{Call, Returned};
+use super::{config, counters, trace};
+use crate::functions::Func;
+
+thread_local! {
+    /// Set while an export runs its body, so that the provider ops it calls
+    /// are not recorded a second time.
+    pub(super) static IN_API: Cell<bool> = const { Cell::new(false) };
+}
+
+/// One watched call of an export, from before its body runs to its record.
+pub(crate) struct Scope {
+    outer: bool,
+}
+
+impl Scope {
+    /// Marks this thread as inside an export.
+    pub(crate) fn enter() -> Scope {
+        Scope {
+            outer: IN_API.replace(true),
+        }
+    }
+
+    /// Records the call `call` of `f`, which returned `ret`: its counters and
+    /// trace line. `errno` is left as the call left it.
+    pub(crate) fn record<R: Returned>(self, f: Func, call: Call, ret: R) {
+        IN_API.set(self.outer);
+        let err = errno();
+        if config::stats() {
+            let failed = ret.failed();
+            // SAFETY: the call succeeded, so its pointers were valid and read.
+            let bytes = if failed { 0 } else { unsafe { call.bytes() } };
+            counters::tally(f, failed, bytes);
+        }
+        if let Some(fd) = config::trace_fd() {
+            // SAFETY: the pointers in `call` are the caller's, valid by the
+            // export's contract (or NULL, which is not read).
+            unsafe { trace::call_line(fd, f, call, ret, err) };
+        }
+        set_errno(err);
+    }
+}
+
+/// Counts a call of `f` that had to wait for a completion event (once per
+/// call; the caller knows whether it already did).
+pub(crate) fn blocked(f: Func) {
+    if config::stats() {
+        counters::blocked(f);
+    }
+}
+
+pub(super) fn errno() -> c_int {
+    // SAFETY: __errno_location() returns this thread's errno, always valid.
+    unsafe { *libc::__errno_location() }
+}
+
+pub(super) fn set_errno(err: c_int) {
+    // SAFETY: as in `errno`.
+    unsafe { *libc::__errno_location() = err };
+}
