@@ -10,9 +10,10 @@
 
 /// Calls the macro `$m` with the table. Rows are
 /// `Variant name "NODE" may_block;` for the exports, in the order of the
-/// header (`<rdma/rdma_verbs.h>`'s 16, then the later nodes), and
+/// header (`<rdma/rdma_verbs.h>`'s 16, then the later nodes);
 /// `Variant name;` for the wrapped provider ops (named as the call the
-/// program makes).
+/// program makes); and `name "NODE";` for the libibverbs functions that the
+/// preload library interposes, at libibverbs' own version.
 macro_rules! function_table {
     ($m:ident) => {
         $m! {
@@ -41,16 +42,28 @@ macro_rules! function_table {
                 OpPollCq            ibv_poll_cq;
                 OpReqNotifyCq       ibv_req_notify_cq;
             }
+            interposed {
+                ibv_open_device     "IBVERBS_1.1";
+                ibv_close_device    "IBVERBS_1.1";
+            }
         }
     };
 }
 pub(crate) use function_table;
+
+/// Version nodes that librdmaverbs.so.1 still defines, with no symbol in
+/// them. 1.0.0 defined `ibv_open_device` and `ibv_close_device` at
+/// `IBVERBS_1.1` (now in the preload library), so a program linked with it
+/// and libibverbs may require that node of librdmaverbs.so.1; the node keeps
+/// such programs loading, and their calls now resolve in libibverbs.
+pub const RETIRED_NODES: &[&str] = &["IBVERBS_1.1"];
 
 /// Defines [`Func`] and its tables from [`function_table!`].
 macro_rules! define_func {
     (
         exports { $( $ev:ident $en:ident $node:literal $blocks:literal; )* }
         ops { $( $ov:ident $on:ident; )* }
+        interposed { $( $iname:ident $inode:literal; )* }
     ) => {
         /// One function of the table: an export, or a wrapped provider op.
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,6 +95,11 @@ macro_rules! define_func {
                 let i = self as usize;
                 if i < Self::NODES.len() { Some(Self::NODES[i]) } else { None }
             }
+
+            /// The libibverbs functions the preload library interposes, with
+            /// their version nodes.
+            pub const INTERPOSED: &'static [(&'static str, &'static str)] =
+                &[ $( (stringify!($iname), $inode), )* ];
 
             /// Whether a call may wait for a completion event (the counters'
             /// "blocked" column).

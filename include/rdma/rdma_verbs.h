@@ -6,7 +6,7 @@
  * Build against it with `pkg-config --cflags --libs rdmaverbs`.
  */
 
-#ifndef RDMA_VERBS_H
+#if !defined(RDMA_VERBS_H)
 #define RDMA_VERBS_H
 
 #include <assert.h>
@@ -27,14 +27,11 @@ int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)
 
 void rdma_destroy_srq(struct rdma_cm_id *id);
 
-#ifdef __cplusplus
-}  /* extern "C" */
-#endif
 
-
-#ifdef __cplusplus
-extern "C" {
-#endif // __cplusplus
+/**
+ * The marker itself, in both libraries (exported only by the preload one).
+ */
+extern const uint8_t rdmaverbs_preload;
 
 /**
  * Sets errno to a non-zero ret and returns -1; returns 0 for 0.
@@ -159,7 +156,7 @@ int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
 int rdma_get_recv_comp(struct rdma_cm_id *id, struct ibv_wc *wc);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif
 
-#endif  /* RDMA_VERBS_H */
+#endif /* RDMA_VERBS_H */

@@ -21,7 +21,6 @@ macro_rules! observed {
         if $crate::observe::watching() {
             return $crate::api::export::cold(
                 $crate::functions::Func::$f,
-                false,
                 move || $call,
                 move || $body,
             );
@@ -31,12 +30,15 @@ macro_rules! observed {
     ($f:ident, $p:expr, $call:expr, $body:expr) => {{
         let p = $p;
         if $crate::observe::gate(p) {
-            let null = p.is_null();
             return $crate::api::export::cold(
                 $crate::functions::Func::$f,
-                null,
                 move || $call,
-                move || $body,
+                move || {
+                    if p.is_null() {
+                        return $crate::api::export::Refused::refused();
+                    }
+                    $body
+                },
             );
         }
         // The gate let only a non-NULL `p` through.
@@ -53,24 +55,22 @@ pub(crate) trait Refused: Returned {
     fn refused() -> Self;
 }
 
-/// The cold path of an export `f`: refuses a NULL argument (`null`), or runs
-/// the export's `body`; when calls are watched, records it with the
-/// observer, `call` describing it. Reached also for a NULL argument when
-/// nothing is watched: then it only refuses it.
+/// The cold path of an export `f`: runs the export's `body` (which refuses
+/// a NULL argument); when calls are watched, records it with the observer,
+/// `call` describing it. Reached also for a NULL argument when nothing is
+/// watched: then the body only refuses it.
 #[cold]
 #[inline(never)]
-pub(crate) fn cold<R: Refused>(
+pub(crate) fn cold<R: Returned>(
     f: Func,
-    null: bool,
     call: impl FnOnce() -> Call,
     body: impl FnOnce() -> R,
 ) -> R {
-    let run = move || if null { R::refused() } else { body() };
     if !crate::observe::watching() {
-        return run();
+        return body();
     }
     let scope = Scope::enter();
-    let ret = run();
+    let ret = body();
     scope.record(f, call(), ret);
     ret
 }

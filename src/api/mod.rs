@@ -29,7 +29,7 @@ use crate::functions::{Func, function_table};
 /// Every export of the table is a function defined here (a compile error
 /// otherwise); `make test-symbols` checks the converse on the library.
 macro_rules! check_exports {
-    (exports { $( $v:ident $name:ident $node:literal $blocks:literal; )* } ops { $($rest:tt)* }) => {
+    (exports { $( $v:ident $name:ident $node:literal $blocks:literal; )* } $($rest:tt)*) => {
         #[allow(dead_code)]
         fn exports_exist() -> [*const (); Func::EXPORTS.len()] {
             [ $( $name as *const (), )* ]

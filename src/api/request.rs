@@ -168,12 +168,15 @@ pub(super) unsafe fn post_recv(
         (*w).next = core::ptr::null_mut();
         (*w).sg_list = sgl;
         (*w).num_sge = nsge;
-        let ret = if !srq.is_null() {
-            ibv_post_srq_recv(srq, w, bad.as_mut_ptr())
-        } else {
-            ibv_post_recv(qp, w, bad.as_mut_ptr())
-        };
-        seterrno(ret)
+        if !srq.is_null() {
+            let ret = ibv_post_srq_recv(srq, w, bad.as_mut_ptr());
+            // An empty barrier (no instruction): without it LLVM merges the
+            // two calls into one through a register holding the op's offset,
+            // which costs the QP path two instructions (BENCHMARKS.md).
+            core::arch::asm!("", options(nomem, nostack, preserves_flags));
+            return seterrno(ret);
+        }
+        seterrno(ibv_post_recv(qp, w, bad.as_mut_ptr()))
     }
 }
 
@@ -201,16 +204,17 @@ pub(super) unsafe fn recv_one(
     unsafe { post_recv(id, context, &mut sge, 1) }
 }
 
-/// The original's assert: `addr..addr+length` lies inside the MR. (A
-/// registered MR never wraps around the address space, so only the
-/// buffer's end is checked for overflow.)
+/// The original's assert: `addr..addr+length` lies inside the MR.
+///
+/// As offsets into the MR: the buffer's end, `addr - mr.addr + length`,
+/// must not carry past 2^64 and must not pass the MR's length. A buffer that
+/// starts before the MR has a start offset of at least 2^64 - 2^47 (user
+/// addresses are below 2^47): its end either carries or is larger than any
+/// registered MR. One subtraction, one addition, two branches.
 #[inline(always)]
 pub(super) fn inside(addr: *mut c_void, length: usize, mr: &ibv_mr) -> bool {
-    let (start, mr_start) = (addr as usize, mr.addr as usize);
-    match start.checked_add(length) {
-        Some(end) => start >= mr_start && end <= mr_start.wrapping_add(mr.length),
-        None => false,
-    }
+    let start = (addr as usize).wrapping_sub(mr.addr as usize);
+    matches!(start.checked_add(length), Some(end) if end <= mr.length)
 }
 
 /// `rdma_post_read`'s read into one buffer, which needs an MR.

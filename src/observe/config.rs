@@ -23,6 +23,27 @@ static STATS: AtomicBool = AtomicBool::new(false);
 /// How many more times `rdma_get_*_comp` polls before arming the CQ.
 static POLL_SPIN: AtomicU32 = AtomicU32::new(0);
 
+/// The name of the symbol that only the preload library exports
+/// (`src/preload.map`): its presence in the process tells the linked library
+/// that the preload library observes the process, and that it must not.
+pub(crate) const PRELOAD_MARKER: &CStr = c"rdmaverbs_preload";
+
+/// The marker itself, in both libraries (exported only by the preload one).
+#[unsafe(no_mangle)]
+#[allow(non_upper_case_globals)]
+pub static rdmaverbs_preload: u8 = 1;
+
+/// True when another library's marker is in the process: this is the linked
+/// library and the preload library is loaded too. Its copies of the exports
+/// are then the ones a program linked with us calls, and it wraps the ops
+/// that ours would call: if this library watched as well, a call could be
+/// counted twice.
+fn preload_elsewhere() -> bool {
+    // SAFETY: a C string; RTLD_DEFAULT is always a valid handle.
+    let found = unsafe { libc::dlsym(libc::RTLD_DEFAULT, PRELOAD_MARKER.as_ptr()) };
+    !found.is_null() && found.cast_const() != (&raw const rdmaverbs_preload).cast()
+}
+
 /// The largest `RDMAVERBS_POLL_SPIN` accepted.
 const MAX_SPIN: u32 = 1_000_000_000;
 
@@ -37,10 +58,12 @@ pub(crate) fn gate<T>(p: *const T) -> bool {
     p as usize <= unsafe { *GATE.as_ptr() }
 }
 
-/// True when calls are traced or counted.
+/// True when calls are traced or counted. (A plain read, as in [`gate`]: a
+/// compare with memory.)
 #[inline(always)]
 pub(crate) fn watching() -> bool {
-    GATE.load(Relaxed) != 0
+    // SAFETY: as in `gate`.
+    unsafe { *GATE.as_ptr() != 0 }
 }
 
 /// The trace file descriptor, if tracing.
@@ -94,6 +117,11 @@ unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
 /// # Safety
 /// None beyond opening a file: `unsafe` for the libc calls only.
 unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CStr>) {
+    let (trace, stats) = if preload_elsewhere() {
+        (None, None)
+    } else {
+        (trace, stats)
+    };
     match trace {
         None => {}
         Some(v) if v.to_bytes() == b"0" => {}

@@ -18,6 +18,8 @@ mod scope;
 mod trace;
 
 pub(crate) use call::{Call, Returned, Sges};
+#[cfg(test)]
+pub(crate) use config::PRELOAD_MARKER;
 pub(crate) use config::{gate, poll_spin, watching};
 pub(crate) use line::warn_line;
 pub(crate) use ops::{Op, record_op};
