@@ -1,13 +1,14 @@
 # rdmaverbs: build, test, install.
 #
-#   make                 the libraries and the uninstalled pkg-config file
+#   make                 the two libraries and the uninstalled pkg-config file
 #   make demo            the Soft-RoCE demo (installs what is missing first)
 #   make check           installs what is missing, then make test
-#   make test            every test (see the README), e2e on Soft-RoCE included
+#   make test-quick      the quick tier: no VM, about a minute (for every edit)
+#   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
-#   make header          regenerates include/rdma/rdma_verbs.h from src/
+#   make header          regenerates the generated files (see src/tests/generated.rs)
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
 #   make vendor          stores the crates for an offline build in vendor/
@@ -16,16 +17,21 @@
 # bash, for PIPESTATUS in test-fuzz
 SHELL      := /bin/bash
 
-VERSION    := 1.0.0
-MAJOR      := 1
+# The version comes from Cargo.toml, and from nowhere else.
+VERSION    := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+MAJOR      := $(firstword $(subst ., ,$(VERSION)))
 NAME       := librdmaverbs
 SONAME     := $(NAME).so.$(MAJOR)
 REALNAME   := $(NAME).so.$(VERSION)
+# The preload library: unversioned and never linked, like rdma-core's
+# librspreload, in a private directory of LIBDIR.
+PRELOAD    := $(NAME)-preload.so
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
+PRELOADDIR  = $(LIBDIR)/rdmaverbs
 DESTDIR    ?=
 
 CARGO      ?= cargo
@@ -35,8 +41,13 @@ PKG_CONFIG ?= pkg-config
 B          := build
 LIB        := $(B)/lib
 RUST_A     := target/release/$(NAME).a
-MAP        := src/$(NAME).map
-EXPORTS    := $(shell sed -n 's/^ *\(\(rdma\|ibv\)_[a-z_]*\);/\1/p' $(MAP))
+# The native libraries the static archive needs, as rustc prints them.
+NATIVE     := target/release/native-static-libs.txt
+SHARED     := $(LIB)/$(REALNAME)
+PRELOADED  := $(LIB)/$(PRELOAD)
+PC         := $(B)/pkgconfig/rdmaverbs-uninstalled.pc
+LIBRARY    := $(SHARED) $(PRELOADED) $(PC)
+HEADERS    := include/rdma/rdma_verbs.h
 
 # C code builds as a user's program would: warnings are errors, and every
 # flag for the library comes from pkg-config (the uninstalled .pc in build/).
@@ -45,56 +56,68 @@ CFLAGS     ?= -O2 -g
 TEST_PC    := PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig $(PKG_CONFIG)
 RV_CFLAGS   = $(shell $(TEST_PC) --cflags rdmaverbs)
 RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
-# A threaded C program from $<, built against our header (OURS) or against
-# the stock one, the inline original without librdmaverbs (STOCK).
-OURS        = $(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
-STOCK       = $(CC) $(CFLAGS) $(WARN) -pthread $$($(PKG_CONFIG) --cflags librdmacm libibverbs) \
-		-o $@ $< $$($(PKG_CONFIG) --libs librdmacm libibverbs)
-# The path of the system's own <rdma/rdma_verbs.h>, for the inline originals.
-REF_HEADER  = $(shell $(PKG_CONFIG) --variable=includedir librdmacm)/rdma/rdma_verbs.h
+STOCK_CFLAGS = $(shell $(PKG_CONFIG) --cflags librdmacm libibverbs)
+STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
-.PHONY: all FORCE header example e2e demo deps check test-robustness \
-	test-sanitizers test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace bench test test-rust test-symbols test-differential \
+.PHONY: all FORCE header example e2e demo deps check test test-quick test-rust \
+	test-symbols test-headers test-differential test-robustness test-sanitizers \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace bench \
 	test-install install uninstall clean vendor deb test-deb
 
-all: $(LIB)/$(REALNAME) $(LIB)/$(NAME).a $(B)/pkgconfig/rdmaverbs-uninstalled.pc
+all: $(LIBRARY) $(LIB)/$(NAME).a
 
-# cargo decides what is stale; make relinks what depends on the archive
-# only when cargo rewrote it.
-$(RUST_A): FORCE
-	$(CARGO) build --release --locked
+# cargo decides what is stale; make relinks what depends on the archive only
+# when cargo rewrote it. rustc writes $(NATIVE) whenever it builds the archive.
+$(RUST_A) $(NATIVE) &: FORCE
+	$(CARGO) rustc --release --locked --lib -- --print native-static-libs=$(CURDIR)/$(NATIVE)
 
 FORCE:
 
-# The shared library is relinked from the static archive so that it gets its
-# soname and exports exactly the 16 functions at RDMAVERBS_1.0 ($(MAP)).
-$(LIB)/$(REALNAME): $(RUST_A) $(MAP)
-	@mkdir -p $(LIB)
-	$(CC) -shared -o $@ -Wl,-soname,$(SONAME) -Wl,--version-script=$(MAP) \
-		-Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--as-needed \
-		$(addprefix -Wl$(comma)-u$(comma),$(EXPORTS)) \
-		$(RUST_A) -libverbs -lgcc_s -lpthread -lm -ldl -lc
+# Objects and other intermediate files are kept.
+.SECONDARY:
+
+# Both libraries are the same archive, linked with different version scripts
+# (generated from src/functions.rs): librdmaverbs.so.1 exports the functions
+# of the headers; the preload library also interposes libibverbs' functions.
+# --gc-sections drops from each what its exports do not reach (the
+# interposition, from librdmaverbs.so.1). -z nodelete: a preload library that
+# has wrapped a device's ops must never be unloaded.
+LINK = $(CC) -shared -o $@ -Wl,--version-script=$(filter %.map,$^) \
+	-Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--as-needed \
+	$(addprefix -Wl$(comma)-u$(comma),$(shell sed -n 's/^ *\([a-z_]*\);$$/\1/p' $(filter %.map,$^))) \
+	$(RUST_A) $$(cat $(NATIVE))
+comma := ,
+
+$(SHARED): $(RUST_A) src/librdmaverbs.map
+	@mkdir -p $(@D)
+	$(LINK) -Wl,-soname,$(SONAME)
 	ln -sf $(REALNAME) $(LIB)/$(SONAME)
 	ln -sf $(SONAME) $(LIB)/$(NAME).so
 
+$(PRELOADED): $(RUST_A) src/preload.map
+	@mkdir -p $(@D)
+	$(LINK) -Wl,-z,nodelete
+
 $(LIB)/$(NAME).a: $(RUST_A)
-	@mkdir -p $(LIB)
+	@mkdir -p $(@D)
 	cp $(RUST_A) $@
 
-comma := ,
+# rdmaverbs.pc for PREFIX etc. ($1), or, uninstalled, for this tree, with an
+# rpath so that test programs run without LD_LIBRARY_PATH. pkg-config
+# prefers a "-uninstalled" file when it is on the path.
+pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
+	-e 's|@PRELOADDIR@|$(4)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@RPATH@|$(5)|' \
+	-e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE))|" pkgconfig/rdmaverbs.pc.in
 
-# For the tests: a .pc pointing at this tree, with an rpath so that test
-# programs run without LD_LIBRARY_PATH. pkg-config prefers a
-# "-uninstalled" file when it is on the path.
-$(B)/pkgconfig/rdmaverbs-uninstalled.pc: pkgconfig/rdmaverbs.pc.in include/rdma/rdma_verbs.h
-	@mkdir -p $(B)/pkgconfig $(B)/include/rdmaverbs/rdma
-	cp include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
-	sed -e 's|@PREFIX@|$(CURDIR)/$(B)|' -e 's|@LIBDIR@|$(CURDIR)/$(LIB)|' \
-	    -e 's|@INCLUDEDIR@|$(CURDIR)/$(B)/include|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@RPATH@|-Wl,-rpath,$${libdir} |' $< > $@
+$(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
+	@mkdir -p $(@D) $(B)/include/rdmaverbs/rdma
+	cp $(HEADERS) $(B)/include/rdmaverbs/rdma/
+	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@
 
+# Rewrites the generated files (the header, the version scripts, the C
+# tests' list, the symbols file) from src/.
 header:
-	RDMAVERBS_BLESS=1 $(CARGO) test --release --locked --lib header
+	RDMAVERBS_BLESS=1 $(CARGO) test --release --locked --lib generated
 
 # ---- tests ----
 
@@ -106,45 +129,76 @@ deps:
 check: deps
 	$(MAKE) test
 
-test: test-rust test-symbols test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-noalloc test-trace test-fuzz test-install test-deb e2e
+# The quick tier, for every edit: no VM, no package build.
+test-quick: test-rust test-symbols test-headers test-differential test-robustness \
+	test-trace test-noalloc test-concurrency
+	@echo "make test-quick: all passed"
+
+test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb e2e
 	@echo "make test: all passed"
 
-# Rust unit tests, including "the committed header is the generated one" and
-# the struct layout against the system headers.
+# Rust unit tests: the generated files are current, the struct layout matches
+# the system headers, the shape of src/.
 test-rust:
 	$(CARGO) test --release --locked
 
-test-symbols: all
-	c-tests/check-symbols.sh $(LIB)/$(REALNAME)
+test-symbols: $(LIBRARY)
+	c-tests/tools/check-symbols.sh $(SHARED) $(PRELOADED)
 
-$(B)/differential: c-tests/differential.c c-tests/fake.c c-tests/fake.h all
-	$(CC) $(CFLAGS) $(WARN) -rdynamic '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
-		$(RV_CFLAGS) -o $@ c-tests/differential.c c-tests/fake.c $(RV_LIBS)
+# The drop-in header compiles wherever the stock one does, warning for warning.
+test-headers: $(PC)
+	c-tests/tools/header-matrix.sh $(B)/include/rdmaverbs
 
-# Again with every RDMAVERBS_* switch on: tracing, counting and spinning
-# change nothing the caller sees.
-test-differential: $(B)/differential
-	$(B)/differential 100000
+# ---- tests on the fake provider (c-tests/fake/) ----
+
+# Each test is built in three flavours: plain, with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any report aborts), with ThreadSanitizer. A test
+# program is its own object, the fake provider's, and whatever else it lists
+# below; original.o is the inline originals, built against the stock header.
+SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+TSAN := -O1 -g -fsanitize=thread
+FAKE_H := c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h
+
+define flavour
+$(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(WARN) -pthread $$(RV_CFLAGS) -c -o $$@ $$<
+$(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
+$(B)/$(1)/%: $(B)/$(1)/%.o $(B)/$(1)/fake.o $(LIBRARY)
+	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(RV_LIBS)
+$(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
+endef
+$(eval $(call flavour,fake,$(CFLAGS)))
+$(eval $(call flavour,san,$(SAN)))
+$(eval $(call flavour,tsan,$(TSAN)))
+
+# The differential test, again with every RDMAVERBS_* switch on: tracing,
+# counting and spinning change nothing the caller sees.
+test-differential: $(B)/fake/differential
+	$(B)/fake/differential 100000
 	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
-		$(B)/differential 100000 2>$(B)/differential-watched.err
+		$(B)/fake/differential 100000 2>$(B)/differential-watched.err
 	grep -q '^rdmaverbs: rdma_post_send ' $(B)/differential-watched.err
 
-$(B)/robustness: c-tests/robustness.c c-tests/fake.c c-tests/fake.h all
-	$(CC) $(CFLAGS) $(WARN) -rdynamic $(RV_CFLAGS) -o $@ c-tests/robustness.c \
-		c-tests/fake.c $(RV_LIBS)
+test-robustness: $(B)/fake/robustness
+	$(B)/fake/robustness
 
-test-robustness: $(B)/robustness
-	$(B)/robustness
+# RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked.
+test-trace: $(B)/fake/trace
+	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
+	$(B)/fake/trace $(B)/trace.d
 
-# The C tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer
-# (any report aborts), and under valgrind's memcheck.
-SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+# None of the functions allocates (malloc and kin counted around a burst).
+test-noalloc: $(B)/fake/noalloc
+	$(B)/fake/noalloc
+	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 $(B)/fake/noalloc
 
-$(B)/san/%: c-tests/%.c c-tests/fake.c c-tests/fake.h all
-	@mkdir -p $(B)/san
-	$(CC) $(SAN) $(WARN) -rdynamic '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
-		$(RV_CFLAGS) -o $@ $< c-tests/fake.c $(RV_LIBS)
+# Threads posting at once; again under ThreadSanitizer (any report fails).
+test-concurrency: $(B)/fake/concurrency $(B)/tsan/concurrency
+	$(B)/fake/concurrency
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(B)/tsan/concurrency
 
 test-sanitizers: $(B)/san/differential $(B)/san/robustness
 	$(B)/san/differential 100000
@@ -152,18 +206,17 @@ test-sanitizers: $(B)/san/differential $(B)/san/robustness
 
 VALGRIND := valgrind -q --error-exitcode=1
 
-test-valgrind: $(B)/differential $(B)/robustness $(B)/example-uninstalled
-	$(VALGRIND) $(B)/differential 20000
-	$(VALGRIND) --trace-children=yes $(B)/robustness
+test-valgrind: $(B)/fake/differential $(B)/fake/robustness $(B)/example-uninstalled
+	$(VALGRIND) $(B)/fake/differential 20000
+	$(VALGRIND) --trace-children=yes $(B)/fake/robustness
 	$(VALGRIND) $(B)/example-uninstalled
 
-# ---- fuzzing (libFuzzer, clang) ----
-# c-tests/differential.c built with -DFUZZ: the fuzzer's bytes choose the
-# function, every argument (lengths, counts, flags, NULL or not) and the
-# provider's answers. Valid input must give the original's result; invalid
-# input a clear error. The library is linked statically, built with
-# libFuzzer's coverage instrumentation, so the fuzzer is guided by its
-# branches too.
+# ---- fuzzing (libFuzzer, clang; c-tests/fake/fuzz.c) ----
+# The fuzzer's bytes choose the function, every argument (lengths, counts,
+# flags, NULL or not) and the provider's answers. Valid input must give the
+# original's result; invalid input a clear error. The library is linked
+# statically, built with libFuzzer's coverage instrumentation, so the fuzzer
+# is guided by its branches too.
 FUZZ_A     := target/fuzz/$(NAME).a
 SANCOV     := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=3 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
@@ -174,10 +227,11 @@ FUZZ_TIME  ?= 1800
 $(FUZZ_A): FORCE
 	$(CARGO) rustc --profile fuzz --lib --crate-type staticlib --locked -- $(SANCOV)
 
-$(B)/fuzz: c-tests/differential.c c-tests/fake.c c-tests/fake.h $(FUZZ_A) all
-	clang $(FUZZ_FLAGS) $(WARN) -DFUZZ '-DREF_RDMA_VERBS_H="$(REF_HEADER)"' \
-		$(RV_CFLAGS) -o $@ c-tests/differential.c c-tests/fake.c $(FUZZ_A) \
-		-lpthread -ldl -lm
+$(B)/fuzz: c-tests/fake/fuzz.c c-tests/fake/cases.c c-tests/fake/fake.c c-tests/original.c \
+		$(FAKE_H) $(FUZZ_A) $(PC)
+	clang $(FUZZ_FLAGS) $(WARN) -c -o $(B)/fuzz-original.o c-tests/original.c $(STOCK_CFLAGS)
+	clang $(FUZZ_FLAGS) $(WARN) $(RV_CFLAGS) -o $@ c-tests/fake/fuzz.c c-tests/fake/cases.c \
+		c-tests/fake/fake.c $(B)/fuzz-original.o $(FUZZ_A) $$(cat $(NATIVE))
 
 # About a minute, as part of make test; `make fuzz` runs FUZZ_TIME seconds.
 test-fuzz: $(B)/fuzz
@@ -192,105 +246,119 @@ fuzz: $(B)/fuzz
 	$(B)/fuzz -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
 		-artifact_prefix=$(B)/ $(B)/fuzz-corpus
 
+# ---- programs built twice: against our header (ours) and the stock one ----
+
+# The same source, as a user would build it with our pkg-config file (ours)
+# or as the inline original, without librdmaverbs (stock).
+$(B)/ours/%: c-tests/e2e/%.c $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/ours/%: c-tests/examples/%.c $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/stock/%: c-tests/e2e/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
+
+$(B)/example-uninstalled: $(B)/ours/example
+	cp $< $@
+
 # ---- benchmark (c-tests/bench/) ----
 
-$(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c
-	@mkdir -p $(B)/bench
-	$(CC) -O2 -g $(WARN) -rdynamic $$($(PKG_CONFIG) --cflags libibverbs librdmacm) \
-		-o $@ c-tests/bench/bench.c c-tests/bench/bench-fake.c -ldl
+$(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/functions.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -rdynamic $(STOCK_CFLAGS) -o $@ c-tests/bench/bench.c \
+		c-tests/bench/bench-fake.c -ldl
 
-$(B)/bench/libshim.so: c-tests/bench/shim.c
-	@mkdir -p $(B)/bench
-	$(CC) -O2 -fPIC -shared $(WARN) $$($(PKG_CONFIG) --cflags libibverbs librdmacm) \
-		-o $@ $< $$($(PKG_CONFIG) --libs libibverbs librdmacm)
+# The C shim: the originals as real functions (c-tests/original.c), built as a
+# release build of a hand-written shim would be (-DNDEBUG), and again with the
+# original's asserts kept.
+$(B)/bench/libshim.so: c-tests/original.c c-tests/original.h c-tests/functions.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -DNDEBUG -fPIC -shared $(WARN) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
-# Soft-RoCE ping-pong and throughput, against our header and the stock one.
-$(B)/pingpong-ours: c-tests/bench/pingpong.c all
-	$(OURS)
-
-$(B)/pingpong-stock: c-tests/bench/pingpong.c
-	@mkdir -p $(B)
-	$(STOCK)
+$(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h c-tests/functions.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -fPIC -shared $(WARN) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
 # Rounds of each Soft-RoCE build, alternated in one guest boot.
 SOFTROCE_ROUNDS ?= 5
 SOFTROCE_ROUNDTRIPS ?= 2000
 SOFTROCE_MESSAGES ?= 20000
 
-$(B)/bench/softroce.txt: $(B)/pingpong-ours $(B)/pingpong-stock c-tests/bench/softroce-guest.sh
-	@mkdir -p $(B)/bench
-	c-tests/e2e/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/softroce-guest.sh \
+$(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/softroce-guest.sh
+	@mkdir -p $(@D)
+	c-tests/tools/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/softroce-guest.sh \
 		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES)
 	mv $@.tmp $@
 
-# Times and instruction counts (callgrind) of the inline original, a C shim
+# Times and instruction counts (callgrind) of the inline original, the C shims
 # and librdmaverbs, and the Soft-RoCE runs; writes BENCHMARKS.md and
 # BENCHMARKS.svg. Never part of make test: nothing fails because a machine is
 # slow.
-bench: all $(B)/bench/bench $(B)/bench/libshim.so
+bench: $(LIBRARY) $(B)/bench/bench $(B)/bench/libshim.so $(B)/bench/libshim-assert.so
 	rm -f $(B)/bench/softroce.txt
 	$(MAKE) $(B)/bench/softroce.txt
 	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
-		$(CURDIR)/$(LIB)/$(SONAME) $(CURDIR) $(B)/bench/softroce.txt
+		$(CURDIR)/$(B)/bench/libshim-assert.so $(CURDIR)/$(LIB)/$(SONAME) $(CURDIR) \
+		$(B)/bench/softroce.txt
 
-# RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked.
-$(B)/trace: c-tests/trace.c c-tests/fake.c c-tests/fake.h all
-	$(CC) $(CFLAGS) $(WARN) -pthread -rdynamic $(RV_CFLAGS) -o $@ c-tests/trace.c \
-		c-tests/fake.c $(RV_LIBS)
+# ---- install ----
 
-test-trace: $(B)/trace
-	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
-	$(B)/trace $(B)/trace.d
+test-install: $(LIBRARY)
+	c-tests/tools/install-test.sh
 
-# None of the 16 functions allocates (malloc and kin counted around a burst).
-$(B)/noalloc: c-tests/noalloc.c c-tests/fake.c c-tests/fake.h all
-	$(CC) $(CFLAGS) $(WARN) -rdynamic $(RV_CFLAGS) -o $@ c-tests/noalloc.c \
-		c-tests/fake.c $(RV_LIBS)
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PRELOADDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
+	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(PRELOADED) $(DESTDIR)$(PRELOADDIR)/
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
+	install -m 644 man/rdmaverbs.7 $(DESTDIR)$(MANDIR)/man7/
+	$(call pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(PRELOADDIR),) > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 
-test-noalloc: $(B)/noalloc
-	$(B)/noalloc
-	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 $(B)/noalloc
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/$(NAME).so $(DESTDIR)$(LIBDIR)/$(NAME).a \
+	      $(DESTDIR)$(PRELOADDIR)/$(PRELOAD) \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
+	      $(addprefix $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/,$(notdir $(HEADERS))) \
+	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7
+	-rmdir $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma \
+		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs
 
-$(B)/concurrency: c-tests/concurrency.c all
-	$(OURS)
+clean:
+	$(CARGO) clean
+	rm -rf $(B)
 
-$(B)/tsan/concurrency: c-tests/concurrency.c all
-	@mkdir -p $(B)/tsan
-	$(CC) -O1 -g -fsanitize=thread $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
-
-# Threads posting at once; again under ThreadSanitizer (any report fails).
-test-concurrency: $(B)/concurrency $(B)/tsan/concurrency
-	$(B)/concurrency
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(B)/tsan/concurrency
-
-$(B)/example-uninstalled: c-tests/example.c all
-	$(CC) $(CFLAGS) $(WARN) $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
-
-test-install: all
-	c-tests/install-test.sh
+# A small C program built against an install in ./build/prefix, with flags
+# from that prefix's rdmaverbs.pc only.
+example: all
+	$(MAKE) -s install PREFIX=$(CURDIR)/$(B)/prefix
+	PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(CC) $(WARN) \
+		-o $(B)/example c-tests/examples/example.c \
+		$$(PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(PKG_CONFIG) --cflags --libs rdmaverbs) \
+		-Wl,-rpath,$(CURDIR)/$(B)/prefix/lib
+	$(B)/example
 
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 
-# The same program twice: against our header, and against the stock one (the
-# inline original, no librdmaverbs).
-$(B)/e2e-ours: c-tests/e2e/e2e.c all
-	$(OURS)
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong) $(addprefix $(B)/stock/,e2e pingpong)
 
-$(B)/e2e-stock: c-tests/e2e/e2e.c
-	@mkdir -p $(B)
-	$(STOCK)
-
-e2e: all $(B)/e2e-ours $(B)/e2e-stock $(B)/pingpong-ours $(B)/pingpong-stock
+e2e: $(LIBRARY) $(E2E_PROGRAMS)
 	c-tests/e2e/e2e.sh $(B)
-
-$(B)/demo: c-tests/e2e/demo.c all
-	$(OURS)
 
 # The README's first command: install what is missing, build, boot the
 # guest, run the demo session in it.
 demo: deps
-	$(MAKE) $(B)/demo
-	c-tests/e2e/run-guest.sh -t 300 c-tests/e2e/demo-guest.sh $(CURDIR)/$(B)/demo
+	$(MAKE) $(B)/ours/demo
+	c-tests/tools/run-guest.sh -t 300 c-tests/examples/demo-guest.sh $(CURDIR)/$(B)/ours/demo
 
 # ---- Debian packages (debian/) ----
 
@@ -315,41 +383,4 @@ deb: vendor
 # Installs both packages with dpkg, builds and runs the example against the
 # system's library with pkg-config only, removes them, checks nothing is left.
 test-deb: deb
-	c-tests/deb-test.sh $(DEB)
-
-install: all
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma
-	install -m 755 $(LIB)/$(REALNAME) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
-	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
-	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
-	install -d $(DESTDIR)$(MANDIR)/man7
-	install -m 644 man/rdmaverbs.7 $(DESTDIR)$(MANDIR)/man7/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@RPATH@||' pkgconfig/rdmaverbs.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
-	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
-
-uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME) \
-	      $(DESTDIR)$(LIBDIR)/$(NAME).so $(DESTDIR)$(LIBDIR)/$(NAME).a \
-	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
-	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h \
-	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(INCLUDEDIR)/rdmaverbs
-
-clean:
-	$(CARGO) clean
-	rm -rf $(B)
-
-# A small C program built against an install in ./build/prefix, with flags
-# from that prefix's rdmaverbs.pc only.
-example: all
-	$(MAKE) -s install PREFIX=$(CURDIR)/$(B)/prefix
-	PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(CC) $(WARN) \
-		-o $(B)/example c-tests/example.c \
-		$$(PKG_CONFIG_PATH=$(CURDIR)/$(B)/prefix/lib/pkgconfig $(PKG_CONFIG) --cflags --libs rdmaverbs) \
-		-Wl,-rpath,$(CURDIR)/$(B)/prefix/lib
-	$(B)/example
+	c-tests/tools/deb-test.sh $(DEB)

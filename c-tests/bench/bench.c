@@ -1,14 +1,16 @@
 /*
- * The benchmark: each of the 16 functions' main path, called
+ * The benchmark: each function's main path, called
  *   a) inline, the original compiled from the system header into this loop,
- *   b) through a hand-written C shim library (shim.c, -O2),
+ *   b) through a hand-written C shim library (c-tests/original.c, -O2
+ *      -DNDEBUG, as a release build would be),
+ *   k) through the same shim built with the original's asserts kept,
  *   c) through librdmaverbs.so.1,
- * on a fake provider whose ops do trivial work. (b) and (c) are loaded with
+ * on a fake provider whose ops do trivial work. The libraries are loaded with
  * dlopen and called through the same kind of pointer, so that they pay the
- * same call; the fake's functions are exported (-rdynamic) so that both
- * libraries bind to them.
+ * same call; the fake's functions are exported (-rdynamic) so that every
+ * library binds to them.
  *
- * Usage: bench SHIM_SO RDMAVERBS_SO [--count N]
+ * Usage: bench SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO [--count N]
  *   timing mode: prints "time FUNCTION VARIANT median_ns min_ns max_ns"
  *   --count N:   runs every loop once with N calls (for callgrind) and prints
  *                "loop FUNCTION VARIANT N"
@@ -21,6 +23,8 @@
 #include <time.h>
 
 #include <rdma/rdma_verbs.h>
+
+#include "../functions.h"
 
 #define NOINLINE __attribute__((noinline))
 #define REPS 9
@@ -43,13 +47,11 @@ static struct ibv_sge sgl[2];
 static struct ibv_wc wc;
 static volatile int zero;
 
-/* ---- the calls ---- */
-#define FUNCS(X) X(rdma_seterrno) X(rdma_reg_msgs) X(rdma_reg_read) X(rdma_reg_write) \
-	X(rdma_dereg_mr) X(rdma_post_recvv) X(rdma_post_sendv) X(rdma_post_readv)     \
-	X(rdma_post_writev) X(rdma_post_recv) X(rdma_post_send) X(rdma_post_read)     \
-	X(rdma_post_write) X(rdma_post_ud_send) X(rdma_get_send_comp) X(rdma_get_recv_comp)
+/* ---- the calls: the functions of <rdma/rdma_verbs.h>, from the table ---- */
+#define FUNCS(X) RDMAVERBS_1_0_FUNCTIONS(X)
 
-/* One call of each function's main path; `i` varies the context. */
+/* One call of each function's main path; `i` varies the context. A function
+ * added to the table without one here does not compile. */
 #define CTX ((void *)(uintptr_t)i)
 #define CALL_rdma_seterrno(f) f(zero)
 #define CALL_rdma_reg_msgs(f) f(&id, buf, sizeof(buf))
@@ -68,47 +70,41 @@ static volatile int zero;
 #define CALL_rdma_get_send_comp(f) f(&id, &wc)
 #define CALL_rdma_get_recv_comp(f) f(&id, &wc)
 
-/* (b) and (c): the same function pointers, from each library. */
+/* (b), (k) and (c): the same function pointers, from each library. */
 struct api {
-#define MEMBER(name) __typeof__(name) *name;
+#define MEMBER(ret, name, params, args) __typeof__(name) *name;
 	FUNCS(MEMBER)
 };
-static struct api shim, ours;
+static struct api shim, shim_assert, ours;
 
-/* Three loops per function, one per variant. */
-#define LOOPS(name)                                                           \
-	static NOINLINE long bench_a_##name(long n)                           \
+/* One loop per function and variant; the inline variant calls the function
+ * itself, the others through their library's pointer. */
+#define LOOP(v, name, f)                                                      \
+	static NOINLINE long bench_##v##_##name(long n)                       \
 	{                                                                     \
 		long s = 0, i;                                                \
 		for (i = 0; i < n; i++)                                       \
-			s += (long)(intptr_t)CALL_##name(name);               \
-		return s;                                                     \
-	}                                                                     \
-	static NOINLINE long bench_b_##name(long n)                           \
-	{                                                                     \
-		long s = 0, i;                                                \
-		for (i = 0; i < n; i++)                                       \
-			s += (long)(intptr_t)CALL_##name(shim.name);          \
-		return s;                                                     \
-	}                                                                     \
-	static NOINLINE long bench_c_##name(long n)                           \
-	{                                                                     \
-		long s = 0, i;                                                \
-		for (i = 0; i < n; i++)                                       \
-			s += (long)(intptr_t)CALL_##name(ours.name);          \
+			s += (long)(intptr_t)CALL_##name(f);                  \
 		return s;                                                     \
 	}
+#define LOOPS(ret, name, params, args)                                        \
+	LOOP(a, name, name) LOOP(b, name, shim.name)                          \
+	LOOP(k, name, shim_assert.name) LOOP(c, name, ours.name)
 FUNCS(LOOPS)
 
+#define NVARIANTS 4
+static const char variant[NVARIANTS] = { 'a', 'b', 'k', 'c' };
 static const struct {
 	const char *name;
-	long (*loop[3])(long);
+	long (*loop[NVARIANTS])(long);
 } benches[] = {
-#define ENTRY(name) { #name, { bench_a_##name, bench_b_##name, bench_c_##name } },
+#define ENTRY(ret, name, params, args) \
+	{ #name, { bench_a_##name, bench_b_##name, bench_k_##name, bench_c_##name } },
 	FUNCS(ENTRY)
 };
 
-static void load(struct api *api, const char *path)
+/* The functions of the library at `path`, named `prefix` + their name. */
+static void load(struct api *api, const char *path, const char *prefix)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
@@ -117,11 +113,14 @@ static void load(struct api *api, const char *path)
 		exit(1);
 	}
 	/* memcpy: ISO C has no cast from dlsym's void * to a function pointer */
-#define SYM(name)                                                             \
+#define SYM(ret, name, params, args)                                          \
 	{                                                                     \
-		void *p = dlsym(h, #name);                                    \
+		char sym[128];                                                \
+		void *p;                                                      \
+		snprintf(sym, sizeof(sym), "%s%s", prefix, #name);            \
+		p = dlsym(h, sym);                                            \
 		if (!p) {                                                     \
-			fprintf(stderr, "bench: %s has no %s\n", path, #name); \
+			fprintf(stderr, "bench: %s has no %s\n", path, sym);  \
 			exit(1);                                              \
 		}                                                             \
 		memcpy(&api->name, &p, sizeof(p));                            \
@@ -146,13 +145,13 @@ static int cmp(const void *x, const void *y)
 
 int main(int argc, char **argv)
 {
-	static const char variant[3] = { 'a', 'b', 'c' };
-	long count = argc > 4 && !strcmp(argv[3], "--count") ? atol(argv[4]) : 0;
+	long count = argc > 5 && !strcmp(argv[4], "--count") ? atol(argv[5]) : 0;
 	size_t f;
 	int v, r;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s SHIM_SO RDMAVERBS_SO [--count N]\n", argv[0]);
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO [--count N]\n",
+			argv[0]);
 		return 2;
 	}
 	ctx.ops.post_send = op_post_send;
@@ -168,32 +167,33 @@ int main(int argc, char **argv)
 	id.qp = &qp;
 	id.send_cq = id.recv_cq = &cq;
 	id.pd = &pd;
-	load(&shim, argv[1]);
-	load(&ours, argv[2]);
+	load(&shim, argv[1], "original_");
+	load(&shim_assert, argv[2], "original_");
+	load(&ours, argv[3], "");
 
 	for (f = 0; f < sizeof(benches) / sizeof(benches[0]); f++) {
-		double t[3][REPS];
+		double t[NVARIANTS][REPS];
 		long n = 2000000;
 
 		if (count) {
-			for (v = 0; v < 3; v++) {
+			for (v = 0; v < NVARIANTS; v++) {
 				benches[f].loop[v](count);
 				printf("loop %s %c %ld\n", benches[f].name, variant[v], count);
 			}
 			continue;
 		}
-		for (v = 0; v < 3; v++)
+		for (v = 0; v < NVARIANTS; v++)
 			benches[f].loop[v](n / 10);	/* warm up */
-		/* a, b, c in turn in each round, so that drift hits all three */
+		/* the variants in turn in each round, so that drift hits them all */
 		for (r = 0; r < REPS; r++) {
-			for (v = 0; v < 3; v++) {
+			for (v = 0; v < NVARIANTS; v++) {
 				double t0 = now_ns();
 
 				benches[f].loop[v](n);
 				t[v][r] = (now_ns() - t0) / (double)n;
 			}
 		}
-		for (v = 0; v < 3; v++) {
+		for (v = 0; v < NVARIANTS; v++) {
 			qsort(t[v], REPS, sizeof(t[v][0]), cmp);
 			printf("time %s %c %.3f %.3f %.3f\n", benches[f].name, variant[v],
 			       t[v][REPS / 2], t[v][0], t[v][REPS - 1]);

@@ -2,7 +2,7 @@
 """make bench: run the benchmark, count instructions with callgrind, print
 the table, and write BENCHMARKS.md and BENCHMARKS.svg (the chart).
 
-Usage: report.py BENCH SHIM_SO RDMAVERBS_SO OUT_DIR [SOFTROCE_TXT]
+Usage: report.py BENCH SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO OUT_DIR [SOFTROCE_TXT]
 
 SOFTROCE_TXT holds the Soft-RoCE runs (softroce-guest.sh): one line per run,
 "VARIANT ROUND latency_us throughput_msgs_s"; reported as ratios to "stock".
@@ -14,10 +14,13 @@ import shutil
 import subprocess
 import sys
 
-FUNCS = """rdma_seterrno rdma_reg_msgs rdma_reg_read rdma_reg_write rdma_dereg_mr
-rdma_post_recvv rdma_post_sendv rdma_post_readv rdma_post_writev rdma_post_recv
-rdma_post_send rdma_post_read rdma_post_write rdma_post_ud_send
-rdma_get_send_comp rdma_get_recv_comp""".split()
+# The variants, as bench.c names them.
+VARIANTS_FAKE = {
+    "a": "inline original",
+    "b": "C shim, -DNDEBUG",
+    "k": "C shim, asserts kept",
+    "c": "librdmaverbs",
+}
 COUNT = 100000  # calls per loop under callgrind
 # Targets of the benchmark issue, per function.
 MAX_INSN_OVER_SHIM = 10
@@ -30,8 +33,8 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def timings(bench, shim, lib):
-    cmd = [bench, shim, lib]
+def timings(bench, libs):
+    cmd = [bench] + libs
     if shutil.which("taskset"):
         cmd = ["taskset", "-c", "1"] + cmd  # one core: less noise
     out = {}
@@ -41,13 +44,13 @@ def timings(bench, shim, lib):
     return out
 
 
-def instructions(bench, shim, lib, tmp):
+def instructions(bench, libs, tmp):
     cg = os.path.join(tmp, "callgrind.out")
     run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}",
-         bench, shim, lib, "--count", str(COUNT)])
+         bench] + libs + ["--count", str(COUNT)])
     ann = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", cg])
     out = {}
-    for m in re.finditer(r"^\s*([\d,]+) .*?:bench_([abc])_(\w+) \[", ann, re.M):
+    for m in re.finditer(r"^\s*([\d,]+) .*?:bench_([abkc])_(\w+) \[", ann, re.M):
         out[m.group(3), m.group(2)] = int(m.group(1).replace(",", "")) / COUNT
     return out
 
@@ -65,10 +68,11 @@ def machine():
             f"{cc}; {rustc}")
 
 
-def svg(t, path):
+def svg(t, funcs, path):
     """Grouped horizontal bars: ns per call of a, b, c for each function."""
     colors = {"a": "#9e9e9e", "b": "#4c72b0", "c": "#dd8452"}
-    names = {"a": "inline original", "b": "C shim", "c": "librdmaverbs"}
+    names = {v: VARIANTS_FAKE[v] for v in "abc"}
+    FUNCS = funcs
     top = max(t[f, v][0] for f in FUNCS for v in "abc")
     row, bar, left, width = 42, 11, 170, 460
     h = 40 + row * len(FUNCS) + 30
@@ -77,7 +81,7 @@ def svg(t, path):
            f'<text x="{left}" y="18" font-weight="bold">ns per call (median), '
            'fake provider</text>']
     for i, v in enumerate("abc"):
-        x = left + i * 150
+        x = left + i * 170
         out.append(f'<rect x="{x}" y="{h - 22}" width="12" height="12" fill="{colors[v]}"/>'
                    f'<text x="{x + 16}" y="{h - 12}">{v}: {names[v]}</text>')
     for i, f in enumerate(FUNCS):
@@ -149,15 +153,17 @@ def softroce(path):
 
 
 def main():
-    bench, shim, lib, outdir = sys.argv[1:5]
-    roce = softroce(sys.argv[5]) if len(sys.argv) > 5 else None
+    bench, shim, shim_assert, lib, outdir = sys.argv[1:6]
+    roce = softroce(sys.argv[6]) if len(sys.argv) > 6 else None
+    libs = [shim, shim_assert, lib]
     tmp = os.path.dirname(os.path.abspath(bench))
-    t = timings(bench, shim, lib)
-    n = instructions(bench, shim, lib, tmp)
+    t = timings(bench, libs)
+    n = instructions(bench, libs, tmp)
+    funcs = list(dict.fromkeys(f for f, _ in t))  # bench.c's order: the table's
     rows, misses = [], []
-    for f in FUNCS:
+    for f in funcs:
         (a, alo, ahi), (b, blo, bhi), (c, clo, chi) = (t[f, v] for v in "abc")
-        ia, ib, ic = (n[f, v] for v in "abc")
+        ia, ib, ik, ic = (n[f, v] for v in "abkc")
         checks = {
             "insn vs b": ic - ib <= MAX_INSN_OVER_SHIM + 0.01,
             "time vs b": c <= MAX_TIME_OVER_SHIM * b,
@@ -175,56 +181,61 @@ def main():
                    if missed == ["insn vs a"] and beyond_call else
                    "**no**: " + ", ".join(missed))
         rows.append(f"| `{f}` | {a:.2f} ({alo:.2f}–{ahi:.2f}) | {b:.2f} ({blo:.2f}–{bhi:.2f}) "
-                    f"| {c:.2f} ({clo:.2f}–{chi:.2f}) | {c / a if a else float('inf'):.2f} "
-                    f"| {c / b:.2f} | {ia:.0f} | {ib:.0f} | {ic:.0f} | {ib - ia:+.0f} "
-                    f"| {ic - ib:+.0f} | {ic - ia:+.0f} | {verdict} |")
-    header = ("| function | a: inline ns | b: C shim ns | c: librdmaverbs ns | c/a | c/b "
-              "| a insn | b insn | c insn | b−a insn | c−b insn | c−a insn | targets met |\n"
+                    f"| {c:.2f} ({clo:.2f}–{chi:.2f}) | {c / b:.2f} "
+                    f"| {ia:.0f} | {ib:.0f} | {ik:.0f} | {ic:.0f} | {ib - ia:+.0f} "
+                    f"| **{ic - ib:+.0f}** | {ic - ik:+.0f} | {verdict} |")
+    header = ("| function | a: inline ns | b: C shim ns | c: librdmaverbs ns | c/b "
+              "| a insn | b insn | b′ insn (asserts kept) | c insn | b−a insn "
+              "| c−b insn | c−b′ insn | targets met |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     table = header + "\n" + "\n".join(rows)
     print(table)
     if roce:
         print("\n" + roce)
-    print(f"\nbench: {len(FUNCS) - len(misses)} of {len(FUNCS)} functions meet every target "
+    print(f"\nbench: {len(funcs) - len(misses)} of {len(funcs)} functions meet every target "
           "a real symbol can meet"
           + (f"; missed: {', '.join(misses)}" if misses else ""))
 
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "findings.md")) as f:
         findings = f.read()
-    svg(t, os.path.join(outdir, "BENCHMARKS.svg"))
+    svg(t, funcs, os.path.join(outdir, "BENCHMARKS.svg"))
     with open(os.path.join(outdir, "BENCHMARKS.md"), "w") as f:
         f.write(f"""# Benchmarks
 
 Generated by `make bench` (`c-tests/bench/`); do not edit by hand, except
 `c-tests/bench/findings.md`, which is included below.
 
-What it measures: each of the 16 functions' main path, in one process, on a
-fake provider whose ops do trivial work (post ops return 0; `poll_cq`
-returns one completion at once; `ibv_reg_mr` returns a static MR):
+What it measures: each function's main path, in one process, on a fake
+provider whose ops do trivial work (post ops return 0; `poll_cq` returns one
+completion at once; `ibv_reg_mr` returns a static MR):
 
 - **a**: the inline original, compiled from the system header into the loop;
-- **b**: a plain C shim library (`c-tests/bench/shim.c`, `-O2`) that wraps
-  the inline originals under the exported names, what a user would write by
-  hand;
+- **b**: a plain C shim library (`c-tests/original.c`, `-O2 -DNDEBUG`, as a
+  release build would be) that wraps the inline originals as real
+  functions, what a user would write by hand;
+- **b′**: the same shim with the original's `assert`s kept (no `-DNDEBUG`),
+  for comparison only;
 - **c**: librdmaverbs, with every input check of the robustness issue.
 
-b and c are loaded with `dlopen` and called through the same kind of
-function pointer, so both pay the same call. Times are the median of
-9 runs of 2,000,000 calls, a, b and c in turn in each run (min–max in brackets), on one core. Instructions
-per call are counted with callgrind ({COUNT:,} calls, inclusive of the loop
-and the fake op, which are the same for a, b and c), so they are exact and
-do not depend on the machine's load.
+b, b′ and c are loaded with `dlopen` and called through the same kind of
+function pointer, so all pay the same call. Times are the median of 9 runs
+of 2,000,000 calls, the variants in turn in each run (min–max in brackets),
+on one core. Instructions per call are counted with callgrind ({COUNT:,}
+calls, inclusive of the loop and the fake op, which are the same for every
+variant), so they are exact and do not depend on the machine's load; all
+come from the same run.
 
 Targets, per function: c at most {MAX_INSN_OVER_SHIM} instructions and
-{round((MAX_TIME_OVER_SHIM - 1) * 100)}% time over b, and at most
-{MAX_INSN_OVER_INLINE} instructions and {MAX_NS_OVER_INLINE:.0f} ns over a.
+{round((MAX_TIME_OVER_SHIM - 1) * 100)}% time over b (the `-DNDEBUG` shim),
+and at most {MAX_INSN_OVER_INLINE} instructions and {MAX_NS_OVER_INLINE:.0f} ns
+over a.
 
 Machine: {machine()}.
 
 {table}
 
-{len(FUNCS) - len(misses)} of {len(FUNCS)} functions meet every target that a real
+{len(funcs) - len(misses)} of {len(funcs)} functions meet every target that a real
 symbol can meet. "yes, but c−a" marks a function whose C shim (b), whose cost
 is only the call, is already {MAX_INSN_OVER_INLINE} or more instructions over
 the inline original (b−a): no exported function can meet that target there;
@@ -234,7 +245,7 @@ see the findings.
 
 ## On Soft-RoCE
 
-`c-tests/bench/pingpong.c` in the Soft-RoCE guest of the end-to-end tests
+`c-tests/e2e/pingpong.c` in the Soft-RoCE guest of the end-to-end tests
 (QEMU without KVM, `rdma_rxe`): ping-pong latency (a 64-byte inline
 `rdma_post_send` answered by the peer; completions through the blocking
 `rdma_get_send_comp` / `rdma_get_recv_comp`) and small-message throughput

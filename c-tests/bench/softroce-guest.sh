@@ -26,7 +26,7 @@ run() {	# VARIANT ROUND BINARY [ENV...]
 # perftest's ib_send_lat (rdma_cm, old post-send path) under LD_PRELOAD of
 # librdmaverbs: nothing set (nothing wrapped), counting (ops wrapped), and
 # tracing to a file; its typical latency goes in the latency column.
-LIB=$B/lib/librdmaverbs.so.1
+LIB=$B/lib/librdmaverbs-preload.so
 perftest() {	# VARIANT ROUND [ENV...]
 	local v=$1 r=$2 lat= try out; shift 2
 	for try in 1 2; do	# the server may still be starting: try twice
@@ -46,9 +46,9 @@ perftest() {	# VARIANT ROUND [ENV...]
 }
 
 for r in $(seq "$ROUNDS"); do
-	run stock "$r" "$B/pingpong-stock" || exit 1
-	run ours "$r" "$B/pingpong-ours" || exit 1
-	run spin "$r" "$B/pingpong-ours" RDMAVERBS_POLL_SPIN=$SPIN || exit 1
+	run stock "$r" "$B/stock/pingpong" || exit 1
+	run ours "$r" "$B/ours/pingpong" || exit 1
+	run spin "$r" "$B/ours/pingpong" RDMAVERBS_POLL_SPIN=$SPIN || exit 1
 	perftest perftest "$r" || exit 1
 	perftest perftest-preload "$r" LD_PRELOAD=$LIB || exit 1
 	perftest perftest-stats "$r" LD_PRELOAD=$LIB RDMAVERBS_STATS=1 || exit 1

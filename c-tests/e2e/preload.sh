@@ -69,7 +69,7 @@ fi
 next_port
 R=40 M=200
 LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/stock.trace timeout 120 \
-	"$B/pingpong-stock" $port $R $M > "$OUT/stock.out" 2> "$OUT/stock.err"
+	"$B/stock/pingpong" $port $R $M > "$OUT/stock.out" 2> "$OUT/stock.err"
 if [ $? = 0 ] && res=$(c-tests/e2e/check-trace.sh --ops "$OUT/stock.trace" "$OUT/stock.err" $R $M); then
 	row pingpong stock-traced PASS $res
 else

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The package test: install librdmaverbs1 and librdmaverbs-dev with dpkg, build
-# and run c-tests/example.c against the system-installed library with nothing
+# and run c-tests/examples/example.c against the system-installed library with nothing
 # but `pkg-config --cflags --libs rdmaverbs`, then purge both and check that
 # nothing they installed is left behind. Needs root.
 # Usage: deb-test.sh DEB_DIR
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 dir=$1
 pass=0 fail=0
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
@@ -25,6 +25,7 @@ dpkg-query -L $pkgs 2>/dev/null | sort -u > "$tmp/files"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 for f in /usr/lib/$multiarch/librdmaverbs.so.1 /usr/lib/$multiarch/librdmaverbs.so \
 	 /usr/lib/$multiarch/librdmaverbs.a /usr/lib/$multiarch/pkgconfig/rdmaverbs.pc \
+	 /usr/lib/$multiarch/rdmaverbs/librdmaverbs-preload.so \
 	 /usr/include/rdmaverbs/rdma/rdma_verbs.h /usr/share/man/man7/rdmaverbs.7.gz; do
 	[ -e "$f" ] || bad "not installed: $f"
 done
@@ -32,7 +33,7 @@ done
 # A user's build, flags from pkg-config only (no PKG_CONFIG_PATH: the system's).
 flags=$(env -u PKG_CONFIG_PATH pkg-config --cflags --libs rdmaverbs) || bad "pkg-config rdmaverbs"
 echo "pkg-config --cflags --libs rdmaverbs: $flags"
-if cc -Wall -Wextra -Wpedantic -Werror -o "$tmp/example" c-tests/example.c $flags &&
+if cc -Wall -Wextra -Wpedantic -Werror -o "$tmp/example" c-tests/examples/example.c $flags &&
    env -u LD_LIBRARY_PATH "$tmp/example"; then
 	ok "example built and run against the installed packages"
 else
@@ -43,6 +44,17 @@ env -u LD_LIBRARY_PATH ldd "$tmp/example" | grep -Eq "librdmaverbs.so.1 => (/usr
 nm -D "$tmp/example" | grep -q ' U rdma_post_send@RDMAVERBS_1.0$' &&
 	ok "it imports rdma_post_send@RDMAVERBS_1.0" || bad "rdma_post_send not imported"
 man -w rdmaverbs >/dev/null 2>&1 && ok "man -w rdmaverbs finds the page" || bad "man rdmaverbs"
+pre=$(env -u PKG_CONFIG_PATH pkg-config --variable=preload rdmaverbs)
+[ "$pre" = /usr/lib/$multiarch/rdmaverbs/librdmaverbs-preload.so ] && dpkg -S "$pre" | grep -q '^librdmaverbs1:' &&
+	ok "the preload library is $pre, in librdmaverbs1" || bad "preload library: '$pre'"
+# Preloaded into a program that never heard of it, with counting on: its
+# exit table is there, and the program's own output is unchanged.
+if out=$(LD_PRELOAD=$pre RDMAVERBS_STATS=1 env -u LD_LIBRARY_PATH "$tmp/example" 2>"$tmp/pre.err") &&
+   [ "$out" = "$(env -u LD_LIBRARY_PATH "$tmp/example")" ] && grep -q '^rdmaverbs: rdma_post_send ' "$tmp/pre.err"; then
+	ok "the example runs preloaded, counted by the preload library"
+else
+	bad "the example preloaded: $(cat "$tmp/pre.err")"
+fi
 
 dpkg --purge $pkgs > "$tmp/purge.log" 2>&1 || { bad "dpkg --purge failed"; cat "$tmp/purge.log"; }
 left=

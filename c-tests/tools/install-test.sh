@@ -1,11 +1,11 @@
 #!/bin/sh
 # The install test: `make install` into a temporary DESTDIR (with a multiarch
-# LIBDIR), build c-tests/example.c with nothing but
+# LIBDIR), build c-tests/examples/example.c with nothing but
 # `pkg-config --cflags --libs rdmaverbs` against that tree, run it, show that
 # it calls librdmaverbs' symbols, then `make uninstall` and check that
 # nothing is left.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=/usr/local
@@ -16,8 +16,9 @@ ok() { echo "ok: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 make -s install DESTDIR="$root" PREFIX=$prefix LIBDIR=$libdir >/dev/null
-for f in $libdir/librdmaverbs.so.1.0.0 $libdir/librdmaverbs.so.1 $libdir/librdmaverbs.so \
-	 $libdir/librdmaverbs.a $libdir/pkgconfig/rdmaverbs.pc \
+version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
+for f in $libdir/librdmaverbs.so.$version $libdir/librdmaverbs.so.1 $libdir/librdmaverbs.so \
+	 $libdir/librdmaverbs.a $libdir/pkgconfig/rdmaverbs.pc $libdir/rdmaverbs/librdmaverbs-preload.so \
 	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h; do
 	[ -e "$root$f" ] || bad "not installed: $f"
 done
@@ -30,14 +31,23 @@ else
 	bad "rdmaverbs(7) missing or renders with warnings: ${warn:-}"
 fi
 [ ! -e "$root$prefix/include/rdma/rdma_verbs.h" ] || bad "installed at librdmacm's own header path"
-[ $fail -eq 0 ] && ok "installed files present under DESTDIR, header under include/rdmaverbs/"
+[ $fail -eq 0 ] && ok "installed files present under DESTDIR, header under include/rdmaverbs/, the preload library under LIBDIR/rdmaverbs/"
 
 # A user's build: flags from pkg-config only (the sysroot maps the .pc's
 # paths into DESTDIR).
 export PKG_CONFIG_PATH="$root$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
 flags=$(pkg-config --cflags --libs rdmaverbs)
 echo "pkg-config --cflags --libs rdmaverbs: $flags"
-${CC:-cc} -Wall -Wextra -Wpedantic -Werror -o "$tmp/example" c-tests/example.c $flags
+# The preload library's path, and what a static link needs.
+[ "$(pkg-config --variable=preload rdmaverbs)" = "$root$libdir/rdmaverbs/librdmaverbs-preload.so" ] &&
+	ok "pkg-config --variable=preload rdmaverbs: the installed preload library" ||
+	bad "pkg-config --variable=preload rdmaverbs: '$(pkg-config --variable=preload rdmaverbs)'"
+static=$(pkg-config --static --libs rdmaverbs)
+case " $static " in
+*" -lrdmaverbs "*"-lgcc_s "*" -libverbs "*) ok "pkg-config --static --libs rdmaverbs: -lrdmaverbs, then Libs.private (-lgcc_s ...) and libibverbs" ;;
+*) bad "pkg-config --static --libs rdmaverbs lacks the native libraries: $static" ;;
+esac
+${CC:-cc} -Wall -Wextra -Wpedantic -Werror -o "$tmp/example" c-tests/examples/example.c $flags
 LD_LIBRARY_PATH="$root$libdir" "$tmp/example" && ok "example runs" || bad "example failed"
 
 # It calls our exports, not inlined copies.

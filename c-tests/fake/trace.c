@@ -23,6 +23,7 @@
 
 #include <rdma/rdma_verbs.h>
 #include "fake.h"
+#include "../functions.h"
 
 static struct fake F;
 static FILE *expected;
@@ -38,14 +39,13 @@ static unsigned long p2u(const void *p)
 
 /* ---- the child: calls, and the lines and counts they should produce ---- */
 
-enum { N_FN = 16 };
-static const char *const names[N_FN] = {
-	"rdma_seterrno", "rdma_reg_msgs", "rdma_reg_read", "rdma_reg_write",
-	"rdma_dereg_mr", "rdma_post_recvv", "rdma_post_sendv", "rdma_post_readv",
-	"rdma_post_writev", "rdma_post_recv", "rdma_post_send", "rdma_post_read",
-	"rdma_post_write", "rdma_post_ud_send", "rdma_get_send_comp",
-	"rdma_get_recv_comp",
-};
+/* The functions, from the table (functions.h): F_rdma_seterrno, ... */
+#define ENUM(ret, name, params, args) F_##name,
+enum { RDMAVERBS_FUNCTIONS(ENUM) N_FN };
+#define NAME(ret, name, params, args) #name,
+static const char *const names[N_FN] = { RDMAVERBS_FUNCTIONS(NAME) };
+#define BLOCKS(name) [F_##name] = 1,
+static const char may_block[N_FN] = { RDMAVERBS_MAY_BLOCK(BLOCKS) };
 static struct { long calls, bytes, errors, blocked; } counts[N_FN];
 
 /* Writes one expected line: "rdmaverbs[TID]: NAME" then the fields. */
@@ -102,8 +102,8 @@ static void seterrno_calls(void)
 	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		int ret = rdma_seterrno(in[i]), err = errno;
 
-		expect(0, " arg=%d%s", in[i], retf(ret, err));
-		count(0, ret < 0, 0);
+		expect(F_rdma_seterrno, " arg=%d%s", in[i], retf(ret, err));
+		count(F_rdma_seterrno, ret < 0, 0);
 	}
 }
 
@@ -119,30 +119,30 @@ static void reg_calls(void)
 	for (i = 0; i < 3; i++) {
 		fake_reset(&F, &s);
 		mr = fn[i](&F.id, buf, sizeof(buf));
-		expect(1 + i, "%s addr=%#lx length=%zu ret=%#lx lkey=%#x rkey=%#x",
+		expect(F_rdma_reg_msgs + i, "%s addr=%#lx length=%zu ret=%#lx lkey=%#x rkey=%#x",
 		       idf(&F.id), p2u(buf), sizeof(buf), p2u(mr), mr->lkey, mr->rkey);
-		count(1 + i, 0, sizeof(buf));
+		count(F_rdma_reg_msgs + i, 0, sizeof(buf));
 	}
 	s.reg_ret = NULL;		/* the provider refuses */
 	s.reg_errno = ENOMEM;
 	fake_reset(&F, &s);
 	mr = rdma_reg_msgs(&F.id, buf, 8);
 	err = errno;
-	expect(1, "%s addr=%#lx length=8 ret=NULL errno=%d", idf(&F.id), p2u(buf), err);
-	count(1, mr == NULL, 0);
+	expect(F_rdma_reg_msgs, "%s addr=%#lx length=8 ret=NULL errno=%d", idf(&F.id), p2u(buf), err);
+	count(F_rdma_reg_msgs, mr == NULL, 0);
 	mr = rdma_reg_write(NULL, buf, 8);	/* input error */
 	err = errno;
-	expect(3, " id=0x0 addr=%#lx length=8 ret=NULL errno=%d", p2u(buf), err);
-	count(3, mr == NULL, 0);
+	expect(F_rdma_reg_write, " id=0x0 addr=%#lx length=8 ret=NULL errno=%d", p2u(buf), err);
+	count(F_rdma_reg_write, mr == NULL, 0);
 
 	ret = rdma_dereg_mr(&F.mr);
 	err = errno;
-	expect(4, " mr=%#lx%s", p2u(&F.mr), retf(ret, err));
-	count(4, ret < 0, 0);
+	expect(F_rdma_dereg_mr, " mr=%#lx%s", p2u(&F.mr), retf(ret, err));
+	count(F_rdma_dereg_mr, ret < 0, 0);
 	ret = rdma_dereg_mr(NULL);
 	err = errno;
-	expect(4, " mr=0x0%s", retf(ret, err));
-	count(4, ret < 0, 0);
+	expect(F_rdma_dereg_mr, " mr=0x0%s", retf(ret, err));
+	count(F_rdma_dereg_mr, ret < 0, 0);
 }
 
 static void post_calls(void)
@@ -167,57 +167,57 @@ static void post_calls(void)
 	       retf(ret, err));							\
 } while (0)
 
-	POST(5, rdma_post_recvv(&F.id, ctx, sgl, 3), "opcode=RECV nsge=3 bytes=%d", 60);
-	count(5, ret < 0, 60);
-	POST(6, rdma_post_sendv(&F.id, ctx, sgl, 2, IBV_SEND_SIGNALED),
+	POST(F_rdma_post_recvv, rdma_post_recvv(&F.id, ctx, sgl, 3), "opcode=RECV nsge=3 bytes=%d", 60);
+	count(F_rdma_post_recvv, ret < 0, 60);
+	POST(F_rdma_post_sendv, rdma_post_sendv(&F.id, ctx, sgl, 2, IBV_SEND_SIGNALED),
 	     "opcode=SEND nsge=2 bytes=%d flags=%#x", 30, IBV_SEND_SIGNALED);
-	count(6, ret < 0, 30);
-	POST(7, rdma_post_readv(&F.id, ctx, sgl, 3, 0, 0xabc000, 0x77),
+	count(F_rdma_post_sendv, ret < 0, 30);
+	POST(F_rdma_post_readv, rdma_post_readv(&F.id, ctx, sgl, 3, 0, 0xabc000, 0x77),
 	     "opcode=RDMA_READ nsge=3 bytes=60 flags=0x%x remote_addr=%#x rkey=%#x",
 	     0, 0xabc000, 0x77);
-	count(7, ret < 0, 60);
-	POST(8, rdma_post_writev(&F.id, ctx, sgl + 1, 1, IBV_SEND_FENCE, 0x1000, 0x5),
+	count(F_rdma_post_readv, ret < 0, 60);
+	POST(F_rdma_post_writev, rdma_post_writev(&F.id, ctx, sgl + 1, 1, IBV_SEND_FENCE, 0x1000, 0x5),
 	     "opcode=RDMA_WRITE nsge=1 bytes=20 flags=%#x remote_addr=%#x rkey=%#x",
 	     IBV_SEND_FENCE, 0x1000, 0x5);
-	count(8, ret < 0, 20);
-	POST(9, rdma_post_recv(&F.id, ctx, a, sizeof(a), &F.mr),
+	count(F_rdma_post_writev, ret < 0, 20);
+	POST(F_rdma_post_recv, rdma_post_recv(&F.id, ctx, a, sizeof(a), &F.mr),
 	     "opcode=RECV nsge=1 bytes=%zu", sizeof(a));
-	count(9, ret < 0, sizeof(a));
-	POST(10, rdma_post_send(&F.id, ctx, b, 16, NULL, IBV_SEND_INLINE),
+	count(F_rdma_post_recv, ret < 0, sizeof(a));
+	POST(F_rdma_post_send, rdma_post_send(&F.id, ctx, b, 16, NULL, IBV_SEND_INLINE),
 	     "opcode=SEND nsge=1 bytes=16 flags=%#x", IBV_SEND_INLINE);
-	count(10, ret < 0, 16);
-	POST(11, rdma_post_read(&F.id, ctx, a, 4, &F.mr, 0, 0xfeed, 0x42),
+	count(F_rdma_post_send, ret < 0, 16);
+	POST(F_rdma_post_read, rdma_post_read(&F.id, ctx, a, 4, &F.mr, 0, 0xfeed, 0x42),
 	     "opcode=RDMA_READ nsge=1 bytes=4 flags=0x%x remote_addr=%#x rkey=%#x",
 	     0, 0xfeed, 0x42);
-	count(11, ret < 0, 4);
-	POST(12, rdma_post_write(&F.id, ctx, a, 5, &F.mr, IBV_SEND_SIGNALED, 0xbeef, 0x43),
+	count(F_rdma_post_read, ret < 0, 4);
+	POST(F_rdma_post_write, rdma_post_write(&F.id, ctx, a, 5, &F.mr, IBV_SEND_SIGNALED, 0xbeef, 0x43),
 	     "opcode=RDMA_WRITE nsge=1 bytes=5 flags=%#x remote_addr=%#x rkey=%#x",
 	     IBV_SEND_SIGNALED, 0xbeef, 0x43);
-	count(12, ret < 0, 5);
-	POST(13, rdma_post_ud_send(&F.id, ctx, c, 30, NULL, IBV_SEND_INLINE, ah, 77),
+	count(F_rdma_post_write, ret < 0, 5);
+	POST(F_rdma_post_ud_send, rdma_post_ud_send(&F.id, ctx, c, 30, NULL, IBV_SEND_INLINE, ah, 77),
 	     "opcode=SEND nsge=1 bytes=30 flags=%#x ah=%#lx remote_qpn=%d",
 	     IBV_SEND_INLINE, p2u(ah), 77);
-	count(13, ret < 0, 30);
+	count(F_rdma_post_ud_send, ret < 0, 30);
 
 	/* Failures: the provider's error, and input errors (no bytes shown). */
 	fake_reset(&F, &refused);
-	POST(10, rdma_post_send(&F.id, ctx, b, 16, NULL, 0), "opcode=SEND nsge=1 flags=0x%x", 0);
-	count(10, ret < 0, 0);
+	POST(F_rdma_post_send, rdma_post_send(&F.id, ctx, b, 16, NULL, 0), "opcode=SEND nsge=1 flags=0x%x", 0);
+	count(F_rdma_post_send, ret < 0, 0);
 	fake_reset(&F, &ok);
-	POST(6, rdma_post_sendv(&F.id, ctx, NULL, 2, 0), "opcode=SEND nsge=2 flags=0x%x", 0);
-	count(6, ret < 0, 0);
-	POST(9, rdma_post_recv(&F.id, ctx, b, sizeof(b), &F.mr), "opcode=RECV nsge=%d", 1);
-	count(9, ret < 0, 0);	/* b is not inside the MR */
+	POST(F_rdma_post_sendv, rdma_post_sendv(&F.id, ctx, NULL, 2, 0), "opcode=SEND nsge=2 flags=0x%x", 0);
+	count(F_rdma_post_sendv, ret < 0, 0);
+	POST(F_rdma_post_recv, rdma_post_recv(&F.id, ctx, b, sizeof(b), &F.mr), "opcode=RECV nsge=%d", 1);
+	count(F_rdma_post_recv, ret < 0, 0);	/* b is not inside the MR */
 	ret = rdma_post_write(NULL, ctx, a, 1, NULL, 0, 0, 0);
 	err = errno;
-	expect(12, " id=0x0 wr_id=%#lx opcode=RDMA_WRITE nsge=1 flags=0x0 "
+	expect(F_rdma_post_write, " id=0x0 wr_id=%#lx opcode=RDMA_WRITE nsge=1 flags=0x0 "
 	       "remote_addr=0x0 rkey=0x0%s", p2u(ctx), retf(ret, err));
-	count(12, ret < 0, 0);
+	count(F_rdma_post_write, ret < 0, 0);
 
 	/* An SRQ: the line shows it. */
 	F.id.srq = &F.srq;
-	POST(5, rdma_post_recvv(&F.id, ctx, sgl, 1), "opcode=RECV nsge=1 bytes=%d", 10);
-	count(5, ret < 0, 10);
+	POST(F_rdma_post_recvv, rdma_post_recvv(&F.id, ctx, sgl, 1), "opcode=RECV nsge=1 bytes=%d", 10);
+	count(F_rdma_post_recvv, ret < 0, 10);
 	F.id.srq = NULL;
 #undef POST
 }
@@ -236,9 +236,9 @@ static void comp_calls(void)
 	ready.wc.opcode = IBV_WC_SEND;
 	fake_reset(&F, &ready);
 	ret = rdma_get_send_comp(&F.id, &wc);
-	expect(14, "%s ret=%d wr_id=0x1001 status=SUCCESS opcode=SEND byte_len=0",
+	expect(F_rdma_get_send_comp, "%s ret=%d wr_id=0x1001 status=SUCCESS opcode=SEND byte_len=0",
 	       idf(&F.id), ret);
-	count(14, ret < 0, 0);
+	count(F_rdma_get_send_comp, ret < 0, 0);
 
 	wait.wc.wr_id = 0x2002;
 	wait.wc.status = IBV_WC_SUCCESS;
@@ -246,28 +246,28 @@ static void comp_calls(void)
 	wait.wc.byte_len = 100;
 	fake_reset(&F, &wait);
 	ret = rdma_get_recv_comp(&F.id, &wc);	/* blocks once */
-	expect(15, "%s ret=%d wr_id=0x2002 status=SUCCESS opcode=RECV byte_len=100",
+	expect(F_rdma_get_recv_comp, "%s ret=%d wr_id=0x2002 status=SUCCESS opcode=RECV byte_len=100",
 	       idf(&F.id), ret);
-	count(15, ret < 0, 100);
-	counts[15].blocked++;
+	count(F_rdma_get_recv_comp, ret < 0, 100);
+	counts[F_rdma_get_recv_comp].blocked++;
 
 	ready.wc.status = IBV_WC_REM_ACCESS_ERR;	/* a failed completion */
 	ready.wc.opcode = IBV_WC_RDMA_WRITE;
 	fake_reset(&F, &ready);
 	ret = rdma_get_send_comp(&F.id, &wc);
-	expect(14, "%s ret=%d wr_id=0x1001 status=REM_ACCESS_ERR opcode=RDMA_WRITE "
+	expect(F_rdma_get_send_comp, "%s ret=%d wr_id=0x1001 status=REM_ACCESS_ERR opcode=RDMA_WRITE "
 	       "byte_len=0", idf(&F.id), ret);
-	count(14, ret < 0, 0);
+	count(F_rdma_get_send_comp, ret < 0, 0);
 
 	fake_reset(&F, &broken);
 	ret = rdma_get_recv_comp(&F.id, &wc);
 	err = errno;
-	expect(15, "%s%s", idf(&F.id), retf(ret, err));
-	count(15, ret < 0, 0);
+	expect(F_rdma_get_recv_comp, "%s%s", idf(&F.id), retf(ret, err));
+	count(F_rdma_get_recv_comp, ret < 0, 0);
 	ret = rdma_get_send_comp(&F.id, NULL);
 	err = errno;
-	expect(14, "%s%s", idf(&F.id), retf(ret, err));
-	count(14, ret < 0, 0);
+	expect(F_rdma_get_send_comp, "%s%s", idf(&F.id), retf(ret, err));
+	count(F_rdma_get_send_comp, ret < 0, 0);
 }
 
 /* Threads posting at once: each line must arrive whole. */
@@ -321,7 +321,7 @@ static int child(const char *mode, const char *dir)
 			continue;
 		fprintf(expected, "%s %ld %ld %ld ", names[i], counts[i].calls,
 			counts[i].bytes, counts[i].errors);
-		if (i >= 14)	/* rdma_get_*_comp */
+		if (may_block[i])
 			fprintf(expected, "%ld\n", counts[i].blocked);
 		else
 			fprintf(expected, "-\n");
@@ -418,8 +418,8 @@ static void check_calls(void)
 	}
 	if (rows != m)
 		FAIL("%d stats rows for %d functions called", rows, m);
-	printf("trace: ok: %d calls of all 16 functions, each trace line as expected; "
-	       "the exit table's %d rows match\n", lines("expected", want, 1000), rows);
+	printf("trace: ok: %d calls of all %d functions, each trace line as expected; "
+	       "the exit table's %d rows match\n", lines("expected", want, 1000), N_FN, rows);
 }
 
 static void check_threads(void)

@@ -1,0 +1,19 @@
+/*
+ * The inline originals as real functions: each static inline function of
+ * the system's <rdma/rdma_verbs.h> (this file is compiled with librdmacm's
+ * include path only, never ours) wrapped as original_<name>.
+ *
+ * Linked into the differential test and the fuzzer (the reference to compare
+ * with), and built as the benchmark's C shim (libshim.so): what a user would
+ * write by hand to get real symbols, built with -DNDEBUG as a release build
+ * would be, and again without it (the original's asserts kept).
+ */
+#include <rdma/rdma_verbs.h>
+
+#include "original.h"
+
+RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_SAME_TYPE)
+
+#define ORIGINAL(ret, name, params, args) \
+	ret original_##name params { return name args; }
+RDMAVERBS_1_0_FUNCTIONS(ORIGINAL)

@@ -1,0 +1,106 @@
+#!/bin/sh
+# The symbol test of both libraries.
+#
+# librdmaverbs.so.1: its soname; it exports exactly the `static inline`
+# functions of the system's <rdma/rdma_verbs.h> at RDMAVERBS_1.0 (the names
+# come from that header itself), and the later nodes' functions of its
+# version script, and nothing else; it defines no ibv_* symbol at all, not
+# even a local one; it still defines the retired empty node IBVERBS_1.1.
+# librdmaverbs-preload.so: no soname, not unloadable (NODELETE); it exports
+# what librdmaverbs.so.1 does, the libibverbs functions it interposes and its
+# marker, as src/preload.map says.
+# Neither has a Rust panic path linked in.
+# Usage: check-symbols.sh path/to/librdmaverbs.so.1.X.Y path/to/librdmaverbs-preload.so
+set -eu
+lib=$1 pre=$2
+dir=$(dirname "$0")/../..
+hdr=$(pkg-config --variable=includedir librdmacm)/rdma/rdma_verbs.h
+pass=0 fail=0
+ok() { echo "ok: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# "name node" for every symbol a version script names.
+map_symbols() {
+	awk '/^[A-Za-z_0-9.]+ \{/ { node = $1 } /^ +[a-z_]+;$/ { s = $1; sub(/;/, "", s); print s " " node }' "$1" | sort
+}
+# "name version" for every defined dynamic symbol (the versions' own ABS
+# symbols are not functions and are left out).
+exported() {
+	objdump -T "$1" | awk '$0 ~ /^[0-9a-f]+ / && $0 !~ /\*UND\*/ && $0 !~ /\*ABS\*/ {
+		print $NF " " $(NF-1) }' | sort
+}
+same() {	# WHAT WANT GOT
+	if [ "$2" = "$3" ]; then return 0; fi
+	printf '%s\n' "$2" > "$tmp/want"; printf '%s\n' "$3" > "$tmp/got"
+	echo "FAIL: $1 differ (< wanted, > found):"; diff "$tmp/want" "$tmp/got" || true
+	return 1
+}
+
+soname=$(objdump -p "$lib" | awk '$1 == "SONAME" { print $2 }')
+[ "$soname" = librdmaverbs.so.1 ] && ok "soname $soname" || bad "soname is '$soname', want librdmaverbs.so.1"
+
+# The name of each inline function: the first rdma_* identifier followed by
+# "(" on the "static inline" line or the line after it.
+inline=$(awk '/static inline/ { n = 2 } n > 0 { n--; if (match($0, /rdma_[a-z_]+[ \t]*\(/)) {
+		s = substr($0, RSTART, RLENGTH); sub(/[ \t]*\(/, "", s); print s " RDMAVERBS_1.0"; n = 0 } }' \
+	"$hdr" | sort)
+ninline=$(printf '%s\n' "$inline" | grep -c RDMAVERBS_1.0)
+[ "$ninline" -eq 16 ] || bad "found $ninline inline functions in $hdr, expected 16"
+linked=$(map_symbols "$dir/src/librdmaverbs.map")
+same "the version script's RDMAVERBS_1.0 and the header's inline functions" \
+	"$inline" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.0$')" &&
+	ok "src/librdmaverbs.map has RDMAVERBS_1.0 = the $ninline inline functions of $hdr" || fail=$((fail + 1))
+same "librdmaverbs.so.1's exports" "$linked" "$(exported "$lib")" &&
+	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script, each at its node" ||
+	fail=$((fail + 1))
+if nm --defined-only "$lib" | grep -E ' ibv_' > "$tmp/ibv"; then
+	bad "librdmaverbs.so.1 defines ibv_* symbols:"; cat "$tmp/ibv"
+else
+	ok "librdmaverbs.so.1 defines no ibv_* symbol, not even a local one"
+fi
+objdump -p "$lib" | awk '/Version definitions/ { d = 1 } /Version References/ { d = 0 } d' > "$tmp/defs"
+grep -q ' IBVERBS_1.1$' "$tmp/defs" &&
+	ok "librdmaverbs.so.1 still defines the retired node IBVERBS_1.1 (programs linked with 1.0.0 load)" ||
+	bad "the retired node IBVERBS_1.1 is not defined"
+
+# A program linked against 1.0.0, which defined ibv_open_device@IBVERBS_1.1,
+# requires that node of librdmaverbs.so.1: it must still load (a stand-in for
+# 1.0.0 is built here to link it against).
+printf 'void *ibv_open_device(void *d) { return d; }\nint rdma_seterrno(int r) { return r; }\n' > "$tmp/old.c"
+printf 'IBVERBS_1.1 { global: ibv_open_device; };\nRDMAVERBS_1.0 { global: rdma_seterrno; local: *; };\n' > "$tmp/old.map"
+printf 'void *ibv_open_device(void *);\nint rdma_seterrno(int);\nint main(int c, char **v) { if (c > 9) ibv_open_device(v); return rdma_seterrno(0); }\n' > "$tmp/prog.c"
+mkdir -p "$tmp/old" "$tmp/new"
+cc -shared -fPIC -o "$tmp/old/librdmaverbs.so.1" -Wl,-soname,librdmaverbs.so.1 \
+	-Wl,--version-script="$tmp/old.map" "$tmp/old.c"
+ln -s librdmaverbs.so.1 "$tmp/old/librdmaverbs.so"
+cc -o "$tmp/prog" "$tmp/prog.c" -L"$tmp/old" -lrdmaverbs
+cp "$lib" "$tmp/new/librdmaverbs.so.1"
+if objdump -p "$tmp/prog" | grep -A2 'required from librdmaverbs.so.1' | grep -q IBVERBS_1.1 &&
+   LD_LIBRARY_PATH="$tmp/new" "$tmp/prog"; then
+	ok "a program that requires IBVERBS_1.1 of librdmaverbs.so.1 (linked against 1.0.0) runs"
+else
+	bad "a program linked against 1.0.0 does not run with this librdmaverbs.so.1"
+fi
+
+if objdump -p "$pre" | grep -q SONAME; then bad "the preload library has a soname"; else ok "the preload library has no soname"; fi
+readelf -d "$pre" | grep -q 'FLAGS_1.*NODELETE' && ok "the preload library is NODELETE (never unloaded)" ||
+	bad "the preload library is not NODELETE"
+preloaded=$(map_symbols "$dir/src/preload.map")
+same "the preload library's exports" "$preloaded" "$(exported "$pre")" &&
+	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map" ||
+	fail=$((fail + 1))
+
+# No panic path: nothing in either library can abort its host with a Rust
+# panic (observing formats by hand for this reason), so the panic handler
+# and its formatting machinery are not linked in at all.
+for l in "$lib" "$pre"; do
+	if nm "$l" | grep -E 'rust_begin_unwind|panic_fmt|panicking' > "$tmp/panic"; then
+		bad "$(basename "$l") contains a panic path:"; head -5 "$tmp/panic"
+	else
+		ok "no panic path linked into $(basename "$l")"
+	fi
+done
+echo "symbols: $pass passed, $fail failed"
+[ $fail -eq 0 ]
