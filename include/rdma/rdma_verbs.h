@@ -29,11 +29,6 @@ void rdma_destroy_srq(struct rdma_cm_id *id);
 
 
 /**
- * The marker itself, in both libraries (exported only by the preload one).
- */
-extern const uint8_t rdmaverbs_preload;
-
-/**
  * Sets errno to a non-zero ret and returns -1; returns 0 for 0.
  */
 int rdma_seterrno(int ret);
