@@ -27,7 +27,8 @@
 //! - [`observe`]: beside the data path, consulted by both of the above with
 //!   what a call did: configuration, trace lines, counters.
 //! - [`verbs`]: the C types and the provider dispatch that `verbs.h` inlines.
-//! - [`functions`]: the one table of every function by name.
+//! - [`functions`]: the one table of every function by name; `sys`: what
+//!   glibc has that the `libc` crate does not declare.
 //!
 //! The two libraries are the same static archive linked twice, with two
 //! version scripts (`src/librdmaverbs.map`, `src/preload.map`).
@@ -44,6 +45,7 @@ pub mod api;
 pub mod functions;
 mod observe;
 pub mod preload;
+mod sys;
 pub mod verbs;
 
 #[cfg(test)]

@@ -2,26 +2,35 @@
 //! `RDMAVERBS_TRACE`, `RDMAVERBS_STATS` and `RDMAVERBS_POLL_SPIN` (see the
 //! README and `rdmaverbs(7)`).
 //!
+//! The rules, for a library that is loaded into other people's processes:
+//! the variables are read with `secure_getenv(3)`, so a set-user-ID (or
+//! otherwise secure-execution) process ignores them, as glibc ignores
+//! `MALLOC_TRACE`; a value that cannot be used gets one warning line on
+//! stderr, with its control characters escaped, and the default applies.
+//!
 //! When none is set, nothing here costs the fast paths anything: each export
 //! compares one of its pointer arguments with [`GATE`] where it would test it
 //! for NULL anyway (see [`gate`]).
 
-use core::ffi::{CStr, c_int};
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use core::ffi::CStr;
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
+
+use super::line::warn;
+use super::{counters, writer};
 
 /// Every export's pointer argument at or below this takes the cold path:
 /// `0` (only NULL, the input check) when nothing is watched; `usize::MAX`
 /// (every call) when tracing or counting.
 static GATE: AtomicUsize = AtomicUsize::new(0);
 
-/// Where trace lines go: a file descriptor, or -1 for no tracing.
-static TRACE_FD: AtomicI32 = AtomicI32::new(-1);
-
 /// Whether the per-function counters are kept and printed at exit.
 static STATS: AtomicBool = AtomicBool::new(false);
 
 /// How many more times `rdma_get_*_comp` polls before arming the CQ.
 static POLL_SPIN: AtomicU32 = AtomicU32::new(0);
+
+/// The largest `RDMAVERBS_POLL_SPIN` accepted.
+const MAX_SPIN: u32 = 1_000_000_000;
 
 /// The name of the symbol that only the preload library exports
 /// (`src/preload.map`): its presence in the process tells the linked library
@@ -44,9 +53,6 @@ fn preload_elsewhere() -> bool {
     !found.is_null() && found.cast_const() != (&raw const rdmaverbs_preload).cast()
 }
 
-/// The largest `RDMAVERBS_POLL_SPIN` accepted.
-const MAX_SPIN: u32 = 1_000_000_000;
-
 /// True when `p` must take the export's cold path: it is NULL, or calls are
 /// being watched. One compare with a loaded value, where the NULL check alone
 /// would be a compare with zero: watching costs the fast path no instruction.
@@ -66,12 +72,6 @@ pub(crate) fn watching() -> bool {
     unsafe { *GATE.as_ptr() != 0 }
 }
 
-/// The trace file descriptor, if tracing.
-pub(crate) fn trace_fd() -> Option<c_int> {
-    let fd = TRACE_FD.load(Relaxed);
-    (fd >= 0).then_some(fd)
-}
-
 /// True when counting calls.
 pub(crate) fn stats() -> bool {
     STATS.load(Relaxed)
@@ -84,81 +84,78 @@ pub(crate) fn poll_spin() -> u32 {
 }
 
 /// Reads the environment when the library is loaded. Nothing here may panic
-/// or abort the host program: a bad value gets one warning line on stderr and
-/// the default.
+/// or abort the host program, or block.
 #[ctor::ctor(unsafe)]
 fn load() {
-    // SAFETY: getenv is called before main or inside dlopen, as every
-    // library constructor does; the strings are copied out at once.
-    unsafe {
-        configure(
+    // SAFETY: called before main or inside dlopen, as every library
+    // constructor is; the strings are used at once.
+    let (trace, stats, spin) = unsafe {
+        (
             getenv(c"RDMAVERBS_TRACE"),
             getenv(c"RDMAVERBS_STATS"),
             getenv(c"RDMAVERBS_POLL_SPIN"),
-        );
-    }
-}
-
-/// A variable's value, `None` when it is unset or empty.
-///
-/// # Safety
-/// As `getenv(3)`: no thread may be changing the environment.
-unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
-    // SAFETY: `name` is a C string; getenv returns NULL or a C string that
-    // lives as long as the environment is not changed.
-    let v = unsafe { libc::getenv(name.as_ptr()) };
-    // SAFETY: non-NULL, so a C string (above).
-    let v = (!v.is_null()).then(|| unsafe { CStr::from_ptr(v) })?;
-    (!v.is_empty()).then_some(v)
-}
-
-/// Applies the three settings (`None`: unset or empty).
-///
-/// # Safety
-/// None beyond opening a file: `unsafe` for the libc calls only.
-unsafe fn configure(trace: Option<&CStr>, stats: Option<&CStr>, spin: Option<&CStr>) {
+        )
+    };
+    // The preload library in the process watches; this one must not.
     let (trace, stats) = if preload_elsewhere() {
         (None, None)
     } else {
         (trace, stats)
     };
-    match trace {
-        None => {}
-        Some(v) if v.to_bytes() == b"0" => {}
-        Some(v) if v.to_bytes() == b"1" => TRACE_FD.store(libc::STDERR_FILENO, Relaxed),
-        Some(path) => {
-            let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND | libc::O_CLOEXEC;
-            // SAFETY: `path` is a C string.
-            let fd = unsafe { libc::open(path.as_ptr(), flags, 0o644 as c_int) };
-            if fd < 0 {
-                warn("RDMAVERBS_TRACE", path, "cannot open it; not tracing");
-            } else {
-                TRACE_FD.store(fd, Relaxed);
+    if let Some(v) = trace {
+        match v.to_bytes() {
+            b"0" => {}
+            b"1" => writer::to_stderr(),
+            path if path.contains(&b'/') => {
+                if let Err(why) = writer::open(v) {
+                    warn(c"RDMAVERBS_TRACE", v, why);
+                }
             }
+            _ => warn(
+                c"RDMAVERBS_TRACE",
+                v,
+                "not 0, 1 or a path (a path has a '/', as ./FILE does); not tracing",
+            ),
         }
     }
-    match stats {
-        None => {}
-        Some(v) if v.to_bytes() == b"0" => {}
-        Some(v) if v.to_bytes() == b"1" => {
-            STATS.store(true, Relaxed);
-            super::counters::print_at_exit();
+    if let Some(v) = stats {
+        match v.to_bytes() {
+            b"0" => {}
+            b"1" => {
+                STATS.store(true, Relaxed);
+                counters::print_at_exit();
+            }
+            _ => warn(c"RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
         }
-        Some(v) => warn("RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
     }
     if let Some(v) = spin {
         match parse_u32(v.to_bytes()).filter(|&n| n <= MAX_SPIN) {
             Some(n) => POLL_SPIN.store(n, Relaxed),
             None => warn(
-                "RDMAVERBS_POLL_SPIN",
+                c"RDMAVERBS_POLL_SPIN",
                 v,
                 "not a number from 0 to 1000000000; 0",
             ),
         }
     }
-    if trace_fd().is_some() || self::stats() {
+    if writer::tracing() || self::stats() {
         GATE.store(usize::MAX, Relaxed);
+        super::fork::register();
     }
+}
+
+/// A variable's value, `None` when it is unset or empty, or when the process
+/// runs in secure-execution mode (set-user-ID and the like).
+///
+/// # Safety
+/// As `getenv(3)`: no thread may be changing the environment.
+unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
+    // SAFETY: `name` is a C string; secure_getenv returns NULL or a C string
+    // that lives as long as the environment is not changed.
+    let v = unsafe { crate::sys::secure_getenv(name.as_ptr()) };
+    // SAFETY: non-NULL, so a C string (above).
+    let v = (!v.is_null()).then(|| unsafe { CStr::from_ptr(v) })?;
+    (!v.is_empty()).then_some(v)
 }
 
 /// A decimal number without sign or spaces.
@@ -174,20 +171,6 @@ fn parse_u32(s: &[u8]) -> Option<u32> {
         n = n * 10 + u64::from(c - b'0');
     }
     u32::try_from(n).ok()
-}
-
-/// One warning line on stderr: `rdmaverbs: VAR=value: what`.
-fn warn(var: &str, value: &CStr, what: &str) {
-    let mut line = super::line::Line::new();
-    let value = value.to_bytes();
-    let shown = value.get(..200).unwrap_or(value);
-    line.push(b"rdmaverbs: warning: ");
-    line.push(var.as_bytes());
-    line.push(b"=");
-    line.push(shown);
-    line.push(b": ");
-    line.push(what.as_bytes());
-    line.write_to(libc::STDERR_FILENO);
 }
 
 #[cfg(test)]

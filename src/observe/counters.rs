@@ -41,8 +41,18 @@ pub(super) fn blocked(f: Func) {
     COUNTERS[f as usize].blocked.fetch_add(1, Relaxed);
 }
 
+/// Sets every counter to zero (in the child of a fork, whose calls are its
+/// own).
+pub(super) fn reset() {
+    for c in &COUNTERS {
+        for n in [&c.calls, &c.bytes, &c.errors, &c.blocked] {
+            n.store(0, Relaxed);
+        }
+    }
+}
+
 /// Prints the counters on stderr when the program exits (or the library is
-/// unloaded).
+/// unloaded), if it made any call.
 pub(super) fn print_at_exit() {
     extern "C" fn print() {
         print_table(libc::STDERR_FILENO);
@@ -52,8 +62,12 @@ pub(super) fn print_at_exit() {
     unsafe { libc::atexit(print) };
 }
 
-/// The counters as a table, one `write(2)` per line.
+/// The counters as a table, one `write(2)` per line; nothing when no call
+/// was made (a preloaded shell prints no empty table).
 fn print_table(fd: c_int) {
+    if COUNTERS.iter().all(|c| c.calls.load(Relaxed) == 0) {
+        return;
+    }
     let mut line = Line::new();
     // SAFETY: getpid cannot fail.
     line.dec(
@@ -66,13 +80,11 @@ fn print_table(fd: c_int) {
     line.push(b"rdmaverbs: function            ");
     line.push(b"        calls          bytes     errors    blocked");
     line.write_to(fd);
-    let mut any = false;
     for (&f, c) in Func::ALL.iter().zip(&COUNTERS) {
         let calls = c.calls.load(Relaxed);
         if calls == 0 {
             continue;
         }
-        any = true;
         let mut line = Line::new();
         line.push(b"rdmaverbs: ");
         line.left(f.name().as_bytes(), 20);
@@ -84,11 +96,6 @@ fn print_table(fd: c_int) {
         } else {
             line.push(b"          -");
         }
-        line.write_to(fd);
-    }
-    if !any {
-        let mut line = Line::new();
-        line.push(b"rdmaverbs: (no calls)");
         line.write_to(fd);
     }
 }

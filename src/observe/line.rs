@@ -5,7 +5,7 @@
 //! so observing can never abort the host program (and the library carries
 //! no panic machinery; `make test-symbols` checks that).
 
-use core::ffi::c_int;
+use core::ffi::{CStr, c_int};
 use core::num::NonZeroU64;
 
 use crate::functions::Func;
@@ -84,6 +84,11 @@ impl Line {
         }
     }
 
+    /// What the line holds so far.
+    pub(crate) fn text(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
     /// The line with its newline, ready to write.
     pub(crate) fn finish(&mut self) -> &[u8] {
         if let Some(end) = self.buf.get_mut(self.len) {
@@ -116,6 +121,33 @@ pub(crate) fn write_all(fd: c_int, bytes: &[u8]) {
 pub(crate) fn warn_line(text: &[u8]) {
     let mut line = Line::new();
     line.push(text);
+    line.write_to(libc::STDERR_FILENO);
+}
+
+/// One warning line on stderr: `rdmaverbs: warning: VAR=value: what`, the
+/// value cut at 200 bytes and its control characters, backslashes and
+/// non-ASCII bytes escaped as `\xHH`, so that no value can forge a line.
+pub(super) fn warn(var: &CStr, value: &CStr, what: &str) {
+    let mut line = Line::new();
+    line.push(b"rdmaverbs: warning: ");
+    line.push(var.to_bytes());
+    line.push(b"=");
+    let value = value.to_bytes();
+    for &c in value.get(..200).unwrap_or(value) {
+        if c.is_ascii_graphic() && c != b'\\' || c == b' ' {
+            line.push(&[c]);
+        } else {
+            let hex = |d: u8| {
+                b"0123456789abcdef"
+                    .get(usize::from(d))
+                    .copied()
+                    .unwrap_or(b'?')
+            };
+            line.push(&[b'\\', b'x', hex(c >> 4), hex(c & 15)]);
+        }
+    }
+    line.push(b": ");
+    line.push(what.as_bytes());
     line.write_to(libc::STDERR_FILENO);
 }
 

@@ -12,10 +12,12 @@
 mod call;
 mod config;
 mod counters;
+mod fork;
 mod line;
 mod ops;
 mod scope;
 mod trace;
+mod writer;
 
 pub(crate) use call::{Call, Returned, Sges};
 #[cfg(test)]

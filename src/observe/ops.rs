@@ -7,8 +7,8 @@ use core::ffi::c_int;
 use super::call::{recv_bytes, sge_bytes};
 use super::line::Line;
 use super::scope::{IN_API, errno, set_errno};
-use super::trace::{recv_line, send_line, show_wc};
-use super::{config, counters};
+use super::trace::{emit, recv_line, send_line, show_wc};
+use super::{config, counters, writer};
 use crate::functions::Func;
 use crate::verbs::{
     ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_sge, ibv_srq, ibv_wc, ibv_wc_head,
@@ -52,14 +52,14 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
         return;
     }
     let err = errno();
-    let fd = config::trace_fd();
+    let tracing = writer::tracing();
     let (f, failed, bytes) = match op {
         Op::PostSend { qp, wr } => {
             // SAFETY: the caller's QP and chain.
             let bytes = unsafe {
                 chain(wr, ret, |w, b| {
-                    if let Some(fd) = fd {
-                        send_line(fd, qp, w, ret, b);
+                    if tracing {
+                        send_line(qp, w, ret, b);
                     }
                 })
             };
@@ -69,8 +69,8 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
             // SAFETY: the caller's QP and chain.
             let bytes = unsafe {
                 chain(wr, ret, |w, b| {
-                    if let Some(fd) = fd {
-                        recv_line(fd, Func::OpPostRecv, qp.cast(), w, ret, b);
+                    if tracing {
+                        recv_line(Func::OpPostRecv, qp.cast(), w, ret, b);
                     }
                 })
             };
@@ -80,8 +80,8 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
             // SAFETY: the caller's SRQ and chain.
             let bytes = unsafe {
                 chain(wr, ret, |w, b| {
-                    if let Some(fd) = fd {
-                        recv_line(fd, Func::OpPostSrqRecv, srq.cast(), w, ret, b);
+                    if tracing {
+                        recv_line(Func::OpPostSrqRecv, srq.cast(), w, ret, b);
                     }
                 })
             };
@@ -94,31 +94,31 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                 // SAFETY: the provider wrote `ret` completions.
                 let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
                 bytes += recv_bytes(w);
-                if let Some(fd) = fd {
+                if tracing {
                     let mut line = Line::start(Func::OpPollCq);
                     line.hex(b" cq=", cq as usize as u64);
                     line.dec(b" ret=", ret.into());
                     line.dec(b" qpn=", w.qp_num.into());
                     show_wc(&mut line, w);
-                    line.write_to(fd);
+                    emit(line);
                 }
             }
             if ret < 0 {
-                if let Some(fd) = fd {
+                if tracing {
                     let mut line = Line::start(Func::OpPollCq);
                     line.hex(b" cq=", cq as usize as u64);
                     line.dec(b" ret=", ret.into());
-                    line.write_to(fd);
+                    emit(line);
                 }
             }
             (Func::OpPollCq, ret < 0, bytes)
         }
         Op::ReqNotifyCq { cq } => {
-            if let Some(fd) = fd {
+            if tracing {
                 let mut line = Line::start(Func::OpReqNotifyCq);
                 line.hex(b" cq=", cq as usize as u64);
                 line.dec(b" ret=", ret.into());
-                line.write_to(fd);
+                emit(line);
             }
             (Func::OpReqNotifyCq, ret != 0, 0)
         }

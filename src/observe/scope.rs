@@ -6,7 +6,7 @@ use core::cell::Cell;
 use core::ffi::c_int;
 
 use super::call::{Call, Returned};
-use super::{config, counters, trace};
+use super::{config, counters, trace, writer};
 use crate::functions::Func;
 
 thread_local! {
@@ -39,10 +39,10 @@ impl Scope {
             let bytes = if failed { 0 } else { unsafe { call.bytes() } };
             counters::tally(f, failed, bytes);
         }
-        if let Some(fd) = config::trace_fd() {
+        if writer::tracing() {
             // SAFETY: the pointers in `call` are the caller's, valid by the
             // export's contract (or NULL, which is not read).
-            unsafe { trace::call_line(fd, f, call, ret, err) };
+            unsafe { trace::call_line(f, call, ret, err) };
         }
         set_errno(err);
     }

@@ -7,6 +7,7 @@ use core::ffi::{c_int, c_void};
 
 use super::call::{Call, Returned, Sges};
 use super::line::Line;
+use super::writer;
 use crate::functions::Func;
 use crate::verbs::{SendOp, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_wc_head, rdma_cm_id};
 
@@ -14,14 +15,14 @@ use crate::verbs::{SendOp, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_wc_head, rdma_c
 ///
 /// # Safety
 /// The pointers in `call` are NULL or valid, as the export's contract says.
-pub(super) unsafe fn call_line<R: Returned>(fd: c_int, f: Func, call: Call, ret: R, err: c_int) {
+pub(super) unsafe fn call_line<R: Returned>(f: Func, call: Call, ret: R, err: c_int) {
     let mut line = Line::start(f);
     // SAFETY: forwarded.
     unsafe { describe(&mut line, call, ret) };
     if ret.failed() {
         line.dec(b" errno=", err.into());
     }
-    line.write_to(fd);
+    emit(line);
 }
 
 /// The arguments and the result, as ` key=value` fields.
@@ -175,13 +176,7 @@ pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
 ///
 /// # Safety
 /// `qp` is live; `w` is the caller's work request.
-pub(super) unsafe fn send_line(
-    fd: c_int,
-    qp: *mut ibv_qp,
-    w: &ibv_send_wr,
-    ret: c_int,
-    bytes: u64,
-) {
+pub(super) unsafe fn send_line(qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, bytes: u64) {
     use ibverbs_sys::ibv_wr_opcode as o;
     let mut line = Line::start(Func::OpPostSend);
     line.hex(b" qp=", qp as usize as u64);
@@ -229,7 +224,7 @@ pub(super) unsafe fn send_line(
         }
     }
     line.dec(b" ret=", ret.into());
-    line.write_to(fd);
+    emit(line);
 }
 
 /// The trace line of one receive work request, to a QP
@@ -237,14 +232,7 @@ pub(super) unsafe fn send_line(
 ///
 /// # Safety
 /// `obj` is the live QP or SRQ.
-pub(super) unsafe fn recv_line(
-    fd: c_int,
-    f: Func,
-    obj: *mut c_void,
-    w: &ibv_recv_wr,
-    ret: c_int,
-    bytes: u64,
-) {
+pub(super) unsafe fn recv_line(f: Func, obj: *mut c_void, w: &ibv_recv_wr, ret: c_int, bytes: u64) {
     let mut line = Line::start(f);
     if f == Func::OpPostRecv {
         line.hex(b" qp=", obj as usize as u64);
@@ -259,5 +247,10 @@ pub(super) unsafe fn recv_line(
         line.dec(b" bytes=", bytes as i64);
     }
     line.dec(b" ret=", ret.into());
-    line.write_to(fd);
+    emit(line);
+}
+
+/// Writes a finished trace line.
+pub(super) fn emit(mut line: Line) {
+    writer::emit(line.finish());
 }

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 400;
 
-/// `(module path, text without its unit tests)` of every file under `src/`.
-fn modules() -> Vec<(String, String)> {
+/// `(module path, code, lines)` of every file under `src/`: the code is the
+/// text without comment lines; the lines count them all.
+fn modules() -> Vec<(String, String, usize)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
@@ -37,8 +38,14 @@ fn modules() -> Vec<(String, String)> {
             if parts.last().is_some_and(|l| l == "mod" || l == "lib") {
                 parts.pop();
             }
-            let text = std::fs::read_to_string(&p).unwrap();
-            (parts.join("::"), text)
+            // Code only: comments may name any module.
+            let raw = std::fs::read_to_string(&p).unwrap();
+            let text: String = raw
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            (parts.join("::"), text, raw.lines().count())
         })
         .collect()
 }
@@ -111,9 +118,9 @@ fn resolve(names: &BTreeSet<String>, base: &str, path: &str) -> Option<String> {
 /// Each module's dependencies on other modules of the crate.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules();
-    let names: BTreeSet<String> = mods.iter().map(|(m, _)| m.clone()).collect();
+    let names: BTreeSet<String> = mods.iter().map(|(m, _, _)| m.clone()).collect();
     let mut g = BTreeMap::new();
-    for (m, text) in &mods {
+    for (m, text, _) in &mods {
         // Unit tests may look anywhere.
         let text = text.split("#[cfg(test)]").next().unwrap_or("");
         let mut deps = BTreeSet::new();
@@ -143,8 +150,8 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 fn no_file_over_the_limit() {
     let big: Vec<String> = modules()
         .iter()
-        .filter(|(_, t)| t.lines().count() > MAX_LINES)
-        .map(|(m, t)| format!("{m}: {} lines", t.lines().count()))
+        .filter(|(_, _, n)| *n > MAX_LINES)
+        .map(|(m, _, n)| format!("{m}: {n} lines"))
         .collect();
     assert!(big.is_empty(), "over {MAX_LINES} lines: {big:?}");
 }
@@ -187,7 +194,7 @@ fn imports_flow_one_way() {
         "api" | "preload" => 1,
         "observe" => 2,
         "verbs" => 3,
-        "functions" => 4,
+        "functions" | "sys" => 4,
         other => panic!("module {other} is in no room: add it to the layout test"),
     };
     for (m, deps) in &g {
