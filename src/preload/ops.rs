@@ -1,0 +1,215 @@
+//! The wrapped data-path ops of a device context: each calls the provider's
+//! own op, saved per context in [`CONTEXTS`], then hands the observer what
+//! happened.
+
+use core::ffi::c_int;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use ibverbs_sys::ibv_context_ops;
+
+use super::registry::Registry;
+use crate::observe::{Op, record_op, warn_line};
+use crate::sys::pthread_atfork;
+use crate::verbs::{ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
+
+/// The provider's own ops of a wrapped context.
+#[derive(Clone, Copy)]
+struct Saved {
+    post_send: PostSend,
+    post_recv: PostRecv,
+    post_srq_recv: PostSrqRecv,
+    poll_cq: PollCq,
+    req_notify_cq: ReqNotifyCq,
+}
+
+type PostSend =
+    Option<unsafe extern "C" fn(*mut ibv_qp, *mut ibv_send_wr, *mut *mut ibv_send_wr) -> c_int>;
+type PostRecv =
+    Option<unsafe extern "C" fn(*mut ibv_qp, *mut ibv_recv_wr, *mut *mut ibv_recv_wr) -> c_int>;
+type PostSrqRecv =
+    Option<unsafe extern "C" fn(*mut ibv_srq, *mut ibv_recv_wr, *mut *mut ibv_recv_wr) -> c_int>;
+type PollCq = Option<unsafe extern "C" fn(*mut ibv_cq, c_int, *mut ibv_wc) -> c_int>;
+type ReqNotifyCq = Option<unsafe extern "C" fn(*mut ibv_cq, c_int) -> c_int>;
+
+/// Every wrapped context, with its provider's ops.
+static CONTEXTS: Registry<Saved> = Registry::new();
+
+/// Saves the context's ops and installs the wrappers. (Out of memory: the
+/// context is not wrapped, with a warning.)
+///
+/// # Safety
+/// `ctx` is an open context that no other thread uses yet.
+pub(super) unsafe fn wrap(ctx: *mut ibv_context) {
+    fork_handlers();
+    // SAFETY: `ctx` is valid (caller's guarantee).
+    let ops: &mut ibv_context_ops = unsafe { &mut (*ctx).ops };
+    let saved = Saved {
+        post_send: ops.post_send,
+        post_recv: ops.post_recv,
+        post_srq_recv: ops.post_srq_recv,
+        poll_cq: ops.poll_cq,
+        req_notify_cq: ops.req_notify_cq,
+    };
+    if !CONTEXTS.insert(ctx.cast(), saved) {
+        warn_line(b"rdmaverbs: warning: out of memory; a device context is not watched");
+        return;
+    }
+    ops.post_send = Some(post_send);
+    ops.post_recv = Some(post_recv);
+    ops.post_srq_recv = Some(post_srq_recv);
+    ops.poll_cq = Some(poll_cq);
+    ops.req_notify_cq = Some(req_notify_cq);
+}
+
+/// Puts back the ops of a wrapped context (a context that is not wrapped
+/// costs a lock-free look-up, and takes no lock).
+///
+/// # Safety
+/// `ctx` is an open context, about to be closed.
+pub(super) unsafe fn unwrap(ctx: *mut ibv_context) {
+    if CONTEXTS.get(ctx.cast()).is_none() {
+        return;
+    }
+    if let Some(saved) = CONTEXTS.remove(ctx.cast()) {
+        // SAFETY: `ctx` is valid (caller's guarantee).
+        let ops = unsafe { &mut (*ctx).ops };
+        ops.post_send = saved.post_send;
+        ops.post_recv = saved.post_recv;
+        ops.post_srq_recv = saved.post_srq_recv;
+        ops.poll_cq = saved.poll_cq;
+        ops.req_notify_cq = saved.req_notify_cq;
+    }
+}
+
+/// The lock of the registry is taken before a fork and released on both
+/// sides, so that no child starts with it held. Registered once, when the
+/// first context is wrapped.
+fn fork_handlers() {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    extern "C" fn prepare() {
+        CONTEXTS.before_fork();
+    }
+    extern "C" fn parent() {
+        CONTEXTS.after_fork_in_parent();
+    }
+    extern "C" fn child() {
+        CONTEXTS.after_fork_in_child();
+    }
+    if !DONE.swap(true, Ordering::Relaxed) {
+        // SAFETY: functions that live as long as the library (nodelete).
+        unsafe { pthread_atfork(Some(prepare), Some(parent), Some(child)) };
+    }
+}
+
+/// What a wrapper returns when its context's ops are gone (a call racing
+/// the close): the provider would not be there either.
+const GONE: c_int = libc::ENODEV;
+
+/// The wrapped `post_send` op: the provider's, then recorded.
+///
+/// # Safety
+/// As the provider's op: called by libibverbs' inline `ibv_post_send` with a
+/// live QP of a wrapped context and the caller's work requests.
+unsafe extern "C" fn post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: the provider calls us with its own live QP.
+    let Some(op) = CONTEXTS
+        .get(unsafe { (*qp).context }.cast())
+        .and_then(|o| o.post_send)
+    else {
+        return GONE;
+    };
+    // SAFETY: the provider's op, with the caller's arguments.
+    let ret = unsafe { op(qp, wr, bad) };
+    // SAFETY: the caller's work requests, still valid after the call.
+    unsafe { record_op(Op::PostSend { qp, wr }, ret) };
+    ret
+}
+
+/// The wrapped `post_recv` op.
+///
+/// # Safety
+/// As [`post_send`], for receive work requests.
+unsafe extern "C" fn post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: as in `post_send`.
+    let Some(op) = CONTEXTS
+        .get(unsafe { (*qp).context }.cast())
+        .and_then(|o| o.post_recv)
+    else {
+        return GONE;
+    };
+    // SAFETY: as in `post_send`.
+    let ret = unsafe { op(qp, wr, bad) };
+    // SAFETY: as in `post_send`.
+    unsafe { record_op(Op::PostRecv { qp, wr }, ret) };
+    ret
+}
+
+/// The wrapped `post_srq_recv` op.
+///
+/// # Safety
+/// As [`post_send`], with a live SRQ.
+unsafe extern "C" fn post_srq_recv(
+    srq: *mut ibv_srq,
+    wr: *mut ibv_recv_wr,
+    bad: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: as in `post_send`.
+    let Some(op) = CONTEXTS
+        .get(unsafe { (*srq).context }.cast())
+        .and_then(|o| o.post_srq_recv)
+    else {
+        return GONE;
+    };
+    // SAFETY: as in `post_send`.
+    let ret = unsafe { op(srq, wr, bad) };
+    // SAFETY: as in `post_send`.
+    unsafe { record_op(Op::PostSrqRecv { srq, wr }, ret) };
+    ret
+}
+
+/// The wrapped `poll_cq` op.
+///
+/// # Safety
+/// As the provider's op: a live CQ of a wrapped context, room for `n`
+/// completions at `wc`.
+unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_int {
+    // SAFETY: as in `post_send`.
+    let Some(op) = CONTEXTS
+        .get(unsafe { (*cq).context }.cast())
+        .and_then(|o| o.poll_cq)
+    else {
+        return -GONE;
+    };
+    // SAFETY: as in `post_send`.
+    let ret = unsafe { op(cq, n, wc) };
+    // SAFETY: the provider wrote `ret` completions to `wc`.
+    unsafe { record_op(Op::PollCq { cq, wc }, ret) };
+    ret
+}
+
+/// The wrapped `req_notify_cq` op.
+///
+/// # Safety
+/// As the provider's op: a live CQ of a wrapped context.
+unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    // SAFETY: as in `post_send`.
+    let Some(op) = CONTEXTS
+        .get(unsafe { (*cq).context }.cast())
+        .and_then(|o| o.req_notify_cq)
+    else {
+        return GONE;
+    };
+    // SAFETY: as in `post_send`.
+    let ret = unsafe { op(cq, solicited_only) };
+    // SAFETY: nothing is read.
+    unsafe { record_op(Op::ReqNotifyCq { cq }, ret) };
+    ret
+}
