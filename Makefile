@@ -61,7 +61,8 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace bench \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-hardening \
+	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb
 
 all: $(LIBRARY) $(LIB)/$(NAME).a
@@ -131,7 +132,7 @@ check: deps
 
 # The quick tier, for every edit: no VM, no package build.
 test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-noalloc test-concurrency
+	test-trace test-noalloc test-concurrency test-hardening test-preload
 	@echo "make test-quick: all passed"
 
 test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb e2e
@@ -167,20 +168,42 @@ $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(B)/$(1)/fake.o $(LIBRARY)
-	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(RV_LIBS)
+	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
 $(eval $(call flavour,san,$(SAN)))
 $(eval $(call flavour,tsan,$(TSAN)))
 
+# The fake libibverbs that the preload library's tests stand on
+# (c-tests/fake/fakeverbs.c), linked ahead of libibverbs.
+$(B)/fake/libfakeverbs.so: c-tests/fake/fakeverbs.c c-tests/fake/fakeverbs.h c-tests/fake/fakeverbs.map
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,--version-script=c-tests/fake/fakeverbs.map \
+		$(STOCK_CFLAGS) -o $@ $<
+$(B)/fake/preload: $(B)/fake/libfakeverbs.so
+$(B)/fake/preload: EXTRA_LIBS = -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
+
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
 # counting and spinning change nothing the caller sees.
 test-differential: $(B)/fake/differential
 	$(B)/fake/differential 100000
-	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
+	RDMAVERBS_TRACE=$(CURDIR)/$(B)/differential.trace RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
 		$(B)/fake/differential 100000 2>$(B)/differential-watched.err
 	grep -q '^rdmaverbs: rdma_post_send ' $(B)/differential-watched.err
+	grep -q '^rdmaverbs\[[0-9]*\]: rdma_post_send ' $(B)/differential.trace
+	rm -f $(B)/differential.trace
+
+# The environment and the trace file (c-tests/fake/hardening.c); the
+# set-user-ID case needs root, as CI is.
+test-hardening: $(B)/fake/hardening
+	rm -rf $(B)/hardening.d && mkdir -p $(B)/hardening.d
+	$(B)/fake/hardening $(CURDIR)/$(SHARED) $(CURDIR)/$(B)/hardening.d
+
+# The preload library on a fake libibverbs (c-tests/fake/preload.c).
+test-preload: $(B)/fake/preload
+	rm -rf $(B)/preload.d && mkdir -p $(B)/preload.d
+	$(B)/fake/preload $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 
 test-robustness: $(B)/fake/robustness
 	$(B)/fake/robustness
@@ -193,7 +216,7 @@ test-trace: $(B)/fake/trace
 # None of the functions allocates (malloc and kin counted around a burst).
 test-noalloc: $(B)/fake/noalloc
 	$(B)/fake/noalloc
-	RDMAVERBS_TRACE=/dev/null RDMAVERBS_STATS=1 $(B)/fake/noalloc
+	RDMAVERBS_TRACE=$(CURDIR)/$(B)/noalloc.trace RDMAVERBS_STATS=1 $(B)/fake/noalloc
 
 # Threads posting at once; again under ThreadSanitizer (any report fails).
 test-concurrency: $(B)/fake/concurrency $(B)/tsan/concurrency

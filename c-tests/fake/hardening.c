@@ -1,0 +1,372 @@
+/*
+ * The environment and the trace file, as an attacker or an unlucky user
+ * would meet them. The parent re-executes this program ("hardening LIB DIR
+ * CASE") with RDMAVERBS_* set, in DIR/CASE/ as its working directory, with
+ * its stderr in DIR/CASE.err, and checks:
+ *
+ *   setuid     a set-user-ID-root copy, run by nobody with RDMAVERBS_TRACE
+ *              naming a root-only directory and RDMAVERBS_STATS=1, obeys
+ *              neither (secure_getenv); the same copy without the set-uid
+ *              bit does (needs root: skipped with a message otherwise);
+ *   values     RDMAVERBS_TRACE=yes, 2, -1, " 1": a warning each, and no file;
+ *   percent    ./t.%p: a file named after the process, mode 0600;
+ *   symlink    a path whose last component is a symbolic link: refused, the
+ *              link's target untouched;
+ *   fifo       a FIFO with no reader: refused at once (the load does not
+ *              block); with a reader, and /dev/null: not regular files;
+ *   reused     the program closes every descriptor above 2 and opens its own
+ *              file on each number: no trace line gets into it; one warning;
+ *   dlclose    1,000 dlopen/dlclose cycles of the library with a trace file:
+ *              no descriptor is left open;
+ *   escape     a value with a newline and other control characters: one
+ *              warning line, the characters escaped.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_verbs.h>
+
+static int failures, passed;
+#define FAIL(...) do { fprintf(stderr, "hardening: FAIL: " __VA_ARGS__); \
+	fputc('\n', stderr); failures++; } while (0)
+#define OK(...) do { printf("hardening: ok: " __VA_ARGS__); putchar('\n'); passed++; } while (0)
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* ---- the child: one case ---- */
+
+static int child(const char *lib, const char *mode)
+{
+	int i;
+
+	if (!strcmp(mode, "reused")) {
+		int fd;
+
+		for (i = 3; i < 1024; i++)
+			close(i);
+		fd = open("data", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		for (i = 3; i < 300; i++)
+			if (i != fd)
+				dup2(fd, i);
+		dprintf(fd, "the program's own data\n");
+		for (i = 0; i < 10; i++)
+			rdma_seterrno(i);
+		return 0;
+	}
+	if (!strcmp(mode, "dlclose")) {
+		int before = count_fds();
+
+		for (i = 0; i < 1000; i++) {
+			void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+			int (*seterrno)(int);
+			void *p;
+
+			if (!h) {
+				fprintf(stderr, "dlopen: %s\n", dlerror());
+				return 10;
+			}
+			p = dlsym(h, "rdma_seterrno");
+			memcpy(&seterrno, &p, sizeof(p));
+			seterrno(0);
+			dlclose(h);
+		}
+		printf("%d descriptors before, %d after\n", before, count_fds());
+		return count_fds() != before;
+	}
+	/* every other case: one traced, counted call */
+	rdma_seterrno(0);
+	return 0;
+}
+
+/* ---- the parent ---- */
+
+static const char *self, *lib, *dir;
+static char cwd[4096], err[4096];
+
+/* Runs CASE with the environment `env` (NULL-terminated "VAR=value"s), as
+ * `uid` unless it is -1; returns its exit status (128 + signal). */
+static int run_as(const char *exe, const char *mode, const char *const *env, int uid)
+{
+	pid_t pid;
+	int st;
+
+	snprintf(cwd, sizeof(cwd), "%s/%s", dir, mode);
+	snprintf(err, sizeof(err), "%s/%s.err", dir, mode);
+	mkdir(cwd, 0777);
+	chmod(cwd, 0777);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_APPEND, 0666);
+
+		dup2(fd, 2);
+		if (chdir(cwd))
+			_exit(126);
+		unsetenv("RDMAVERBS_TRACE");
+		unsetenv("RDMAVERBS_STATS");
+		unsetenv("RDMAVERBS_POLL_SPIN");
+		while (env && *env)
+			putenv((char *)*env++);
+		alarm(20);	/* a load that blocks fails the case */
+		if (uid >= 0 && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(125);
+		execl(exe, exe, lib, dir, mode, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(const char *mode, const char *const *env)
+{
+	return run_as(self, mode, env, -1);
+}
+
+/* The case's stderr, whole. */
+static const char *err_text(void)
+{
+	static char text[65536];
+	FILE *f = fopen(err, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+
+	text[n] = 0;
+	if (f)
+		fclose(f);
+	return text;
+}
+
+static int lines_with(const char *needle)
+{
+	const char *t = err_text();
+	int n = 0;
+
+	while ((t = strstr(t, needle))) {
+		n++;
+		t += strlen(needle);
+	}
+	return n;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static void setuid_case(void)
+{
+	char copy[4200], secret[4200], open_dir[4200], target[4300];
+	char trace_env[4400];
+	const char *env[] = { trace_env, "RDMAVERBS_STATS=1", NULL };
+	int rc, i;
+
+	if (getuid() != 0) {
+		printf("hardening: skipped: setuid (needs root: a set-user-ID-root copy run by nobody)\n");
+		return;
+	}
+	/* the copy, in a directory nobody can enter; a root-only directory */
+	snprintf(copy, sizeof(copy), "%s/setuid-bin", dir);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	snprintf(open_dir, sizeof(open_dir), "%s/open", dir);
+	mkdir(secret, 0700);
+	mkdir(open_dir, 0777);
+	chmod(open_dir, 0777);
+	chmod(dir, 0755);
+	{
+		char cmd[9000];
+
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown root:root '%s'", self, copy, copy);
+		if (system(cmd)) {
+			FAIL("setuid: cannot copy %s", self);
+			return;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		int suid = i == 0;
+
+		chmod(copy, suid ? 04755 : 0755);
+		snprintf(target, sizeof(target), "%s/x", suid ? secret : open_dir);
+		snprintf(trace_env, sizeof(trace_env), "RDMAVERBS_TRACE=%s", target);
+		unlink(target);
+		unlink(err);
+		rc = run_as(copy, "setuid", env, 65534);
+		if (rc == 127 || rc == 125) {
+			FAIL("setuid: could not run the copy as nobody (%d)", rc);
+			return;
+		}
+		if (suid && (rc || exists(target) || lines_with("rdmaverbs")))
+			FAIL("setuid: the set-user-ID run obeyed RDMAVERBS_*: exit %d, %s %s, stderr: %s",
+			     rc, target, exists(target) ? "created" : "not created", err_text());
+		if (!suid && (rc || !exists(target) || !lines_with("rdmaverbs: rdma_seterrno ")))
+			FAIL("setuid: the control run (no set-uid bit) did not trace and count: "
+			     "exit %d, stderr: %s", rc, err_text());
+	}
+	OK("setuid: run by nobody, a set-user-ID-root program ignores RDMAVERBS_TRACE "
+	   "and RDMAVERBS_STATS (its control run without the bit obeys them)");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *bad[] = { "yes", "2", "-1", " 1" };
+	char exe[4096], path[4200], env1[4300];
+	const char *env[3] = { env1, NULL, NULL };
+	struct stat st;
+	ssize_t n;
+	size_t i;
+	int rc, fifo_reader;
+
+	if (argc == 4)
+		return child(argv[1], argv[3]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s LIBRDMAVERBS_SO DIR\n", argv[0]);
+		return 2;
+	}
+	lib = argv[1];
+	dir = argv[2];
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	self = exe;
+
+	setuid_case();
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=%s", bad[i]);
+		snprintf(path, sizeof(path), "%s/values", dir);
+		rc = run("values", env);
+		snprintf(path, sizeof(path), "%s/values/%s", dir, bad[i]);
+		if (rc || exists(path) || lines_with("not 0, 1 or a path") != (int)i + 1)
+			FAIL("values: RDMAVERBS_TRACE='%s': exit %d, file %s, stderr: %s", bad[i], rc,
+			     exists(path) ? "created" : "not created", err_text());
+	}
+	if (!failures)
+		OK("values: RDMAVERBS_TRACE=yes, 2, -1, ' 1' each give a warning and create no file");
+
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./t.%%p");
+	rc = run("percent", env);
+	{
+		char cmd[4500];
+		FILE *p;
+		char name[256] = "";
+
+		snprintf(cmd, sizeof(cmd), "ls %s/percent", dir);
+		p = popen(cmd, "r");
+		if (p && fgets(name, sizeof(name), p))
+			name[strcspn(name, "\n")] = 0;
+		if (p)
+			pclose(p);
+		snprintf(path, sizeof(path), "%s/percent/%s", dir, name);
+		if (rc || strncmp(name, "t.", 2) || atoi(name + 2) <= 0 || stat(path, &st) ||
+		    (st.st_mode & 0777) != 0600 || st.st_size == 0)
+			FAIL("percent: exit %d, file '%s' (mode %o, %ld bytes)", rc, name,
+			     (unsigned)(st.st_mode & 0777), (long)st.st_size);
+		else
+			OK("percent: ./t.%%p made %s, mode 0600, with the trace", name);
+	}
+
+	snprintf(path, sizeof(path), "%s/symlink", dir);
+	mkdir(path, 0777);
+	snprintf(path, sizeof(path), "%s/symlink/target", dir);
+	close(open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	snprintf(path, sizeof(path), "%s/symlink/link", dir);
+	symlink("target", path);
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=%s", path);
+	rc = run("symlink", env);
+	snprintf(path, sizeof(path), "%s/symlink/target", dir);
+	if (rc || stat(path, &st) || st.st_size != 0 || !lines_with("a symbolic link"))
+		FAIL("symlink: exit %d, target has %ld bytes, stderr: %s", rc, (long)st.st_size,
+		     err_text());
+	else
+		OK("symlink: a trace path that is a symbolic link is refused, its target untouched");
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	mkdir(path, 0777);
+	snprintf(path, sizeof(path), "%s/fifo/pipe", dir);
+	mkfifo(path, 0666);
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=%s", path);
+	rc = run("fifo", env);
+	if (rc || !lines_with("a FIFO with no reader"))
+		FAIL("fifo: exit %d (142: it blocked), stderr: %s", rc, err_text());
+	fifo_reader = open(path, O_RDONLY | O_NONBLOCK);
+	rc = run("fifo", env);
+	close(fifo_reader);
+	if (rc || lines_with("not a regular file") != 1)
+		FAIL("fifo with a reader: exit %d, stderr: %s", rc, err_text());
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=/dev/null");
+	rc = run("fifo", env);
+	if (rc || lines_with("not a regular file") != 2)
+		FAIL("/dev/null: exit %d, stderr: %s", rc, err_text());
+	else
+		OK("fifo: a FIFO without a reader is refused at once, with one and /dev/null are "
+		   "not regular files");
+
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./trace");
+	rc = run("reused", env);
+	{
+		char data[4096] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/reused/data", dir);
+		f = fopen(path, "r");
+		if (f) {
+			data[fread(data, 1, sizeof(data) - 1, f)] = 0;
+			fclose(f);
+		}
+		if (rc || strstr(data, "rdmaverbs") || lines_with("is no longer the trace file") != 1)
+			FAIL("reused: exit %d, the program's file holds '%s', stderr: %s", rc, data,
+			     err_text());
+		else
+			OK("reused: no trace line in the program's own file; one warning");
+	}
+
+	/* A copy of the library: this program is linked with the library itself,
+	 * which dlclose would never unload. */
+	{
+		static char copy[4200];
+		char cmd[9000];
+
+		snprintf(copy, sizeof(copy), "%s/copy-librdmaverbs.so.1", dir);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", lib, copy);
+		if (system(cmd))
+			FAIL("dlclose: cannot copy %s", lib);
+		lib = copy;
+	}
+	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./trace");
+	rc = run("dlclose", env);
+	if (rc)
+		FAIL("dlclose: exit %d (descriptors left open, or dlopen failed), stderr: %s", rc,
+		     err_text());
+	else
+		OK("dlclose: 1000 dlopen/dlclose cycles with a trace file leave no descriptor open");
+
+	snprintf(env1, sizeof(env1), "RDMAVERBS_STATS=yes\nrdmaverbs[1]: rdma_post_send forged\t\x1b[2J");
+	rc = run("escape", env);
+	if (rc || strstr(err_text(), "\nrdmaverbs[1]") || !lines_with("yes\\x0ardmaverbs[1]: rdma_post_send forged\\x09\\x1b[2J"))
+		FAIL("escape: exit %d, stderr: %s", rc, err_text());
+	else
+		OK("escape: control characters in a bad value are escaped in its warning");
+
+	printf("hardening: %d passed, %d failed\n", passed, failures);
+	return failures != 0;
+}

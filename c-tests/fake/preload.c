@@ -1,0 +1,350 @@
+/*
+ * The preload library on the fake libibverbs (fakeverbs.c), without a VM.
+ *
+ * The parent re-executes this program ("preload PRELOAD_SO DIR CASE") with
+ * LD_PRELOAD and RDMAVERBS_* set, its stderr in DIR/CASE.err, and checks
+ * what the child did and what the library printed:
+ *
+ *   contexts  200 contexts opened and wrapped (no fixed limit), each used
+ *             once per op, closed with the provider's ops put back: the exit
+ *             table counts exactly what was called;
+ *   leaked    200 contexts dropped without a close (their entries are never
+ *             given back), then 100 more, all counted;
+ *   quiet     nothing set: the contexts are not wrapped, nothing is printed;
+ *   idle      counting on, no verbs call at all: no table is printed;
+ *   once      a call of rdma_post_send, built against our header, on a
+ *             wrapped context: counted once, as the function, not again as
+ *             the op it calls;
+ *   fork      counting on: the child's table has its own calls, not its
+ *             parent's;
+ *   race      3,000 forks while another thread opens and closes devices,
+ *             with counting on and with nothing set: no child may hang on a
+ *             lock it inherited held;
+ *   nodelete  the preload library dlopen'ed and dlclose'd: its code stays
+ *             mapped (a function pointer taken before still works).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_verbs.h>
+
+#include "fakeverbs.h"
+
+static int failures;
+#define FAIL(...) do { fprintf(stderr, "preload: FAIL: " __VA_ARGS__); \
+	fputc('\n', stderr); failures++; } while (0)
+
+static struct ibv_device dev;
+
+/* Opens a context; a QP and CQ of it. */
+struct handles {
+	struct ibv_context *ctx;
+	struct ibv_qp qp;
+	struct ibv_cq cq;
+	struct ibv_srq srq;
+};
+
+static int open_one(struct handles *h)
+{
+	h->ctx = ibv_open_device(&dev);
+	if (!h->ctx)
+		return -1;
+	h->qp.context = h->srq.context = h->cq.context = h->ctx;
+	h->qp.qp_num = 99;
+	return 0;
+}
+
+/* One call of each wrapped op. */
+static void use(struct handles *h)
+{
+	struct ibv_sge sge = { .addr = 0, .length = 64, .lkey = 1 };
+	struct ibv_send_wr swr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND };
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr *sbad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc;
+
+	ibv_post_send(&h->qp, &swr, &sbad);
+	ibv_post_recv(&h->qp, &rwr, &rbad);
+	ibv_post_srq_recv(&h->srq, &rwr, &rbad);
+	ibv_poll_cq(&h->cq, 1, &wc);
+	ibv_req_notify_cq(&h->cq, 0);
+}
+
+/* Whether the context's post_send op lies in the preload library (is
+ * wrapped). (memcpy: ISO C has no cast from a function pointer to void *.) */
+static int wrapped(struct ibv_context *ctx)
+{
+	Dl_info info;
+	void *fn;
+
+	memcpy(&fn, &ctx->ops.post_send, sizeof(fn));
+	return dladdr(fn, &info) && strstr(info.dli_fname, "rdmaverbs-preload");
+}
+
+static void *opener(void *stop)
+{
+	struct handles h;
+
+	while (!__atomic_load_n((int *)stop, __ATOMIC_RELAXED)) {
+		if (!open_one(&h))
+			ibv_close_device(h.ctx);
+	}
+	return NULL;
+}
+
+/* ---- the child: one case ---- */
+
+static int child(const char *preload, const char *mode)
+{
+	static struct handles hs[300];
+	int i;
+
+	if (!strcmp(mode, "contexts")) {
+		for (i = 0; i < 200; i++) {
+			if (open_one(&hs[i]) || !wrapped(hs[i].ctx))
+				return 10;
+			use(&hs[i]);
+		}
+		for (i = 0; i < 200; i++)
+			ibv_close_device(hs[i].ctx);
+		return fakeverbs_calls.closed_wrapped ? 11 : 0;
+	}
+	if (!strcmp(mode, "leaked")) {
+		for (i = 0; i < 300; i++) {
+			if (open_one(&hs[i]))
+				return 10;
+			use(&hs[i]);	/* the first 200 are never closed */
+		}
+		for (i = 200; i < 300; i++)
+			ibv_close_device(hs[i].ctx);
+		return 0;
+	}
+	if (!strcmp(mode, "quiet")) {
+		if (open_one(&hs[0]) || wrapped(hs[0].ctx))
+			return 10;
+		use(&hs[0]);
+		return ibv_close_device(hs[0].ctx);
+	}
+	if (!strcmp(mode, "idle"))
+		return 0;
+	if (!strcmp(mode, "once")) {
+		struct rdma_cm_id id;
+		char buf[64];
+
+		memset(&id, 0, sizeof(id));
+		if (open_one(&hs[0]))
+			return 10;
+		id.qp = &hs[0].qp;
+		id.verbs = hs[0].ctx;
+		if (rdma_post_send(&id, NULL, buf, sizeof(buf), NULL, IBV_SEND_INLINE))
+			return 11;
+		return ibv_close_device(hs[0].ctx) || fakeverbs_calls.post_send != 1;
+	}
+	if (!strcmp(mode, "fork")) {
+		pid_t pid;
+		int st;
+
+		if (open_one(&hs[0]))
+			return 10;
+		for (i = 0; i < 5; i++)
+			use(&hs[0]);
+		pid = fork();
+		if (pid == 0) {
+			use(&hs[0]);
+			use(&hs[0]);
+			exit(0);	/* atexit: the child's table */
+		}
+		waitpid(pid, &st, 0);
+		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (!strcmp(mode, "race")) {
+		pthread_t t;
+		int stop = 0, hung = 0, n = 3000;
+
+		pthread_create(&t, NULL, opener, &stop);
+		for (i = 0; i < n; i++) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid == 0) {
+				struct handles h;
+
+				alarm(10);	/* a child stuck on a lock dies of SIGALRM */
+				if (!open_one(&h))
+					ibv_close_device(h.ctx);
+				_exit(0);
+			}
+			waitpid(pid, &st, 0);
+			hung += WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM;
+		}
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+		pthread_join(t, NULL);
+		printf("%d forks, %d children hung\n", n, hung);
+		return hung != 0;
+	}
+	if (!strcmp(mode, "nodelete")) {
+		void *h = dlopen(preload, RTLD_NOW | RTLD_LOCAL);
+		int (*seterrno)(int);
+		void *p;
+
+		if (!h)
+			return 10;
+		p = dlsym(h, "rdma_seterrno");
+		memcpy(&seterrno, &p, sizeof(p));
+		dlclose(h);
+		return seterrno(0);	/* SIGSEGV if the code was unmapped */
+	}
+	return 99;
+}
+
+/* ---- the parent: runs a case, checks it ---- */
+
+static char err_path[4096];
+
+static int run(const char *self, const char *preload, const char *dir, const char *mode,
+	       const char *env1, const char *env2)
+{
+	pid_t pid;
+	int st;
+
+	snprintf(err_path, sizeof(err_path), "%s/%s.err", dir, mode);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 2);
+		unsetenv("RDMAVERBS_TRACE");
+		unsetenv("RDMAVERBS_STATS");
+		if (strcmp(mode, "nodelete"))
+			setenv("LD_PRELOAD", preload, 1);
+		if (env1)
+			putenv((char *)env1);
+		if (env2)
+			putenv((char *)env2);
+		execl(self, self, preload, dir, mode, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The exit table's row of `name` in the case's stderr: "calls bytes errors",
+ * or "" when there is none; `nth` picks among several tables. */
+static const char *row(const char *name, int nth)
+{
+	static char out[128];
+	char line[512], fn[64], blocked[32];
+	long calls, bytes, errors;
+	FILE *f = fopen(err_path, "r");
+
+	out[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "rdmaverbs: %63s %ld %ld %ld %31s", fn, &calls, &bytes, &errors,
+			   blocked) == 5 && !strcmp(fn, name) && nth-- == 0) {
+			snprintf(out, sizeof(out), "%ld %ld %ld", calls, bytes, errors);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return out;
+}
+
+static long err_bytes(void)
+{
+	FILE *f = fopen(err_path, "r");
+	long n;
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+#define WANT_ROW(name, nth, want)                                               \
+	do {                                                                  \
+		if (strcmp(row(name, nth), want))                             \
+			FAIL("%s: %s row \"%s\", want \"%s\"", mode, name,    \
+			     row(name, nth), want);                           \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	const char *self = "/proc/self/exe", *preload, *dir, *mode;
+	char exe[4096];
+	ssize_t n;
+	int rc;
+
+	if (argc == 4)
+		return child(argv[1], argv[3]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s PRELOAD_SO DIR\n", argv[0]);
+		return 2;
+	}
+	preload = argv[1];
+	dir = argv[2];
+	n = readlink(self, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+
+	mode = "contexts";
+	rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL);
+	if (rc)
+		FAIL("contexts: child exited %d", rc);
+	WANT_ROW("ibv_post_send", 0, "200 12800 0");
+	WANT_ROW("ibv_post_recv", 0, "200 12800 0");
+	WANT_ROW("ibv_post_srq_recv", 0, "200 12800 0");
+	WANT_ROW("ibv_poll_cq", 0, "200 12800 0");
+	WANT_ROW("ibv_req_notify_cq", 0, "200 0 0");
+
+	mode = "leaked";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("leaked: child exited %d", rc);
+	WANT_ROW("ibv_post_send", 0, "300 19200 0");
+
+	mode = "quiet";
+	if ((rc = run(exe, preload, dir, mode, NULL, NULL)) || err_bytes() != 0)
+		FAIL("quiet: child exited %d, %ld bytes on stderr", rc, err_bytes());
+
+	mode = "idle";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)) || err_bytes() != 0)
+		FAIL("idle: child exited %d, %ld bytes on stderr (want no table)", rc, err_bytes());
+
+	mode = "once";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("once: child exited %d", rc);
+	WANT_ROW("rdma_post_send", 0, "1 64 0");
+	WANT_ROW("ibv_post_send", 0, "");
+
+	mode = "fork";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("fork: child exited %d", rc);
+	WANT_ROW("ibv_post_send", 0, "2 128 0");	/* the child's, printed first */
+	WANT_ROW("ibv_post_send", 1, "5 320 0");	/* the parent's */
+
+	mode = "race";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("race (counting): exited %d", rc);
+	if ((rc = run(exe, preload, dir, mode, NULL, NULL)))
+		FAIL("race (nothing set): exited %d", rc);
+
+	mode = "nodelete";
+	if ((rc = run(exe, preload, dir, mode, NULL, NULL)))
+		FAIL("nodelete: exited %d (the library was unloaded under a pointer into it?)", rc);
+
+	printf("preload: %s\n", failures ? "FAILED" : "all checks passed (contexts, leaked, "
+	       "quiet, idle, once, fork, race x2, nodelete)");
+	return failures != 0;
+}
