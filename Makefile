@@ -47,7 +47,8 @@ SHARED     := $(LIB)/$(REALNAME)
 PRELOADED  := $(LIB)/$(PRELOAD)
 PC         := $(B)/pkgconfig/rdmaverbs-uninstalled.pc
 LIBRARY    := $(SHARED) $(PRELOADED) $(PC)
-HEADERS    := include/rdma/rdma_verbs.h
+HEADERS    := include/rdma/rdma_verbs.h include/rdmaverbs.h
+MAN3       := $(wildcard man/*.3)
 
 # C code builds as a user's program would: warnings are errors, and every
 # flag for the library comes from pkg-config (the uninstalled .pc in build/).
@@ -61,7 +62,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-hardening \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-hardening test-timeout \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb
 
@@ -112,7 +113,8 @@ pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
 
 $(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 	@mkdir -p $(@D) $(B)/include/rdmaverbs/rdma
-	cp $(HEADERS) $(B)/include/rdmaverbs/rdma/
+	cp include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
+	cp include/rdmaverbs.h $(B)/include/rdmaverbs/
 	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@
 
 # Rewrites the generated files (the header, the version scripts, the C
@@ -132,7 +134,7 @@ check: deps
 
 # The quick tier, for every edit: no VM, no package build.
 test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-noalloc test-concurrency test-hardening test-preload
+	test-trace test-noalloc test-concurrency test-timeout test-hardening test-preload
 	@echo "make test-quick: all passed"
 
 test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb e2e
@@ -154,8 +156,9 @@ test-headers: $(PC)
 
 # Each test is built in three flavours: plain, with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report aborts), with ThreadSanitizer. A test
-# program is its own object, the fake provider's, and whatever else it lists
-# below; original.o is the inline originals, built against the stock header.
+# program is its own object and whatever else it lists below: the scripted
+# fake provider (fake.o), the cases, original.o (the inline originals, built
+# against the stock header).
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
 FAKE_H := c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h
@@ -167,8 +170,9 @@ $(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
 $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
-$(B)/$(1)/%: $(B)/$(1)/%.o $(B)/$(1)/fake.o $(LIBRARY)
+$(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
+$(addprefix $(B)/$(1)/,differential robustness trace noalloc): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
@@ -207,6 +211,10 @@ test-preload: $(B)/fake/preload
 
 test-robustness: $(B)/fake/robustness
 	$(B)/fake/robustness
+
+# The bounded waits on a provider with a real completion channel.
+test-timeout: $(B)/fake/timeout
+	$(B)/fake/timeout
 
 # RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked.
 test-trace: $(B)/fake/trace
@@ -335,14 +343,16 @@ test-install: $(LIBRARY)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PRELOADDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
 	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(PRELOADED) $(DESTDIR)$(PRELOADDIR)/
-	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
+	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
+	install -m 644 include/rdmaverbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/
 	install -m 644 man/rdmaverbs.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	$(call pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(PRELOADDIR),) > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 
@@ -351,8 +361,9 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(NAME).so $(DESTDIR)$(LIBDIR)/$(NAME).a \
 	      $(DESTDIR)$(PRELOADDIR)/$(PRELOAD) \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
-	      $(addprefix $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/,$(notdir $(HEADERS))) \
-	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7
+	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h \
+	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdmaverbs.h \
+	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
 	-rmdir $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma \
 		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs
 

@@ -28,14 +28,22 @@
 	X(int, rdma_get_send_comp, (struct rdma_cm_id *id, struct ibv_wc *wc), (id, wc)) \
 	X(int, rdma_get_recv_comp, (struct rdma_cm_id *id, struct ibv_wc *wc), (id, wc))
 
+/* RDMAVERBS_1.1 */
+#define RDMAVERBS_1_1_FUNCTIONS(X) \
+	X(int, rdma_get_send_comp_timeout, (struct rdma_cm_id *id, struct ibv_wc *wc, int timeout_ms), (id, wc, timeout_ms)) \
+	X(int, rdma_get_recv_comp_timeout, (struct rdma_cm_id *id, struct ibv_wc *wc, int timeout_ms), (id, wc, timeout_ms))
+
 /* Every export. */
 #define RDMAVERBS_FUNCTIONS(X) \
-	RDMAVERBS_1_0_FUNCTIONS(X)
+	RDMAVERBS_1_0_FUNCTIONS(X) \
+	RDMAVERBS_1_1_FUNCTIONS(X)
 
 /* The exports that may wait for a completion event. */
 #define RDMAVERBS_MAY_BLOCK(X) \
 	X(rdma_get_send_comp) \
-	X(rdma_get_recv_comp)
+	X(rdma_get_recv_comp) \
+	X(rdma_get_send_comp_timeout) \
+	X(rdma_get_recv_comp_timeout)
 
 /* The wrapped provider ops. */
 #define RDMAVERBS_OPS(X) \

@@ -34,6 +34,8 @@ macro_rules! function_table {
                 PostUdSend          rdma_post_ud_send           "RDMAVERBS_1.0" false;
                 GetSendComp         rdma_get_send_comp          "RDMAVERBS_1.0" true;
                 GetRecvComp         rdma_get_recv_comp          "RDMAVERBS_1.0" true;
+                GetSendCompTimeout  rdma_get_send_comp_timeout  "RDMAVERBS_1.1" true;
+                GetRecvCompTimeout  rdma_get_recv_comp_timeout  "RDMAVERBS_1.1" true;
             }
             ops {
                 OpPostSend          ibv_post_send;

@@ -5,8 +5,8 @@ rdma_post_* and rdma_get_*_comp functions had no symbol to call.
 
 A server thread and a client connect; the client sends MESSAGES messages
 (inline, mr = NULL), the server checks each and sends it back reversed, the
-client checks the echo. Every completion's wr_id is checked against the
-context posted. Prints "ctypes: PASS msgs=N bytes=N".
+client checks the echo, waiting for it with rdma_get_recv_comp_timeout.
+Every completion's wr_id is checked against the context posted. Prints "ctypes: PASS msgs=N bytes=N".
 
 Usage: ctypes_rc.py LIBRDMAVERBS ADDR PORT
        ctypes_rc.py --layout    (the struct layouts used here, for e2e.sh
@@ -111,6 +111,7 @@ def load(path):
         (rv.rdma_post_send, C.c_int, [P, P, P, C.c_size_t, P, C.c_int]),
         (rv.rdma_get_send_comp, C.c_int, [P, C.POINTER(ibv_wc)]),
         (rv.rdma_get_recv_comp, C.c_int, [P, C.POINTER(ibv_wc)]),
+        (rv.rdma_get_recv_comp_timeout, C.c_int, [P, C.POINTER(ibv_wc), C.c_int]),
     ]
     for fn, res, args in sigs:
         fn.restype, fn.argtypes = res, args
@@ -150,10 +151,17 @@ class Side:
         check(wc.status == IBV_WC_SUCCESS and wc.wr_id == ctx,
               f"{self.name}: send completion (status {wc.status}, wr_id {wc.wr_id:#x})")
 
-    def recv(self, ctx):
+    def recv(self, ctx, timeout_ms=None):
+        """The next receive completion: with the blocking original, or, given
+        a time-out, with the bounded wait of <rdmaverbs.h> (RDMAVERBS_1.1),
+        which cannot hang if the peer goes away."""
         wc = ibv_wc()
-        check(self.rv.rdma_get_recv_comp(self.id, C.byref(wc)) == 1,
-              f"{self.name}: rdma_get_recv_comp")
+        if timeout_ms is None:
+            check(self.rv.rdma_get_recv_comp(self.id, C.byref(wc)) == 1,
+                  f"{self.name}: rdma_get_recv_comp")
+        else:
+            check(self.rv.rdma_get_recv_comp_timeout(self.id, C.byref(wc), timeout_ms) == 1,
+                  f"{self.name}: rdma_get_recv_comp_timeout")
         check(wc.status == IBV_WC_SUCCESS and wc.opcode == IBV_WC_RECV
               and wc.wr_id == ctx and wc.byte_len == SIZE,
               f"{self.name}: receive completion (status {wc.status}, wr_id {wc.wr_id:#x}, "
@@ -225,7 +233,7 @@ def main():
     check(cm.rdma_connect(c.id, C.byref(param)) == 0, "client: rdma_connect")
     for i in range(MESSAGES):
         c.send(message(i), 0x8000 + i)
-        echo = c.recv(0x7000 + i)
+        echo = c.recv(0x7000 + i, timeout_ms=30000)
         check(echo == message(i)[::-1], f"client: echo {i} is {echo!r}")
         if i + 1 < MESSAGES:
             c.post_recv(0x7000 + i + 1)

@@ -7,6 +7,7 @@
 
 /* Ours, from the include directory pkg-config gives. */
 #include <rdma/rdma_verbs.h>
+#include <rdmaverbs.h>
 
 #include "cases.h"
 
@@ -117,11 +118,15 @@ void run(const struct args *a, int ours, struct outcome *o)
 		o->ret = CALL(rdma_post_ud_send, id, a->ctx, addr, a->length, mr,
 			      a->flags, a->ah, a->qpn);
 		break;
+	/* The bounded forms, with a time-out that is never reached (the fake's
+	 * channel is always readable), must do exactly what the originals do. */
 	case F_rdma_get_send_comp:
-		o->ret = CALL(rdma_get_send_comp, id, wc);
+		o->ret = ours && a->bounded ? rdma_get_send_comp_timeout(id, wc, a->timeout_ms) :
+		         CALL(rdma_get_send_comp, id, wc);
 		break;
 	case F_rdma_get_recv_comp:
-		o->ret = CALL(rdma_get_recv_comp, id, wc);
+		o->ret = ours && a->bounded ? rdma_get_recv_comp_timeout(id, wc, a->timeout_ms) :
+		         CALL(rdma_get_recv_comp, id, wc);
 		break;
 	case F_COUNT:
 		abort();
@@ -318,14 +323,19 @@ void random_case(struct args *a)
 	a->script.reg_ret = pick(4) ? &F.mr : NULL;
 	a->script.reg_errno = pick(2) ? ENOMEM : EINVAL;
 	a->script.dereg_ret = op_result();
-	if (a->fn == F_rdma_get_send_comp || a->fn == F_rdma_get_recv_comp)
+	if (a->fn == F_rdma_get_send_comp || a->fn == F_rdma_get_recv_comp) {
 		comp_script(&a->script);
+		a->bounded = !pick(3);
+		a->timeout_ms = pick(2) ? -1 : 60000;
+	}
 }
 
 static void print_case(const struct args *a)
 {
 	int i;
 
+	if (a->bounded)
+		fprintf(stderr, "  (ours: the _timeout form, timeout_ms=%d)\n", a->timeout_ms);
 	fprintf(stderr, "  %s: ctx=%p nsge=%d flags=%d raddr=%llx rkey=%u addr=%llx "
 		"length=%zu mr_null=%d srq=%d post_ret=%d\n", fn_name[a->fn],
 		a->ctx, a->nsge, a->flags, (unsigned long long)a->raddr, a->rkey,

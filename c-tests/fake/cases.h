@@ -44,6 +44,8 @@ struct args {
 	uint32_t qpn;
 	struct fake_script script;
 	enum brk brk;		/* one thing made invalid */
+	int bounded;		/* rdma_get_*_comp: ours is the _timeout form, */
+	int timeout_ms;		/* with this time-out (< 0, or long enough) */
 };
 
 struct outcome {

@@ -96,13 +96,28 @@ static int expected(enum fn f, enum branch b)
 	}
 }
 
-/* One case, compared, counted under the branch it takes. */
+/* One case, compared, counted under the branch it takes; a completion case
+ * also with ours in the bounded form, waiting forever and with a time-out. */
+static long bounded;
+
 static void test(const struct args *a)
 {
 	const struct outcome *ref;
+	static const int timeouts[] = { -1, 60000 };
+	size_t i;
 
 	check(a, &ref);
 	count_branches(a, ref);
+	if ((a->fn == F_rdma_get_send_comp || a->fn == F_rdma_get_recv_comp) && !a->bounded) {
+		for (i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
+			struct args b = *a;
+
+			b.bounded = 1;
+			b.timeout_ms = timeouts[i];
+			check(&b, &ref);
+			bounded++;
+		}
+	}
 }
 
 /* Directed cases: the completion loop's every exit, on both queues. */
@@ -288,9 +303,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("differential: %ld cases compared (%ld of them fault injection; seed "
-	       "%#llx), %ld different, %d branches not covered\n", compared, nfaults,
-	       (unsigned long long)seed, failed, missing);
+	printf("differential: %ld cases compared (%ld of them fault injection, %ld more with "
+	       "ours bounded; seed %#llx), %ld different, %d branches not covered\n", compared,
+	       nfaults, bounded, (unsigned long long)seed, failed, missing);
 	/* Run with RDMAVERBS_POLL_SPIN: the spin polls really ran (and were
 	 * invisible in the comparison, as fake.c arranges). */
 	spin = getenv("RDMAVERBS_POLL_SPIN");

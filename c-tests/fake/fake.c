@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
 struct fake *fake_current;
 
@@ -179,6 +180,18 @@ void fake_default_ops(struct fake *f)
 	f->ctx.ops.req_notify_cq = fake_req_notify_cq;
 }
 
+/* A descriptor that is always readable (an eventfd never read): the
+ * completion channels' fd, so that a bounded wait's poll(2) returns at once
+ * and the scripted ibv_get_cq_event answers, as for the blocking original. */
+static int ready_fd(void)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = eventfd(1, EFD_CLOEXEC);
+	return fd;
+}
+
 void fake_init(struct fake *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -195,6 +208,7 @@ void fake_init(struct fake *f)
 	f->srq.pd = &f->pd;
 	f->send_ch.context = &f->ctx;
 	f->recv_ch.context = &f->ctx;
+	f->send_ch.fd = f->recv_ch.fd = ready_fd();
 	f->send_cq.context = &f->ctx;
 	f->send_cq.channel = &f->send_ch;
 	f->send_cq.cq_context = &f->id;	/* librdmacm makes CQs with the id as context */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
+#include <rdmaverbs.h>
 #include "fake.h"
 
 static struct fake F;
@@ -57,6 +58,10 @@ CASE(null_id_post_write) { return result(rdma_post_write(NULL, NULL, buf, 8, &F.
 CASE(null_id_post_ud_send) { return result(rdma_post_ud_send(NULL, NULL, buf, 8, &F.mr, 0, &ah, 1)); }
 CASE(null_id_get_send_comp) { return result(rdma_get_send_comp(NULL, &wc)); }
 CASE(null_id_get_recv_comp) { return result(rdma_get_recv_comp(NULL, &wc)); }
+CASE(null_id_get_send_comp_timeout) { return result(rdma_get_send_comp_timeout(NULL, &wc, 10)); }
+CASE(null_id_get_recv_comp_timeout) { return result(rdma_get_recv_comp_timeout(NULL, &wc, 10)); }
+CASE(null_wc_get_send_comp_timeout) { return result(rdma_get_send_comp_timeout(ID, NULL, 10)); }
+CASE(null_wc_get_recv_comp_timeout) { return result(rdma_get_recv_comp_timeout(ID, NULL, 10)); }
 
 CASE(no_qp_post_sendv) { F.id.qp = NULL; return result(rdma_post_sendv(ID, NULL, sgl, 1, 0)); }
 CASE(no_qp_post_readv) { F.id.qp = NULL; return result(rdma_post_readv(ID, NULL, sgl, 1, 0, 1, 2)); }
@@ -94,6 +99,8 @@ CASE(null_wc_get_send_comp) { return result(rdma_get_send_comp(ID, NULL)); }
 CASE(null_wc_get_recv_comp) { return result(rdma_get_recv_comp(ID, NULL)); }
 CASE(null_cq_get_send_comp) { F.id.send_cq = NULL; return result(rdma_get_send_comp(ID, &wc)); }
 CASE(null_cq_get_recv_comp) { F.id.recv_cq = NULL; return result(rdma_get_recv_comp(ID, &wc)); }
+CASE(null_cq_get_send_comp_timeout) { F.id.send_cq = NULL; return result(rdma_get_send_comp_timeout(ID, &wc, 10)); }
+CASE(null_cq_get_recv_comp_timeout) { F.id.recv_cq = NULL; return result(rdma_get_recv_comp_timeout(ID, &wc, 0)); }
 
 CASE(null_pd_reg_msgs) { F.id.pd = NULL; return result_ptr(rdma_reg_msgs(ID, buf, 8)); }
 CASE(null_pd_reg_read) { F.id.pd = NULL; return result_ptr(rdma_reg_read(ID, buf, 8)); }
@@ -111,6 +118,8 @@ CASE(null_channel_get_send_comp) { F.id.send_cq_channel = NULL; fake_reset(&F, &
 CASE(null_channel_get_recv_comp) { F.id.recv_cq_channel = NULL; fake_reset(&F, &wait_once); return result(rdma_get_recv_comp(ID, &wc)); }
 CASE(null_channel_ready_get_send_comp) { F.id.send_cq_channel = NULL; fake_reset(&F, &ready); return result(rdma_get_send_comp(ID, &wc)); }
 CASE(null_channel_ready_get_recv_comp) { F.id.recv_cq_channel = NULL; fake_reset(&F, &ready); return result(rdma_get_recv_comp(ID, &wc)); }
+CASE(null_channel_get_send_comp_timeout) { F.id.send_cq_channel = NULL; fake_reset(&F, &wait_once); return result(rdma_get_send_comp_timeout(ID, &wc, 10)); }
+CASE(null_channel_get_recv_comp_timeout) { F.id.recv_cq_channel = NULL; fake_reset(&F, &wait_once); return result(rdma_get_recv_comp_timeout(ID, &wc, -1)); }
 
 static struct fake_script foreign(struct ibv_cq *cq, void *ctx)
 {
@@ -145,6 +154,9 @@ static const struct {
 	EINVAL_CASE(null_id_post_send), EINVAL_CASE(null_id_post_read),
 	EINVAL_CASE(null_id_post_write), EINVAL_CASE(null_id_post_ud_send),
 	EINVAL_CASE(null_id_get_send_comp), EINVAL_CASE(null_id_get_recv_comp),
+	EINVAL_CASE(null_id_get_send_comp_timeout), EINVAL_CASE(null_id_get_recv_comp_timeout),
+	EINVAL_CASE(null_wc_get_send_comp_timeout), EINVAL_CASE(null_wc_get_recv_comp_timeout),
+	EINVAL_CASE(null_cq_get_send_comp_timeout), EINVAL_CASE(null_cq_get_recv_comp_timeout),
 	EINVAL_CASE(no_qp_post_sendv), EINVAL_CASE(no_qp_post_readv),
 	EINVAL_CASE(no_qp_post_writev), EINVAL_CASE(no_qp_post_send),
 	EINVAL_CASE(no_qp_post_read), EINVAL_CASE(no_qp_post_write),
@@ -168,6 +180,8 @@ static const struct {
 	{ "null_channel_get_recv_comp", null_channel_get_recv_comp, -1, EINVAL, POLL_ARM_POLL, NULL },
 	{ "null_channel_ready_get_send_comp", null_channel_ready_get_send_comp, 1, 4242, POLL_ONLY, NULL },
 	{ "null_channel_ready_get_recv_comp", null_channel_ready_get_recv_comp, 1, 4242, POLL_ONLY, NULL },
+	{ "null_channel_get_send_comp_timeout", null_channel_get_send_comp_timeout, -1, EINVAL, POLL_ARM_POLL, NULL },
+	{ "null_channel_get_recv_comp_timeout", null_channel_get_recv_comp_timeout, -1, EINVAL, POLL_ARM_POLL, NULL },
 	{ "other_cq_get_send_comp", other_cq_get_send_comp, -1, EIO, WAIT_THEN_ACK, &other_cq },
 	{ "other_cq_get_recv_comp", other_cq_get_recv_comp, -1, EIO, WAIT_THEN_ACK, &F.send_cq },
 	{ "other_ctx_get_send_comp", other_ctx_get_send_comp, -1, EIO, WAIT_THEN_ACK, &F.send_cq },

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
+#include <rdmaverbs.h>
 #include "fake.h"
 #include "../functions.h"
 
@@ -268,6 +269,31 @@ static void comp_calls(void)
 	err = errno;
 	expect(F_rdma_get_send_comp, "%s%s", idf(&F.id), retf(ret, err));
 	count(F_rdma_get_send_comp, ret < 0, 0);
+
+	/* the bounded forms: a ready completion, one after a wait, a miss */
+	ready.wc.status = IBV_WC_SUCCESS;
+	ready.wc.opcode = IBV_WC_SEND;
+	fake_reset(&F, &ready);
+	ret = rdma_get_send_comp_timeout(&F.id, &wc, 1000);
+	expect(F_rdma_get_send_comp_timeout, "%s timeout_ms=1000 ret=%d wr_id=0x1001 status=SUCCESS "
+	       "opcode=SEND byte_len=0", idf(&F.id), ret);
+	count(F_rdma_get_send_comp_timeout, ret < 0, 0);
+	fake_reset(&F, &wait);
+	ret = rdma_get_recv_comp_timeout(&F.id, &wc, 1000);	/* blocks once */
+	expect(F_rdma_get_recv_comp_timeout, "%s timeout_ms=1000 ret=%d wr_id=0x2002 status=SUCCESS "
+	       "opcode=RECV byte_len=100", idf(&F.id), ret);
+	count(F_rdma_get_recv_comp_timeout, ret < 0, 100);
+	counts[F_rdma_get_recv_comp_timeout].blocked++;
+	{
+		struct fake_script empty = { .npoll = 1, .poll_ret = { 0 } };
+
+		fake_reset(&F, &empty);
+		ret = rdma_get_recv_comp_timeout(&F.id, &wc, 0);
+		err = errno;
+		expect(F_rdma_get_recv_comp_timeout, "%s timeout_ms=0%s", idf(&F.id),
+		       retf(ret, err));
+		count(F_rdma_get_recv_comp_timeout, ret < 0, 0);
+	}
 }
 
 /* Threads posting at once: each line must arrive whole. */

@@ -26,7 +26,8 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 for f in /usr/lib/$multiarch/librdmaverbs.so.1 /usr/lib/$multiarch/librdmaverbs.so \
 	 /usr/lib/$multiarch/librdmaverbs.a /usr/lib/$multiarch/pkgconfig/rdmaverbs.pc \
 	 /usr/lib/$multiarch/rdmaverbs/librdmaverbs-preload.so \
-	 /usr/include/rdmaverbs/rdma/rdma_verbs.h /usr/share/man/man7/rdmaverbs.7.gz; do
+	 /usr/include/rdmaverbs/rdma/rdma_verbs.h /usr/include/rdmaverbs/rdmaverbs.h \
+	 /usr/share/man/man7/rdmaverbs.7.gz /usr/share/man/man3/rdma_get_recv_comp_timeout.3.gz; do
 	[ -e "$f" ] || bad "not installed: $f"
 done
 

@@ -4,8 +4,9 @@
 # against ours, under every C standard from C90 (gnu89) to C23 and every C++
 # standard from C++98 to C++23, with gcc/g++ and clang/clang++, with
 # -pedantic-errors -Wall -Wextra. For each: where the stock header compiles,
-# ours must too; ours may give no diagnostic the stock one does not give; and
-# none may point into our header.
+# ours must too, and so must our <rdmaverbs.h> (the bounded waits) on top of
+# it; ours may give no diagnostic the stock one does not give; and none may
+# point into our headers.
 # Usage: header-matrix.sh OUR_INCLUDE_DIR   (the directory holding rdma/rdma_verbs.h)
 set -u
 ours=$(realpath "$1")
@@ -27,17 +28,20 @@ diags() {	# OUT COMPILER ARGS...
 	echo $? > "$out.rc"
 	sed -n -E 's#^([^:]*):[0-9]+:[0-9]+: (warning|error): (.*)$#\1: \2: \3#p' "$tmp/raw" |
 		sed "s|^$ours/|OURS/|; s|^$stock/|STOCK/|" | sort -u > "$out"
+	sort -u -o "$out" "$out"
 }
 
 run() {	# COMPILER LANG STD
 	local cc=$1 lang=$2 std=$3 flags="-std=$3 -pedantic-errors -Wall -Wextra -fsyntax-only -x $2"
 	diags "$tmp/stock" "$cc" $flags $stock_flags "$src"
 	diags "$tmp/ours" "$cc" $flags -I"$ours" $stock_flags "$src"
-	local s=$(cat "$tmp/stock.rc") o=$(cat "$tmp/ours.rc") why=
+	diags "$tmp/api" "$cc" $flags -DRDMAVERBS_API -I"$ours" $stock_flags "$src"
+	local s=$(cat "$tmp/stock.rc") o=$(cat "$tmp/ours.rc") a=$(cat "$tmp/api.rc") why=
 	# Our header's own diagnostics, and any the stock build does not have.
-	grep '^OURS/' "$tmp/ours" > "$tmp/own"
+	grep -h '^OURS/' "$tmp/ours" "$tmp/api" > "$tmp/own"
 	comm -23 <(grep -v '^OURS/' "$tmp/ours") "$tmp/stock" > "$tmp/extra"
 	[ "$s" = 0 ] && [ "$o" != 0 ] && why="fails where the stock header compiles"
+	[ "$s" = 0 ] && [ "$a" != 0 ] && why="${why:+$why; }<rdmaverbs.h> fails where the stock header compiles"
 	[ -s "$tmp/own" ] && why="${why:+$why; }diagnostics in our header"
 	[ -s "$tmp/extra" ] && why="${why:+$why; }diagnostics the stock build does not give"
 	local st=ok ou=ok

@@ -1,9 +1,13 @@
 /*
  * A use of every function of <rdma/rdma_verbs.h>, written to be valid C90,
  * every later C and every C++ from C++98: header-matrix.sh compiles it
- * against the stock header and ours under each standard.
+ * against the stock header and ours under each standard, and, with
+ * RDMAVERBS_API defined, with our <rdmaverbs.h> too.
  */
 #include <rdma/rdma_verbs.h>
+#ifdef RDMAVERBS_API
+#include <rdmaverbs.h>
+#endif
 
 int use_every_function(struct rdma_cm_id *id, struct ibv_mr *mr, struct ibv_sge *sgl,
 		       struct ibv_ah *ah, struct ibv_wc *wc);
@@ -30,6 +34,10 @@ int use_every_function(struct rdma_cm_id *id, struct ibv_mr *mr, struct ibv_sge 
 	r |= rdma_post_ud_send(id, buf, buf, sizeof(buf), mr, 0, ah, 1);
 	r |= rdma_get_send_comp(id, wc);
 	r |= rdma_get_recv_comp(id, wc);
+#ifdef RDMAVERBS_API
+	r |= rdma_get_send_comp_timeout(id, wc, 0);
+	r |= rdma_get_recv_comp_timeout(id, wc, -1);
+#endif
 	r |= rdma_create_srq(id, id->pd, 0);
 	rdma_destroy_srq(id);
 	return rdma_seterrno(r);

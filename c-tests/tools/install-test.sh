@@ -19,16 +19,21 @@ make -s install DESTDIR="$root" PREFIX=$prefix LIBDIR=$libdir >/dev/null
 version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n 1)
 for f in $libdir/librdmaverbs.so.$version $libdir/librdmaverbs.so.1 $libdir/librdmaverbs.so \
 	 $libdir/librdmaverbs.a $libdir/pkgconfig/rdmaverbs.pc $libdir/rdmaverbs/librdmaverbs-preload.so \
-	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h; do
+	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h $prefix/include/rdmaverbs/rdmaverbs.h \
+	 $prefix/share/man/man3/rdma_get_send_comp_timeout.3 \
+	 $prefix/share/man/man3/rdma_get_recv_comp_timeout.3; do
 	[ -e "$root$f" ] || bad "not installed: $f"
 done
-# The man page is installed and renders without a warning.
+# The man pages are installed and render without a warning (the .so link of
+# rdma_get_recv_comp_timeout(3) through MANPATH, as man finds it).
 man7=$root$prefix/share/man/man7/rdmaverbs.7
-if [ -e "$man7" ] && warn=$(MANWIDTH=80 man --warnings -l "$man7" 2>&1 >/dev/null) &&
-   [ -z "$warn" ] && MANWIDTH=80 man -l "$man7" 2>/dev/null | grep -q RDMAVERBS_POLL_SPIN; then
-	ok "rdmaverbs(7) installed under MANDIR, renders without warnings"
+man3=$root$prefix/share/man/man3/rdma_get_send_comp_timeout.3
+if [ -e "$man7" ] && warn=$(MANWIDTH=80 man --warnings -l "$man7" "$man3" 2>&1 >/dev/null) &&
+   [ -z "$warn" ] && MANWIDTH=80 man -l "$man7" 2>/dev/null | grep -q RDMAVERBS_POLL_SPIN &&
+   MANPATH=$root$prefix/share/man MANWIDTH=80 man 3 rdma_get_recv_comp_timeout 2>/dev/null | grep -q ETIMEDOUT; then
+	ok "rdmaverbs(7) and the bounded waits' man pages installed under MANDIR, render without warnings"
 else
-	bad "rdmaverbs(7) missing or renders with warnings: ${warn:-}"
+	bad "man pages missing or render with warnings: ${warn:-}"
 fi
 [ ! -e "$root$prefix/include/rdma/rdma_verbs.h" ] || bad "installed at librdmacm's own header path"
 [ $fail -eq 0 ] && ok "installed files present under DESTDIR, header under include/rdmaverbs/, the preload library under LIBDIR/rdmaverbs/"

@@ -1,77 +1,24 @@
-//! Waiting for completions: `rdma_get_send_comp` and `rdma_get_recv_comp`.
+//! Waiting for completions: `rdma_get_send_comp` and `rdma_get_recv_comp`,
+//! and their bounded forms `rdma_get_send_comp_timeout` and
+//! `rdma_get_recv_comp_timeout` (`<rdmaverbs.h>`, version `RDMAVERBS_1.1`).
+//!
+//! All four are the original's loop ([`get_comp`], then [`super::wait`]):
+//! the bounded ones differ only in how long the loop may wait for a
+//! completion event.
 
-use core::ffi::{c_int, c_void};
-use core::ptr;
+use core::ffi::c_int;
 
-use super::errno::{invalid, seterrno};
+use super::errno::invalid;
 use super::export::observed;
+use super::wait::{Queue, Wait, polled, timed_out, wait_for_comp};
 use crate::functions::Func;
-use crate::observe::{self, Call};
-use crate::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
-
-/// Which of the id's two completion queues to wait on.
-#[derive(Clone, Copy)]
-enum Queue {
-    Send,
-    Recv,
-}
-
-impl Queue {
-    fn func(self) -> Func {
-        match self {
-            Queue::Send => Func::GetSendComp,
-            Queue::Recv => Func::GetRecvComp,
-        }
-    }
-
-    /// The CQ and its completion channel. Read from the id at each use, as
-    /// the original does.
-    ///
-    /// # Safety
-    /// `id` points to a valid `rdma_cm_id`.
-    #[inline(always)]
-    unsafe fn cq(self, id: *mut rdma_cm_id) -> *mut ibv_cq {
-        // SAFETY: `id` is valid by the caller's guarantee.
-        unsafe {
-            match self {
-                Queue::Send => (*id).send_cq,
-                Queue::Recv => (*id).recv_cq,
-            }
-        }
-    }
-
-    /// # Safety
-    /// `id` points to a valid `rdma_cm_id`.
-    #[inline(always)]
-    unsafe fn channel(self, id: *mut rdma_cm_id) -> *mut ibv_comp_channel {
-        // SAFETY: `id` is valid by the caller's guarantee.
-        unsafe {
-            match self {
-                Queue::Send => (*id).send_cq_channel,
-                Queue::Recv => (*id).recv_cq_channel,
-            }
-        }
-    }
-}
-
-/// -1 with `errno = EIO`: the completion channel delivered an event that is
-/// not for this id's CQ.
-#[cold]
-#[inline(never)]
-fn foreign_event() -> c_int {
-    seterrno(libc::EIO)
-}
-
-/// The loop's result: a completion count, or -1 with a negative poll result
-/// in `errno` (the original's quirk).
-#[inline(always)]
-fn polled(ret: c_int) -> c_int {
-    if ret < 0 { seterrno(ret) } else { ret }
-}
+use crate::observe::Call;
+use crate::verbs::{ibv_poll_cq, ibv_wc, rdma_cm_id};
 
 /// The original's loop, step for step: poll; arm the CQ; poll again (a
 /// completion may have arrived before the arming); block for the event;
-/// acknowledge it; repeat.
+/// acknowledge it; repeat. `timeout_ms` bounds the wait for the event: less
+/// than 0 waits as long as it takes (the original), 0 only polls.
 ///
 /// Returns what the last poll returned (1) on success. A NULL `id`, `wc`,
 /// CQ, or (when it must wait) completion channel gives -1 with
@@ -79,7 +26,8 @@ fn polled(ret: c_int) -> c_int {
 /// `errno = EIO`, where the original asserts. A failed arming returns -1 with
 /// `errno` set to its result; a failed event wait returns its -1 with the
 /// `errno` it set; a negative poll result goes into `errno` as it is
-/// (negative), with -1 returned.
+/// (negative), with -1 returned; no completion in time, -1 with
+/// `errno = ETIMEDOUT`.
 ///
 /// Only the first poll is inlined here: when a completion is ready, that is
 /// all the call does. The rest is [`wait_for_comp`], out of line.
@@ -89,7 +37,13 @@ fn polled(ret: c_int) -> c_int {
 /// [`observed!`]); its non-NULL CQs and channels are live; a non-NULL `wc` has
 /// room for one completion.
 #[inline(always)]
-unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
+unsafe fn get_comp(
+    id: *mut rdma_cm_id,
+    wc: *mut ibv_wc,
+    q: Queue,
+    f: Func,
+    timeout_ms: c_int,
+) -> c_int {
     // SAFETY: `id` is valid by the caller's guarantee.
     if wc.is_null() || unsafe { q.cq(id) }.is_null() {
         return invalid();
@@ -99,68 +53,11 @@ unsafe fn get_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
     if ret != 0 {
         return polled(ret);
     }
-    // SAFETY: forwarded.
-    unsafe { wait_for_comp(id, wc, q) }
-}
-
-/// The loop after a first poll found nothing: arm, poll, wait, acknowledge,
-/// poll, and so on (see [`get_comp`]). With `RDMAVERBS_POLL_SPIN=N`, up to N
-/// more polls before each arming: a completion that arrives meanwhile is
-/// returned without the arming and the sleep in the kernel. The result is one
-/// the original could have returned, had the completion come a moment sooner.
-///
-/// # Safety
-/// As [`get_comp`], with `id`, `wc` and the id's CQ non-NULL.
-#[cold]
-#[inline(never)]
-unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int {
-    // SAFETY: every pointer comes from the valid `id` (caller's guarantee).
-    unsafe {
-        let mut waited = false;
-        loop {
-            for _ in 0..observe::poll_spin() {
-                let ret = ibv_poll_cq(q.cq(id), 1, wc);
-                if ret != 0 {
-                    return polled(ret);
-                }
-            }
-            let ret = ibv_req_notify_cq(q.cq(id), 0);
-            if ret != 0 {
-                return seterrno(ret);
-            }
-            let ret = ibv_poll_cq(q.cq(id), 1, wc);
-            if ret != 0 {
-                return polled(ret);
-            }
-            let channel = q.channel(id);
-            if channel.is_null() {
-                return invalid();
-            }
-            if !waited {
-                observe::blocked(q.func());
-                waited = true;
-            }
-            let mut ev_cq: *mut ibv_cq = ptr::null_mut();
-            let mut ev_ctx: *mut c_void = ptr::null_mut();
-            let ret = ibverbs_sys::ibv_get_cq_event(channel, &mut ev_cq, &mut ev_ctx);
-            if ret != 0 {
-                return ret;
-            }
-            // The original asserts that the event is this CQ's, with the id
-            // as context (librdmacm's CQs have it). An event of another CQ is
-            // acknowledged where it belongs, so that destroying that CQ does
-            // not wait for it forever.
-            if ev_cq != q.cq(id) || ev_ctx != id.cast() {
-                ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
-                return foreign_event();
-            }
-            ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
-            let ret = ibv_poll_cq(q.cq(id), 1, wc);
-            if ret != 0 {
-                return polled(ret);
-            }
-        }
+    if timeout_ms == 0 {
+        return timed_out();
     }
+    // SAFETY: forwarded.
+    unsafe { wait_for_comp(id, wc, q, f, Wait::within(timeout_ms)) }
 }
 
 /// Waits for the next completion of the id's send CQ; returns 1, or -1 with errno.
@@ -174,8 +71,8 @@ unsafe fn wait_for_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, q: Queue) -> c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    observed!(GetSendComp, id, Call::Comp { id, wc }, unsafe {
-        get_comp(id, wc, Queue::Send)
+    observed!(GetSendComp, id, Call::comp(id, wc, None), unsafe {
+        get_comp(id, wc, Queue::Send, Func::GetSendComp, -1)
     })
 }
 
@@ -188,7 +85,55 @@ pub unsafe extern "C" fn rdma_get_send_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rdma_get_recv_comp(id: *mut rdma_cm_id, wc: *mut ibv_wc) -> c_int {
     // SAFETY: forwarded from the caller.
-    observed!(GetRecvComp, id, Call::Comp { id, wc }, unsafe {
-        get_comp(id, wc, Queue::Recv)
+    observed!(GetRecvComp, id, Call::comp(id, wc, None), unsafe {
+        get_comp(id, wc, Queue::Recv, Func::GetRecvComp, -1)
     })
+}
+
+/// Waits up to timeout_ms for the next completion of the send CQ; returns 1, or -1 with errno.
+///
+/// `rdma_get_send_comp_timeout()` is [`rdma_get_send_comp`], except that when
+/// no completion arrives within `timeout_ms` milliseconds it returns -1 with
+/// `errno = ETIMEDOUT`. `timeout_ms == 0` only polls; `timeout_ms < 0` waits
+/// as long as it takes, as the original. A signal neither shortens nor
+/// extends the wait. A completion that arrives after a time-out is returned
+/// by the next call.
+///
+/// # Safety
+/// As [`rdma_get_send_comp`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_get_send_comp_timeout(
+    id: *mut rdma_cm_id,
+    wc: *mut ibv_wc,
+    timeout_ms: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    observed!(
+        GetSendCompTimeout,
+        id,
+        Call::comp(id, wc, Some(timeout_ms)),
+        unsafe { get_comp(id, wc, Queue::Send, Func::GetSendCompTimeout, timeout_ms) }
+    )
+}
+
+/// Waits up to timeout_ms for the next completion of the receive CQ; returns 1, or -1 with errno.
+///
+/// `rdma_get_recv_comp_timeout()` is [`rdma_get_send_comp_timeout`] on the
+/// receive CQ.
+///
+/// # Safety
+/// As [`rdma_get_recv_comp`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rdma_get_recv_comp_timeout(
+    id: *mut rdma_cm_id,
+    wc: *mut ibv_wc,
+    timeout_ms: c_int,
+) -> c_int {
+    // SAFETY: forwarded from the caller.
+    observed!(
+        GetRecvCompTimeout,
+        id,
+        Call::comp(id, wc, Some(timeout_ms)),
+        unsafe { get_comp(id, wc, Queue::Recv, Func::GetRecvCompTimeout, timeout_ms) }
+    )
 }

@@ -15,8 +15,11 @@ pub mod registration;
 pub mod post;
 mod request;
 pub mod completion;
+mod wait;
 
-pub use completion::{rdma_get_recv_comp, rdma_get_send_comp};
+pub use completion::{
+    rdma_get_recv_comp, rdma_get_recv_comp_timeout, rdma_get_send_comp, rdma_get_send_comp_timeout,
+};
 pub use errno::rdma_seterrno;
 pub use post::{
     rdma_post_read, rdma_post_readv, rdma_post_recv, rdma_post_recvv, rdma_post_send,

@@ -36,10 +36,12 @@ pub(crate) enum Call {
         flags: c_int,
         op: Option<SendOp>,
     },
-    /// `rdma_get_send_comp` / `rdma_get_recv_comp`.
+    /// `rdma_get_send_comp` / `rdma_get_recv_comp`, and (with a time-out)
+    /// their bounded forms.
     Comp {
         id: *mut rdma_cm_id,
         wc: *mut ibv_wc,
+        timeout_ms: Option<c_int>,
     },
 }
 
@@ -59,6 +61,11 @@ impl Call {
             flags,
             op,
         }
+    }
+
+    /// A completion call.
+    pub(crate) fn comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, timeout_ms: Option<c_int>) -> Call {
+        Call::Comp { id, wc, timeout_ms }
     }
 
     /// The bytes a successful call moved or registered: those posted, those

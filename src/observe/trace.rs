@@ -80,9 +80,12 @@ unsafe fn describe<R: Returned>(line: &mut Line, call: Call, ret: R) {
                 _ => {}
             }
         }
-        Call::Comp { id, wc } => {
+        Call::Comp { id, wc, timeout_ms } => {
             // SAFETY: forwarded.
             unsafe { show_id(line, id) };
+            if let Some(t) = timeout_ms {
+                line.dec(b" timeout_ms=", t.into());
+            }
             ret.show(line);
             if !ret.failed() && !wc.is_null() {
                 // SAFETY: a successful call wrote `*wc`.
