@@ -4,6 +4,7 @@
 use core::ffi::{c_int, c_void};
 
 use super::line::Line;
+use super::probes::Args;
 use crate::verbs::{SendOp, ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
 
 /// The SGEs of a posting call.
@@ -93,10 +94,86 @@ impl Call {
     }
 }
 
+impl Call {
+    /// The arguments of the call's probe (see `probes.rs`).
+    ///
+    /// # Safety
+    /// As [`Call::bytes`], for a call that succeeded; nothing is read
+    /// through the pointers of one that failed.
+    pub(super) unsafe fn probe_args<R: Returned>(self, ret: R) -> Args {
+        let r = ret.value();
+        let ok = !ret.failed();
+        match self {
+            Call::SetErrno(arg) => [arg as isize, 0, 0, 0, 0, r],
+            Call::Reg { id, addr, length } => [
+                id as isize,
+                addr as isize,
+                length as isize,
+                if ok { r } else { 0 },
+                0,
+                if ok { 0 } else { -1 },
+            ],
+            Call::Dereg(mr) => [mr as isize, 0, 0, 0, 0, r],
+            Call::Post {
+                id,
+                context,
+                sges,
+                op,
+                ..
+            } => {
+                let nsge = match sges {
+                    Sges::One(_) => 1,
+                    Sges::List(_, n) => n as isize,
+                };
+                // SAFETY: the post succeeded (caller's guarantee).
+                let bytes = if ok {
+                    (unsafe { self.bytes() }) as isize
+                } else {
+                    0
+                };
+                [id as isize, context as isize, wr_opcode(op), nsge, bytes, r]
+            }
+            Call::Comp { id, wc, .. } if ok && !wc.is_null() => {
+                // SAFETY: a successful call wrote `*wc`.
+                let w = unsafe { &*wc.cast::<ibv_wc_head>() };
+                let [wr_id, status, opcode, byte_len] = wc_args(w);
+                [id as isize, wr_id, status, opcode, byte_len, r]
+            }
+            Call::Comp { id, .. } => [id as isize, 0, 0, 0, 0, r],
+        }
+    }
+}
+
+/// The `ibv_wr_opcode` of a post (-1 for a receive).
+fn wr_opcode(op: Option<SendOp>) -> isize {
+    use ibverbs_sys::ibv_wr_opcode as o;
+    match op {
+        None => -1,
+        Some(SendOp::Send | SendOp::UdSend { .. }) => o::IBV_WR_SEND as isize,
+        Some(SendOp::Read { .. }) => o::IBV_WR_RDMA_READ as isize,
+        Some(SendOp::Write { .. }) => o::IBV_WR_RDMA_WRITE as isize,
+    }
+}
+
+/// A completion's `wr_id`, `status`, opcode and `byte_len` as probe
+/// arguments; the opcode and length are -1 and 0 for a completion in error,
+/// where verbs.h leaves them undefined.
+pub(super) fn wc_args(w: &ibv_wc_head) -> [isize; 4] {
+    let ok = w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS;
+    [
+        w.wr_id as isize,
+        w.status as isize,
+        if ok { w.opcode as isize } else { -1 },
+        if ok { w.byte_len as isize } else { 0 },
+    ]
+}
+
 /// What an export returns: a status, or a registered MR.
 pub(crate) trait Returned: Copy {
     /// The call failed (and set `errno`).
     fn failed(self) -> bool;
+    /// The value, for a probe's argument.
+    fn value(self) -> isize;
     /// ` ret=...` and what follows from it, on a trace line.
     fn show(self, line: &mut Line);
 }
@@ -104,6 +181,9 @@ pub(crate) trait Returned: Copy {
 impl Returned for c_int {
     fn failed(self) -> bool {
         self < 0
+    }
+    fn value(self) -> isize {
+        self as isize
     }
     fn show(self, line: &mut Line) {
         line.dec(b" ret=", self.into());
@@ -113,6 +193,9 @@ impl Returned for c_int {
 impl Returned for *mut ibv_mr {
     fn failed(self) -> bool {
         self.is_null()
+    }
+    fn value(self) -> isize {
+        self as isize
     }
     fn show(self, line: &mut Line) {
         if self.is_null() {

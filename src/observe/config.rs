@@ -13,15 +13,23 @@
 //! for NULL anyway (see [`gate`]).
 
 use core::ffi::CStr;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::line::warn;
 use super::{counters, writer};
 
-/// Every export's pointer argument at or below this takes the cold path:
-/// `0` (only NULL, the input check) when nothing is watched; `usize::MAX`
-/// (every call) when tracing or counting.
-static GATE: AtomicUsize = AtomicUsize::new(0);
+/// Every export's pointer argument at or below this takes the cold path.
+///
+/// Its low 48 bits are 0 (only NULL takes it: the input check) when nothing
+/// is watched, all ones (every user-space pointer) when tracing or
+/// counting. Its top 16 bits are the semaphore of the library's USDT probes
+/// (bytes 6 and 7, little-endian): a tracer that attaches to a probe adds to
+/// it, so that every call takes the cold path, where the probes are, for as
+/// long as one is attached. Hence the section: bcc and bpftrace find a
+/// semaphore in `.probes`, and the kernel counts it in the file-backed data
+/// of the mapping (see `probes.rs`).
+#[unsafe(link_section = ".probes")]
+pub(super) static GATE: AtomicU64 = AtomicU64::new(0);
 
 /// Whether the per-function counters are kept and printed at exit.
 static STATS: AtomicBool = AtomicBool::new(false);
@@ -58,14 +66,15 @@ fn preload_elsewhere() -> bool {
 /// would be a compare with zero: watching costs the fast path no instruction.
 #[inline(always)]
 pub(crate) fn gate<T>(p: *const T) -> bool {
-    // SAFETY: GATE is written only by the constructor, before any export can
-    // be called. A plain read lets the compare take its operand from memory
-    // (an atomic load would cost a separate instruction).
-    p as usize <= unsafe { *GATE.as_ptr() }
+    // SAFETY: GATE is written by the constructor, before any export can be
+    // called, and by the kernel (the probes' semaphore). A plain read lets
+    // the compare take its operand from memory (an atomic load would cost a
+    // separate instruction).
+    p as usize as u64 <= unsafe { *GATE.as_ptr() }
 }
 
-/// True when calls are traced or counted. (A plain read, as in [`gate`]: a
-/// compare with memory.)
+/// True when calls are traced, counted or probed. (A plain read, as in
+/// [`gate`]: a compare with memory.)
 #[inline(always)]
 pub(crate) fn watching() -> bool {
     // SAFETY: as in `gate`.
@@ -139,8 +148,20 @@ fn load() {
         }
     }
     if writer::tracing() || self::stats() {
-        GATE.store(usize::MAX, Relaxed);
+        open_gate();
         super::fork::register();
+    }
+}
+
+/// Sets the gate's low 48 bits, leaving the probes' semaphore (bytes 6 and
+/// 7), which a tracer may already have counted, untouched.
+fn open_gate() {
+    let p = GATE.as_ptr().cast::<u16>();
+    // SAFETY: 8 aligned bytes of GATE, seen as four 2-byte halves; the
+    // stores do not overlap the semaphore.
+    unsafe {
+        AtomicU32::from_ptr(p.cast::<u32>()).store(u32::MAX, Relaxed);
+        AtomicU16::from_ptr(p.add(2)).store(u16::MAX, Relaxed);
     }
 }
 

@@ -1,9 +1,11 @@
-//! The observer across `fork(2)`: a child starts with its own counters, at
-//! zero, and, when the trace file's path has `%p`, its own trace file.
+//! The observer across `fork(2)`: the trace buffers are written out before
+//! it (so that no line is written twice, or lost); a child starts with
+//! empty buffers, its own counters, at zero, and, when the trace file's path
+//! has `%p`, its own trace file.
 
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::{counters, writer};
+use super::{buffer, counters, writer};
 use crate::sys::pthread_atfork;
 
 /// Registers the handlers, once (when something is watched).
@@ -13,11 +15,20 @@ pub(super) fn register() {
         return;
     }
     // SAFETY: functions that live as long as the library.
-    unsafe { pthread_atfork(None, None, Some(in_child)) };
+    unsafe { pthread_atfork(Some(before), Some(in_parent), Some(in_child)) };
+}
+
+extern "C" fn before() {
+    buffer::before_fork(writer::write_out);
+}
+
+extern "C" fn in_parent() {
+    buffer::after_fork(false);
 }
 
 /// Runs in the child, which has one thread: only async-signal-safe calls.
 extern "C" fn in_child() {
+    buffer::after_fork(true);
     counters::reset();
     writer::after_fork_in_child();
 }

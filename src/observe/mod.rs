@@ -9,12 +9,14 @@
 //! library's wrapped ops do the same with [`record_op`]. Nothing here calls
 //! back into the exports or the ops, allocates, or takes a lock.
 
+mod buffer;
 mod call;
 mod config;
 mod counters;
 mod fork;
 mod line;
 mod ops;
+mod probes;
 mod scope;
 mod trace;
 mod writer;

@@ -4,8 +4,9 @@
 
 use core::ffi::c_int;
 
-use super::call::{recv_bytes, sge_bytes};
+use super::call::{recv_bytes, sge_bytes, wc_args};
 use super::line::Line;
+use super::probes::{self, Args};
 use super::scope::{IN_API, errno, set_errno};
 use super::trace::{emit, recv_line, send_line, show_wc};
 use super::{config, counters, writer};
@@ -61,6 +62,10 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     if tracing {
                         send_line(qp, w, ret, b);
                     }
+                    let op = w.opcode as isize;
+                    probes::fire(Func::OpPostSend, || {
+                        post_args(qp.cast(), w.wr_id, op, w, b, ret)
+                    });
                 })
             };
             (Func::OpPostSend, ret != 0, bytes)
@@ -72,6 +77,9 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     if tracing {
                         recv_line(Func::OpPostRecv, qp.cast(), w, ret, b);
                     }
+                    probes::fire(Func::OpPostRecv, || {
+                        post_args(qp.cast(), w.wr_id, -1, w, b, ret)
+                    });
                 })
             };
             (Func::OpPostRecv, ret != 0, bytes)
@@ -83,6 +91,10 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     if tracing {
                         recv_line(Func::OpPostSrqRecv, srq.cast(), w, ret, b);
                     }
+                    let srq = srq.cast();
+                    probes::fire(Func::OpPostSrqRecv, || {
+                        post_args(srq, w.wr_id, -1, w, b, ret)
+                    });
                 })
             };
             (Func::OpPostSrqRecv, ret != 0, bytes)
@@ -102,8 +114,13 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     show_wc(&mut line, w);
                     emit(line);
                 }
+                probes::fire(Func::OpPollCq, || {
+                    let [wr_id, status, opcode, byte_len] = wc_args(w);
+                    [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
+                });
             }
             if ret < 0 {
+                probes::fire(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
                 if tracing {
                     let mut line = Line::start(Func::OpPollCq);
                     line.hex(b" cq=", cq as usize as u64);
@@ -114,6 +131,9 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
             (Func::OpPollCq, ret < 0, bytes)
         }
         Op::ReqNotifyCq { cq } => {
+            probes::fire(Func::OpReqNotifyCq, || {
+                [cq as isize, 0, 0, 0, 0, ret as isize]
+            });
             if tracing {
                 let mut line = Line::start(Func::OpReqNotifyCq);
                 line.hex(b" cq=", cq as usize as u64);
@@ -127,6 +147,27 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
         counters::tally(f, failed, bytes);
     }
     set_errno(err);
+}
+
+/// A posted work request's probe arguments: the QP (or SRQ), `wr_id`, the
+/// opcode (-1 for a receive), the SGEs, the bytes, the post's result.
+fn post_args<W: WorkRequest>(
+    obj: *mut core::ffi::c_void,
+    wr_id: u64,
+    opcode: isize,
+    w: &W,
+    bytes: u64,
+    ret: c_int,
+) -> Args {
+    let (_, nsge) = w.sges();
+    [
+        obj as isize,
+        wr_id as isize,
+        opcode,
+        nsge as isize,
+        bytes as isize,
+        ret as isize,
+    ]
 }
 
 /// A work request of a chain, as [`chain`] walks it.

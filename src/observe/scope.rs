@@ -6,7 +6,7 @@ use core::cell::Cell;
 use core::ffi::c_int;
 
 use super::call::{Call, Returned};
-use super::{config, counters, trace, writer};
+use super::{buffer, config, counters, probes, trace, writer};
 use crate::functions::Func;
 
 thread_local! {
@@ -44,16 +44,20 @@ impl Scope {
             // export's contract (or NULL, which is not read).
             unsafe { trace::call_line(f, call, ret, err) };
         }
+        // SAFETY: as for the trace line.
+        probes::fire(f, || unsafe { call.probe_args(ret) });
         set_errno(err);
     }
 }
 
-/// Counts a call of `f` that had to wait for a completion event (once per
-/// call; the caller knows whether it already did).
+/// A call of `f` is about to wait for a completion event (once per call;
+/// the caller knows whether it already did): it is counted as blocked, and
+/// this thread's trace lines are written out before it sleeps.
 pub(crate) fn blocked(f: Func) {
     if config::stats() {
         counters::blocked(f);
     }
+    buffer::flush_mine(writer::write_out);
 }
 
 pub(super) fn errno() -> c_int {

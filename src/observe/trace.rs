@@ -147,7 +147,10 @@ pub(crate) const STATUS: [&str; 24] = [
     "TM_RNDV_INCOMPLETE",
 ];
 
-/// A work completion: ` wr_id=... status=... opcode=... byte_len=...`.
+/// A work completion: ` wr_id=... status=SUCCESS opcode=... byte_len=...`;
+/// for a completion in error, ` wr_id=... status=... vendor_err=...`: verbs.h
+/// says only `wr_id`, `status`, `qp_num` and `vendor_err` are valid then, so
+/// no opcode or length is shown.
 pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
     line.hex(b" wr_id=", wc.wr_id);
     match STATUS.get(wc.status as usize) {
@@ -156,6 +159,10 @@ pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
             line.push(name.as_bytes());
         }
         None => line.dec(b" status=", wc.status.into()),
+    }
+    if wc.status != ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+        line.hex(b" vendor_err=", wc.vendor_err.into());
+        return;
     }
     use ibverbs_sys::ibv_wc_opcode as o;
     let opcode = match wc.opcode {
@@ -253,7 +260,7 @@ pub(super) unsafe fn recv_line(f: Func, obj: *mut c_void, w: &ibv_recv_wr, ret: 
     emit(line);
 }
 
-/// Writes a finished trace line.
+/// Adds a finished trace line to the trace.
 pub(super) fn emit(mut line: Line) {
     writer::emit(line.finish());
 }

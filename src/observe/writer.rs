@@ -13,13 +13,20 @@
 //!   it is checked to still be that file (device and inode): a program that
 //!   closes its descriptors and opens its own files never gets trace lines in
 //!   them; tracing stops there, with one warning.
-//! - It is closed when the library is unloaded (or the process exits).
+//! - Lines are buffered per thread (`buffer.rs`) and written out in whole
+//!   lines; standard error is written a line at a time.
+//! - It is closed when the library is unloaded (or the process exits), after
+//!   the buffers are written out; they are written out too on a fatal
+//!   signal whose action is the default (`SIGSEGV`, `SIGBUS`, `SIGILL`,
+//!   `SIGFPE`, `SIGABRT`, `SIGTERM`, `SIGINT`, `SIGHUP`, `SIGQUIT`): the
+//!   handler writes them out and lets the signal do what it would have done.
 
 use core::cell::UnsafeCell;
 use core::ffi::{CStr, c_int};
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 
+use super::buffer;
 use super::line::{Line, warn, write_all};
 
 /// The trace's descriptor; -1 when not tracing.
@@ -66,16 +73,88 @@ pub(super) fn open(template: &CStr) -> Result<(), &'static str> {
     FILE.store(true, Relaxed);
     FD.store(fd, Relaxed);
     extern "C" fn at_unload() {
+        buffer::flush_all(true, write_out);
         let fd = FD.swap(-1, Relaxed);
         if fd >= 0 && FILE.load(Relaxed) {
             // SAFETY: our own descriptor, closed once (swapped out above).
             unsafe { libc::close(fd) };
         }
+        off_fatal_signals();
     }
     // SAFETY: a function that lives as long as the library: the atexit
     // linked into a shared library runs it at dlclose too.
     unsafe { libc::atexit(at_unload) };
+    buffer::start();
+    on_fatal_signals();
     Ok(())
+}
+
+/// The signals whose default action ends the process, and that the
+/// handler below writes the buffers out for.
+const FATAL: [c_int; 9] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+    libc::SIGTERM,
+    libc::SIGINT,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+];
+
+/// Installs [`fatal`] for each of [`FATAL`] whose action is the default (a
+/// program's own handler, or an ignored signal, is left alone).
+fn on_fatal_signals() {
+    for sig in FATAL {
+        let mut old = MaybeUninit::<libc::sigaction>::zeroed();
+        // SAFETY: queries the current action into `old`.
+        if unsafe { libc::sigaction(sig, core::ptr::null(), old.as_mut_ptr()) } != 0
+            // SAFETY: written by sigaction.
+            || unsafe { old.assume_init_ref() }.sa_sigaction != libc::SIG_DFL
+        {
+            continue;
+        }
+        // SAFETY: a zeroed sigaction is a valid one; the handler is ours.
+        let mut sa: libc::sigaction = unsafe { MaybeUninit::zeroed().assume_init() };
+        sa.sa_sigaction = fatal as extern "C" fn(c_int) as usize;
+        // Back to the default on entry, and not blocked inside the handler:
+        // a raise() there (or the fault again, on return) does the default.
+        sa.sa_flags = libc::SA_RESETHAND | libc::SA_NODEFER;
+        // SAFETY: a valid action for a catchable signal.
+        unsafe { libc::sigaction(sig, &sa, core::ptr::null_mut()) };
+    }
+}
+
+/// Puts back the default action where ours still is (at unload: the
+/// handler's code goes with the library).
+fn off_fatal_signals() {
+    for sig in FATAL {
+        let mut old = MaybeUninit::<libc::sigaction>::zeroed();
+        // SAFETY: queries the current action into `old`.
+        if unsafe { libc::sigaction(sig, core::ptr::null(), old.as_mut_ptr()) } == 0
+            // SAFETY: written by sigaction.
+            && unsafe { old.assume_init_ref() }.sa_sigaction == fatal as extern "C" fn(c_int) as usize
+        {
+            // SAFETY: SIG_DFL for a catchable signal.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+        }
+    }
+}
+
+/// A fatal signal: the buffers written out (skipping one another writer
+/// holds), then what the signal would have done. A fault returns, to fault
+/// again with the default action (a core dump of the real place); an
+/// asynchronous signal is raised again. Only async-signal-safe calls.
+extern "C" fn fatal(sig: c_int) {
+    buffer::flush_all(false, write_out);
+    if !matches!(
+        sig,
+        libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE | libc::SIGABRT
+    ) {
+        // SAFETY: the action is the default again (SA_RESETHAND).
+        unsafe { libc::raise(sig) };
+    }
 }
 
 /// Opens the file of [`TEMPLATE`] for this process; records its identity.
@@ -165,9 +244,22 @@ fn expand(template: &[u8], out: &mut [u8; PATH_MAX]) -> bool {
     put(&[0])
 }
 
+/// Adds one whole trace line: to this thread's buffer for a file, else
+/// written at once.
+pub(super) fn emit(line: &[u8]) {
+    if FD.load(Relaxed) < 0 {
+        return;
+    }
+    if FILE.load(Relaxed) {
+        buffer::append(line, write_out);
+    } else {
+        write_out(line);
+    }
+}
+
 /// Writes `bytes` (whole lines) to the trace, unless the file's descriptor
 /// is no longer the trace file: then tracing stops, with one warning.
-pub(super) fn emit(bytes: &[u8]) {
+pub(super) fn write_out(bytes: &[u8]) {
     let fd = FD.load(Relaxed);
     if fd < 0 {
         return;

@@ -99,7 +99,8 @@ fn named_after(text: &str, prefix: &str) -> Vec<String> {
     out
 }
 
-/// The longest prefix of `path` (or of `base::path`) that is a module.
+/// The longest prefix of `path` (or of `base::path`, not above `base`) that
+/// is a module other than `base`.
 fn resolve(names: &BTreeSet<String>, base: &str, path: &str) -> Option<String> {
     let full = if base.is_empty() {
         path.to_string()
@@ -108,7 +109,10 @@ fn resolve(names: &BTreeSet<String>, base: &str, path: &str) -> Option<String> {
     };
     let mut cut = full.as_str();
     loop {
-        if names.contains(cut) && cut != base {
+        if cut.len() <= base.len() {
+            return None;
+        }
+        if names.contains(cut) {
             return Some(cut.to_string());
         }
         cut = &cut[..cut.rfind("::")?];
@@ -131,7 +135,8 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         }
         // `super::` from a file names its siblings, or items of its
         // directory's mod.rs.
-        if let Some((parent, _)) = m.rsplit_once("::") {
+        let parent = m.rsplit_once("::").map_or("", |(p, _)| p);
+        if !m.is_empty() {
             for p in named_after(text, "super::") {
                 deps.insert(resolve(&names, parent, &p).unwrap_or_else(|| parent.to_string()));
             }

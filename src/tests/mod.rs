@@ -60,12 +60,13 @@ fn layout_matches_system_headers() {
         "struct ibv_qp" ibv_qp { "context" => context, "qp_num" => qp_num, "qp_type" => qp_type }
         "struct ibv_srq" ibv_srq { "context" => context }
         "struct ibv_cq" ibv_cq { "context" => context }
+        "struct ibv_comp_channel" ibv_comp_channel { "fd" => fd }
         "struct ibv_mr" ibv_mr {
             "addr" => addr, "length" => length, "lkey" => lkey, "rkey" => rkey,
         }
         "struct ibv_wc" ibv_wc_head {
-            "wr_id" => wr_id, "status" => status, "opcode" => opcode, "byte_len" => byte_len,
-            "qp_num" => qp_num,
+            "wr_id" => wr_id, "status" => status, "opcode" => opcode,
+            "vendor_err" => vendor_err, "byte_len" => byte_len, "qp_num" => qp_num,
         }
         "struct ibv_sge" ibv_sge { "addr" => addr, "length" => length, "lkey" => lkey }
         "struct ibv_recv_wr" ibv_recv_wr {
