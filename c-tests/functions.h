@@ -51,6 +51,20 @@
 	X(ibv_post_recv) \
 	X(ibv_post_srq_recv) \
 	X(ibv_poll_cq) \
-	X(ibv_req_notify_cq)
+	X(ibv_req_notify_cq) \
+	X(ibv_wr_start) \
+	X(ibv_wr_send) \
+	X(ibv_wr_send_imm) \
+	X(ibv_wr_rdma_write) \
+	X(ibv_wr_rdma_write_imm) \
+	X(ibv_wr_rdma_read) \
+	X(ibv_wr_set_sge) \
+	X(ibv_wr_set_sge_list) \
+	X(ibv_wr_set_inline_data) \
+	X(ibv_wr_complete) \
+	X(ibv_wr_abort) \
+	X(ibv_start_poll) \
+	X(ibv_next_poll) \
+	X(ibv_end_poll)
 
 #endif

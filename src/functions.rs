@@ -43,10 +43,26 @@ macro_rules! function_table {
                 OpPostSrqRecv       ibv_post_srq_recv;
                 OpPollCq            ibv_poll_cq;
                 OpReqNotifyCq       ibv_req_notify_cq;
+                OpWrStart           ibv_wr_start;
+                OpWrSend            ibv_wr_send;
+                OpWrSendImm         ibv_wr_send_imm;
+                OpWrRdmaWrite       ibv_wr_rdma_write;
+                OpWrRdmaWriteImm    ibv_wr_rdma_write_imm;
+                OpWrRdmaRead        ibv_wr_rdma_read;
+                OpWrSetSge          ibv_wr_set_sge;
+                OpWrSetSgeList      ibv_wr_set_sge_list;
+                OpWrSetInlineData   ibv_wr_set_inline_data;
+                OpWrComplete        ibv_wr_complete;
+                OpWrAbort           ibv_wr_abort;
+                OpStartPoll         ibv_start_poll;
+                OpNextPoll          ibv_next_poll;
+                OpEndPoll           ibv_end_poll;
             }
             interposed {
                 ibv_open_device     "IBVERBS_1.1";
                 ibv_close_device    "IBVERBS_1.1";
+                ibv_destroy_qp      "IBVERBS_1.1";
+                ibv_destroy_cq      "IBVERBS_1.1";
             }
         }
     };

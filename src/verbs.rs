@@ -164,6 +164,54 @@ pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int
     unsafe { op!(cq, req_notify_cq)(cq, solicited_only) }
 }
 
+/// The end of `struct verbs_context` (`verbs.h`), from `create_cq_ex` to its
+/// last member, `context`: libibverbs allocates it around the `ibv_context`
+/// it hands out (`verbs_get_ctx` is `context` minus its offset), and the
+/// struct grows at the front, so these members keep their distance to
+/// `context` across versions. The layout test checks every distance against
+/// the system header; only the two creation ops are read or written.
+#[repr(C)]
+pub(crate) struct verbs_context_tail {
+    /// `create_cq_ex`.
+    pub create_cq_ex: Option<CreateCqEx>,
+    _middle: [*mut c_void; 7],
+    /// `create_qp_ex`.
+    pub create_qp_ex: Option<CreateQpEx>,
+    _after: [*mut c_void; 5],
+    /// The size of the whole `struct verbs_context` the provider allocated.
+    pub sz: usize,
+    /// The `ibv_context` handed out.
+    pub context: ibv_context,
+}
+
+/// `verbs_context.create_qp_ex`.
+pub(crate) type CreateQpEx =
+    unsafe extern "C" fn(*mut ibv_context, *mut ibverbs_sys::ibv_qp_init_attr_ex) -> *mut ibv_qp;
+/// `verbs_context.create_cq_ex`.
+pub(crate) type CreateCqEx = unsafe extern "C" fn(
+    *mut ibv_context,
+    *mut ibverbs_sys::ibv_cq_init_attr_ex,
+) -> *mut ibverbs_sys::ibv_cq_ex;
+
+/// The `struct verbs_context` around `ctx`, as `verbs_get_ctx_op` finds it:
+/// only for an extended context (`abi_compat` is `__VERBS_ABI_IS_EXTENDED`)
+/// whose size covers `create_cq_ex`.
+///
+/// # Safety
+/// `ctx` is a live device context.
+pub(crate) unsafe fn verbs_context(ctx: *mut ibv_context) -> Option<*mut verbs_context_tail> {
+    // SAFETY: a live context (caller's guarantee).
+    if unsafe { (*ctx).abi_compat } as usize != usize::MAX {
+        return None;
+    }
+    let at = core::mem::offset_of!(verbs_context_tail, context);
+    // SAFETY: an extended context lies at the end of a verbs_context, whose
+    // `sz` precedes it.
+    let v = unsafe { ctx.byte_sub(at) }.cast::<verbs_context_tail>();
+    // SAFETY: as above.
+    (unsafe { (*v).sz } >= core::mem::size_of::<verbs_context_tail>()).then_some(v)
+}
+
 /// The leading fields of `struct ibv_wc`, which ibverbs-sys keeps private;
 /// the tracing reads a completion through it (the layout test checks it).
 #[repr(C)]

@@ -9,8 +9,13 @@
  * IBVERBS_1.1. Each "device" context is a struct verbs_context whose data-path
  * ops count their calls in fakeverbs_calls and answer at once: posts return
  * 0, poll_cq returns one successful completion (wr_id 7, byte_len 64,
- * opcode RECV), req_notify_cq returns 0.
+ * opcode RECV), req_notify_cq returns 0. Its create_qp_ex and create_cq_ex
+ * (struct verbs_context) make an ibv_qp_ex and an ibv_cq_ex whose functions
+ * count their calls too; ibv_destroy_qp and ibv_destroy_cq check that the
+ * preload library put the originals back.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +65,112 @@ static int f_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+/* ---- the extended API ---- */
+
+int fakeverbs_pending;
+
+#define COUNT(x) __atomic_add_fetch(&fakeverbs_calls.x, 1, __ATOMIC_RELAXED)
+
+static void x_wr_start(struct ibv_qp_ex *q) { (void)q; COUNT(wr_start); }
+static void x_wr_send(struct ibv_qp_ex *q) { (void)q; COUNT(wr_send); }
+static void x_wr_rdma_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t a)
+{
+	(void)q; (void)rkey; (void)a;
+	COUNT(wr_rdma_write);
+}
+static void x_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t a, uint32_t len)
+{
+	(void)q; (void)lkey; (void)a; (void)len;
+	COUNT(wr_set_sge);
+}
+static int x_wr_complete(struct ibv_qp_ex *q) { (void)q; COUNT(wr_complete); return 0; }
+static void x_wr_abort(struct ibv_qp_ex *q) { (void)q; COUNT(wr_abort); }
+
+static int next_one(struct ibv_cq_ex *cq)
+{
+	static int n;
+
+	if (fakeverbs_pending <= 0)
+		return ENOENT;
+	fakeverbs_pending--;
+	cq->wr_id = 100 + n++;
+	cq->status = IBV_WC_SUCCESS;
+	return 0;
+}
+static int x_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
+{
+	int ret = next_one(cq);
+
+	(void)attr;
+	if (!ret)
+		COUNT(start_poll);
+	return ret;
+}
+static int x_next_poll(struct ibv_cq_ex *cq) { COUNT(next_poll); return next_one(cq); }
+static void x_end_poll(struct ibv_cq_ex *cq) { (void)cq; COUNT(end_poll); }
+static enum ibv_wc_opcode x_read_opcode(struct ibv_cq_ex *cq) { (void)cq; return IBV_WC_RECV; }
+static uint32_t x_read_byte_len(struct ibv_cq_ex *cq) { (void)cq; return 64; }
+
+static struct ibv_qp *x_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_ex *q = calloc(1, sizeof(*q));
+
+	(void)attr;
+	if (!q)
+		return NULL;
+	q->qp_base.context = ctx;
+	q->qp_base.qp_num = 77;
+	q->wr_start = x_wr_start;
+	q->wr_send = x_wr_send;
+	q->wr_rdma_write = x_wr_rdma_write;
+	q->wr_set_sge = x_wr_set_sge;
+	q->wr_complete = x_wr_complete;
+	q->wr_abort = x_wr_abort;
+	return &q->qp_base;
+}
+
+static struct ibv_cq_ex *x_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *c = calloc(1, sizeof(*c));
+
+	(void)attr;
+	if (!c)
+		return NULL;
+	c->context = ctx;
+	c->start_poll = x_start_poll;
+	c->next_poll = x_next_poll;
+	c->end_poll = x_end_poll;
+	c->read_opcode = x_read_opcode;
+	c->read_byte_len = x_read_byte_len;
+	return c;
+}
+
+/* Every QP of this fake is made by create_qp_ex: it is an ibv_qp_ex. */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	return (struct ibv_qp_ex *)qp;
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct ibv_qp_ex *q = (struct ibv_qp_ex *)qp;
+
+	if (q->wr_send != x_wr_send || q->wr_complete != x_wr_complete)
+		COUNT(destroyed_wrapped);
+	free(q);
+	return 0;
+}
+
+int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibv_cq_ex *c = (struct ibv_cq_ex *)cq;
+
+	if (c->start_poll != x_start_poll || c->end_poll != x_end_poll)
+		COUNT(destroyed_wrapped);
+	free(c);
+	return 0;
+}
+
 struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
 	struct verbs_context *v = calloc(1, sizeof(*v));
@@ -74,6 +185,8 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	v->context.ops.post_srq_recv = f_post_srq_recv;
 	v->context.ops.poll_cq = f_poll_cq;
 	v->context.ops.req_notify_cq = f_req_notify_cq;
+	v->create_qp_ex = x_create_qp_ex;
+	v->create_cq_ex = x_create_cq_ex;
 	__atomic_add_fetch(&fakeverbs_calls.open, 1, __ATOMIC_RELAXED);
 	return &v->context;
 }

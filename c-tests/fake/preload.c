@@ -21,7 +21,12 @@
  *             with counting on and with nothing set: no child may hang on a
  *             lock it inherited held;
  *   nodelete  the preload library dlopen'ed and dlclose'd: its code stays
- *             mapped (a function pointer taken before still works).
+ *             mapped (a function pointer taken before still works);
+ *   extended  a QP made with ibv_create_qp_ex and send operations, a CQ with
+ *             ibv_create_cq_ex: 1,000 sends and 500 RDMA writes posted with
+ *             ibv_wr_*, 1,500 completions polled with ibv_start_poll,
+ *             ibv_next_poll and ibv_end_poll, all counted exactly, the
+ *             provider's calls put back before the destroy.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -193,6 +198,57 @@ static int child(const char *preload, const char *mode)
 		printf("%d forks, %d children hung\n", n, hung);
 		return hung != 0;
 	}
+	if (!strcmp(mode, "extended")) {
+		struct ibv_qp_init_attr_ex qa;
+		struct ibv_cq_init_attr_ex ca;
+		struct ibv_poll_cq_attr pa = { 0 };
+		struct ibv_qp_ex *qpx;
+		struct ibv_qp *qp;
+		struct ibv_cq_ex *cq;
+		int got = 0;
+
+		if (open_one(&hs[0]))
+			return 10;
+		memset(&qa, 0, sizeof(qa));
+		qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qa.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+		qp = ibv_create_qp_ex(hs[0].ctx, &qa);
+		qpx = qp ? ibv_qp_to_qp_ex(qp) : NULL;
+		memset(&ca, 0, sizeof(ca));
+		ca.cqe = 16;
+		cq = ibv_create_cq_ex(hs[0].ctx, &ca);
+		if (!qpx || !cq)
+			return 11;
+		for (i = 0; i < 1500; i++) {
+			if (i % 100 == 0)
+				ibv_wr_start(qpx);
+			qpx->wr_id = (uint64_t)i;
+			qpx->wr_flags = IBV_SEND_SIGNALED;
+			if (i % 3 == 2)
+				ibv_wr_rdma_write(qpx, 0x42, 0x1000);
+			else
+				ibv_wr_send(qpx);
+			ibv_wr_set_sge(qpx, 1, 0x2000, 64);
+			if (i % 100 == 99 && ibv_wr_complete(qpx))
+				return 12;
+		}
+		fakeverbs_pending = 1500;
+		while (got < 1500) {	/* batches of up to 10 */
+			int n = 0;
+
+			if (ibv_start_poll(cq, &pa))
+				continue;
+			do
+				got++;
+			while (++n < 10 && !ibv_next_poll(cq));
+			ibv_end_poll(cq);
+		}
+		if (ibv_destroy_qp(qp) || ibv_destroy_cq(ibv_cq_ex_to_cq(cq)))
+			return 13;
+		ibv_close_device(hs[0].ctx);
+		return fakeverbs_calls.destroyed_wrapped || fakeverbs_calls.closed_wrapped ||
+		       fakeverbs_calls.wr_send != 1000 || fakeverbs_calls.wr_rdma_write != 500 ? 14 : 0;
+	}
 	if (!strcmp(mode, "nodelete")) {
 		void *h = dlopen(preload, RTLD_NOW | RTLD_LOCAL);
 		int (*seterrno)(int);
@@ -344,7 +400,19 @@ int main(int argc, char **argv)
 	if ((rc = run(exe, preload, dir, mode, NULL, NULL)))
 		FAIL("nodelete: exited %d (the library was unloaded under a pointer into it?)", rc);
 
+	mode = "extended";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("extended: child exited %d", rc);
+	WANT_ROW("ibv_wr_start", 0, "15 0 0");
+	WANT_ROW("ibv_wr_send", 0, "1000 0 0");
+	WANT_ROW("ibv_wr_rdma_write", 0, "500 0 0");
+	WANT_ROW("ibv_wr_set_sge", 0, "1500 96000 0");
+	WANT_ROW("ibv_wr_complete", 0, "15 0 0");
+	WANT_ROW("ibv_start_poll", 0, "150 9600 0");
+	WANT_ROW("ibv_next_poll", 0, "1350 86400 0");
+	WANT_ROW("ibv_end_poll", 0, "150 0 0");
+
 	printf("preload: %s\n", failures ? "FAILED" : "all checks passed (contexts, leaked, "
-	       "quiet, idle, once, fork, race x2, nodelete)");
+	       "quiet, idle, once, fork, race x2, nodelete, extended)");
 	return failures != 0;
 }

@@ -13,6 +13,7 @@ mod buffer;
 mod call;
 mod config;
 mod counters;
+mod extended;
 mod fork;
 mod line;
 mod ops;
@@ -25,6 +26,7 @@ pub(crate) use call::{Call, Returned, Sges};
 #[cfg(test)]
 pub(crate) use config::PRELOAD_MARKER;
 pub(crate) use config::{gate, poll_spin, watching};
+pub(crate) use extended::{ExOp, record_ex};
 pub(crate) use line::warn_line;
 pub(crate) use ops::{Op, record_op};
 pub(crate) use scope::{Scope, blocked};

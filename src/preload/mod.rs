@@ -15,6 +15,7 @@
 //! The library is linked with `-z nodelete`: once it has wrapped a context,
 //! its code must stay mapped for as long as the process lives.
 
+mod extended;
 mod ops;
 mod registry;
 
@@ -26,7 +27,7 @@ use ibverbs_sys::ibv_device;
 
 use crate::functions::function_table;
 use crate::observe;
-use crate::verbs::ibv_context;
+use crate::verbs::{ibv_context, ibv_cq, ibv_qp};
 
 type OpenFn = unsafe extern "C" fn(*mut ibv_device) -> *mut ibv_context;
 type CloseFn = unsafe extern "C" fn(*mut ibv_context) -> c_int;
@@ -69,6 +70,48 @@ pub unsafe extern "C" fn ibv_close_device(ctx: *mut ibv_context) -> c_int {
     }
     // SAFETY: libibverbs' own function, with the caller's argument.
     unsafe { core::mem::transmute::<*mut c_void, CloseFn>(real)(ctx) }
+}
+
+type DestroyQpFn = unsafe extern "C" fn(*mut ibv_qp) -> c_int;
+type DestroyCqFn = unsafe extern "C" fn(*mut ibv_cq) -> c_int;
+
+/// Puts a wrapped QP's own extended post calls back, then destroys it
+/// through libibverbs. Same contract and result as libibverbs'.
+///
+/// # Safety
+/// As libibverbs' `ibv_destroy_qp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_destroy_qp(qp: *mut ibv_qp) -> c_int {
+    static REAL: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
+    let Some(real) = real(&REAL, c"ibv_destroy_qp") else {
+        unavailable();
+        return -1;
+    };
+    if !qp.is_null() {
+        // SAFETY: the caller's live QP, about to be destroyed.
+        unsafe { extended::unwrap_qp(qp.cast()) };
+    }
+    // SAFETY: libibverbs' own function, with the caller's argument.
+    unsafe { core::mem::transmute::<*mut c_void, DestroyQpFn>(real)(qp) }
+}
+
+/// As [`ibv_destroy_qp`], for a CQ and its polling calls.
+///
+/// # Safety
+/// As libibverbs' `ibv_destroy_cq`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
+    static REAL: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
+    let Some(real) = real(&REAL, c"ibv_destroy_cq") else {
+        unavailable();
+        return -1;
+    };
+    if !cq.is_null() {
+        // SAFETY: the caller's live CQ, about to be destroyed.
+        unsafe { extended::unwrap_cq(cq.cast()) };
+    }
+    // SAFETY: libibverbs' own function, with the caller's argument.
+    unsafe { core::mem::transmute::<*mut c_void, DestroyCqFn>(real)(cq) }
 }
 
 /// libibverbs' definition of `name` at `IBVERBS_1.1`: the next one after

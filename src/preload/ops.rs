@@ -7,10 +7,14 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use ibverbs_sys::ibv_context_ops;
 
+use super::extended;
 use super::registry::Registry;
 use crate::observe::{Op, record_op, warn_line};
 use crate::sys::pthread_atfork;
-use crate::verbs::{ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
+use crate::verbs::{
+    CreateCqEx, CreateQpEx, ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc,
+    verbs_context,
+};
 
 /// The provider's own ops of a wrapped context.
 #[derive(Clone, Copy)]
@@ -20,6 +24,10 @@ struct Saved {
     post_srq_recv: PostSrqRecv,
     poll_cq: PollCq,
     req_notify_cq: ReqNotifyCq,
+    /// The extended API's creation ops (`verbs_context`), when the context
+    /// has them.
+    create_qp_ex: Option<CreateQpEx>,
+    create_cq_ex: Option<CreateCqEx>,
 }
 
 type PostSend =
@@ -43,12 +51,20 @@ pub(super) unsafe fn wrap(ctx: *mut ibv_context) {
     fork_handlers();
     // SAFETY: `ctx` is valid (caller's guarantee).
     let ops: &mut ibv_context_ops = unsafe { &mut (*ctx).ops };
+    // SAFETY: a live context.
+    let v = unsafe { verbs_context(ctx) };
+    // SAFETY: the verbs_context around the context, when it has one.
+    let (create_qp_ex, create_cq_ex) = v.map_or((None, None), |v| unsafe {
+        ((*v).create_qp_ex, (*v).create_cq_ex)
+    });
     let saved = Saved {
         post_send: ops.post_send,
         post_recv: ops.post_recv,
         post_srq_recv: ops.post_srq_recv,
         poll_cq: ops.poll_cq,
         req_notify_cq: ops.req_notify_cq,
+        create_qp_ex,
+        create_cq_ex,
     };
     if !CONTEXTS.insert(ctx.cast(), saved) {
         warn_line(b"rdmaverbs: warning: out of memory; a device context is not watched");
@@ -59,6 +75,17 @@ pub(super) unsafe fn wrap(ctx: *mut ibv_context) {
     ops.post_srq_recv = Some(post_srq_recv);
     ops.poll_cq = Some(poll_cq);
     ops.req_notify_cq = Some(req_notify_cq);
+    if let Some(v) = v {
+        // SAFETY: the context's own verbs_context, not yet shared.
+        unsafe {
+            if create_qp_ex.is_some() {
+                (*v).create_qp_ex = Some(create_qp_ex_wrapped);
+            }
+            if create_cq_ex.is_some() {
+                (*v).create_cq_ex = Some(create_cq_ex_wrapped);
+            }
+        }
+    }
 }
 
 /// Puts back the ops of a wrapped context (a context that is not wrapped
@@ -78,21 +105,85 @@ pub(super) unsafe fn unwrap(ctx: *mut ibv_context) {
         ops.post_srq_recv = saved.post_srq_recv;
         ops.poll_cq = saved.poll_cq;
         ops.req_notify_cq = saved.req_notify_cq;
+        // SAFETY: as above.
+        if let Some(v) = unsafe { verbs_context(ctx) } {
+            // SAFETY: the context's own verbs_context.
+            unsafe {
+                (*v).create_qp_ex = saved.create_qp_ex;
+                (*v).create_cq_ex = saved.create_cq_ex;
+            }
+        }
     }
 }
 
-/// The lock of the registry is taken before a fork and released on both
-/// sides, so that no child starts with it held. Registered once, when the
-/// first context is wrapped.
+/// The wrapped `create_qp_ex` of a context: the provider's, then, for a QP
+/// created with send operations (`IBV_QP_INIT_ATTR_SEND_OPS_FLAGS`), its
+/// extended post calls wrapped.
+///
+/// # Safety
+/// As the provider's op (called by the inline `ibv_create_qp_ex`).
+unsafe extern "C" fn create_qp_ex_wrapped(
+    ctx: *mut ibv_context,
+    attr: *mut ibverbs_sys::ibv_qp_init_attr_ex,
+) -> *mut ibv_qp {
+    let Some(create) = CONTEXTS.get(ctx.cast()).and_then(|s| s.create_qp_ex) else {
+        // SAFETY: this thread's errno.
+        unsafe { *libc::__errno_location() = libc::EOPNOTSUPP };
+        return core::ptr::null_mut();
+    };
+    // SAFETY: the provider's op, with the caller's arguments.
+    let qp = unsafe { create(ctx, attr) };
+    // SAFETY: the caller's attributes; a QP the provider just made.
+    let ops = unsafe { (*attr).comp_mask } & ibverbs_sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0;
+    if !qp.is_null() && ops {
+        // SAFETY: libibverbs' own accessor, on a live QP.
+        let qpx = unsafe { ibverbs_sys::ibv_qp_to_qp_ex(qp) };
+        if !qpx.is_null() {
+            // SAFETY: a new QP, not yet used by another thread.
+            unsafe { extended::wrap_qp(qpx) };
+        }
+    }
+    qp
+}
+
+/// The wrapped `create_cq_ex` of a context: the provider's, then the new
+/// CQ's polling calls wrapped.
+///
+/// # Safety
+/// As the provider's op (called by the inline `ibv_create_cq_ex`).
+unsafe extern "C" fn create_cq_ex_wrapped(
+    ctx: *mut ibv_context,
+    attr: *mut ibverbs_sys::ibv_cq_init_attr_ex,
+) -> *mut ibverbs_sys::ibv_cq_ex {
+    let Some(create) = CONTEXTS.get(ctx.cast()).and_then(|s| s.create_cq_ex) else {
+        // SAFETY: this thread's errno.
+        unsafe { *libc::__errno_location() = libc::EOPNOTSUPP };
+        return core::ptr::null_mut();
+    };
+    // SAFETY: the provider's op, with the caller's arguments.
+    let cq = unsafe { create(ctx, attr) };
+    if !cq.is_null() {
+        // SAFETY: a new CQ, not yet used by another thread.
+        unsafe { extended::wrap_cq(cq) };
+    }
+    cq
+}
+
+/// The locks of the registries (contexts, QPs, CQs) are taken before a fork
+/// and released on both sides, so that no child starts with one held.
+/// Registered once, when the first context is wrapped.
 fn fork_handlers() {
     static DONE: AtomicBool = AtomicBool::new(false);
     extern "C" fn prepare() {
         CONTEXTS.before_fork();
+        extended::before_fork();
     }
     extern "C" fn parent() {
+        extended::after_fork(false);
         CONTEXTS.after_fork_in_parent();
     }
     extern "C" fn child() {
+        extended::after_fork(true);
         CONTEXTS.after_fork_in_child();
     }
     if !DONE.swap(true, Ordering::Relaxed) {

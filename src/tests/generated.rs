@@ -22,6 +22,10 @@ const NOTE: &str = "Generated from src/functions.rs by `make header`; do not edi
 fn cbindgen(edit: impl FnOnce(&mut cbindgen::Config)) -> String {
     let dir = env!("CARGO_MANIFEST_DIR");
     let mut config = cbindgen::Config::from_file(Path::new(dir).join("cbindgen.toml")).unwrap();
+    // libibverbs' own functions, which the preload library interposes:
+    // <infiniband/verbs.h> declares them.
+    let interposed = Func::INTERPOSED.iter().map(|(name, _)| name.to_string());
+    config.export.exclude.extend(interposed);
     edit(&mut config);
     let mut out = Vec::new();
     cbindgen::Builder::new()

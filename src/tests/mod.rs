@@ -51,7 +51,21 @@ fn layout_matches_system_headers() {
             "send_cq" => send_cq, "recv_cq_channel" => recv_cq_channel,
             "recv_cq" => recv_cq, "srq" => srq, "pd" => pd, "qp_type" => qp_type,
         }
-        "struct ibv_context" ibv_context { "ops" => ops }
+        "struct ibv_context" ibv_context { "ops" => ops, "abi_compat" => abi_compat }
+        "struct ibv_qp_init_attr_ex" ibverbs_sys::ibv_qp_init_attr_ex { "comp_mask" => comp_mask }
+        "struct ibv_qp_ex" ibverbs_sys::ibv_qp_ex {
+            "qp_base.qp_num" => qp_base.qp_num, "wr_id" => wr_id, "wr_flags" => wr_flags,
+            "wr_start" => wr_start, "wr_send" => wr_send, "wr_send_imm" => wr_send_imm,
+            "wr_rdma_write" => wr_rdma_write, "wr_rdma_write_imm" => wr_rdma_write_imm,
+            "wr_rdma_read" => wr_rdma_read, "wr_set_sge" => wr_set_sge,
+            "wr_set_sge_list" => wr_set_sge_list, "wr_set_inline_data" => wr_set_inline_data,
+            "wr_complete" => wr_complete, "wr_abort" => wr_abort,
+        }
+        "struct ibv_cq_ex" ibverbs_sys::ibv_cq_ex {
+            "wr_id" => wr_id, "status" => status, "start_poll" => start_poll,
+            "next_poll" => next_poll, "end_poll" => end_poll, "read_opcode" => read_opcode,
+            "read_vendor_err" => read_vendor_err, "read_byte_len" => read_byte_len,
+        }
         "struct ibv_context_ops" ibv_context_ops {
             "poll_cq" => poll_cq, "req_notify_cq" => req_notify_cq,
             "post_srq_recv" => post_srq_recv, "post_send" => post_send,
@@ -119,6 +133,39 @@ fn layout_matches_system_headers() {
         fields.len(),
         sizes.len()
     );
+}
+
+/// The members of `struct verbs_context` that the preload library reaches
+/// from the `ibv_context` inside it: their distance to `context` (its last
+/// member), as `verbs_context_tail` has them, against the system header.
+#[test]
+fn verbs_context_tail_matches_system_header() {
+    use crate::verbs::verbs_context_tail as T;
+    use core::mem::offset_of;
+    let rust = [
+        (
+            "create_cq_ex",
+            offset_of!(T, context) - offset_of!(T, create_cq_ex),
+        ),
+        (
+            "create_qp_ex",
+            offset_of!(T, context) - offset_of!(T, create_qp_ex),
+        ),
+        ("sz", offset_of!(T, context) - offset_of!(T, sz)),
+    ];
+    let body: String = rust
+        .iter()
+        .map(|(m, _)| {
+            format!(
+                "printf(\"%zu\\n\", offsetof(struct verbs_context, context) - \
+                 offsetof(struct verbs_context, {m}));\n"
+            )
+        })
+        .collect();
+    let text = c_answers("vctx", &body);
+    let c: Vec<usize> = text.lines().map(|l| l.parse().unwrap()).collect();
+    let want: Vec<usize> = rust.iter().map(|(_, d)| *d).collect();
+    assert_eq!(c, want, "verbs_context_tail differs from verbs.h: {rust:?}");
 }
 
 /// Compiles and runs a C program whose `main` is `body`, with the system's
