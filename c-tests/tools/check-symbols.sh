@@ -92,6 +92,30 @@ same "the preload library's exports" "$preloaded" "$(exported "$pre")" &&
 	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map" ||
 	fail=$((fail + 1))
 
+# The USDT probes: one SDT note (provider rdmaverbs) per export and per
+# wrapped op, named as the function (the ops from c-tests/functions.h); all
+# with one semaphore, in the section .probes. (librdmaverbs.so.1 carries the
+# ops' notes too, which never fire there: a note is kept by the link even
+# when the code around it is not called, and keeps its probe site.)
+probes() {	# LIB: "name semaphore" per note
+	readelf -n "$1" | awk '/Provider: rdmaverbs/ { p = 1 } p && /Name:/ { n = $2 }
+		p && /Semaphore:/ { print n, $NF; p = 0 }' | sort
+}
+ops=$(sed -n 's/^\tX(\(ibv_[a-z_]*\))\( \\\)\{0,1\}$/\1/p' "$dir/c-tests/functions.h")
+for l in "$lib" "$pre"; do
+	want=$(printf '%s\n%s\n' "$(printf '%s\n' "$linked" | awk '{ print $1 }')" "$ops" | sort)
+	got=$(probes "$l")
+	probes_at=$(readelf -SW "$l" | awk '$2 == ".probes" { print $4 }')
+	sems=$(printf '%s\n' "$got" | awk '{ print $2 }' | sort -u)
+	if [ "$(printf '%s\n' "$got" | awk '{ print $1 }')" = "$want" ] && [ "$(printf '%s\n' "$sems" | wc -l)" = 1 ] &&
+	   [ -n "$probes_at" ] && [ $((sems - 0x$probes_at)) = 6 ]; then
+		ok "$(basename "$l") has a USDT probe for each of its $(printf '%s\n' "$want" | wc -l) functions, one semaphore, at .probes + 6"
+	else
+		bad "$(basename "$l")'s USDT probes: $(printf '%s\n' "$got" | wc -l) notes, semaphores $sems, .probes at 0x$probes_at"
+		printf '%s\n' "$want" > "$tmp/want"; printf '%s\n' "$got" | awk '{ print $1 }' | diff "$tmp/want" - || true
+	fi
+done
+
 # No panic path: nothing in either library can abort its host with a Rust
 # panic (observing formats by hand for this reason), so the panic handler
 # and its formatting machinery are not linked in at all.

@@ -45,25 +45,37 @@ mod notes {
     use crate::observe::config::GATE;
     use crate::observe::probes::Args;
 
-    /// `fire`: a probe site per function of the table, the note's
-    /// semaphore at `GATE + 6`.
+    /// A probe site per function of the table, the note's semaphore at
+    /// `GATE + 6`: those of the exports in one function, those of the ops in
+    /// another, which only the preload library reaches (so that the linked
+    /// library has no note for an op it never wraps).
     macro_rules! define_fire {
         (
             exports { $( $ev:ident $en:ident $node:literal $blocks:literal; )* }
             ops { $( $ov:ident $on:ident; )* }
             interposed { $( $iname:ident $inode:literal; )* }
         ) => {
-            /// Fires the probe of `f`.
+            /// Fires the probe of the export `f`.
             #[inline(never)]
-            pub(super) fn fire(f: Func, a: Args) {
+            pub(super) fn fire_export(f: Func, a: Args) {
                 let [a0, a1, a2, a3, a4, a5] = a;
                 match f {
                     $( Func::$ev => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $en, a0, a1, a2, a3, a4, a5,);
                     } )*
+                    _ => {}
+                }
+            }
+
+            /// Fires the probe of the wrapped op `f`.
+            #[inline(never)]
+            pub(super) fn fire_op(f: Func, a: Args) {
+                let [a0, a1, a2, a3, a4, a5] = a;
+                match f {
                     $( Func::$ov => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $on, a0, a1, a2, a3, a4, a5,);
                     } )*
+                    _ => {}
                 }
             }
         };
@@ -71,13 +83,24 @@ mod notes {
     function_table!(define_fire);
 }
 
-/// Fires the probe of `f`, with the arguments `args` makes, if a tracer is
-/// attached.
+/// Fires the probe of the export `f`, with the arguments `args` makes, if a
+/// tracer is attached.
 #[inline]
 pub(super) fn fire(f: Func, args: impl FnOnce() -> Args) {
     #[cfg(feature = "probes")]
     if attached() {
-        notes::fire(f, args());
+        notes::fire_export(f, args());
+    }
+    #[cfg(not(feature = "probes"))]
+    let _ = (f, args);
+}
+
+/// Fires the probe of the wrapped op `f`, as [`fire`].
+#[inline]
+pub(super) fn fire_op(f: Func, args: impl FnOnce() -> Args) {
+    #[cfg(feature = "probes")]
+    if attached() {
+        notes::fire_op(f, args());
     }
     #[cfg(not(feature = "probes"))]
     let _ = (f, args);
