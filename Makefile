@@ -5,7 +5,9 @@
 #   make check           installs what is missing, then make test
 #   make test-quick      the quick tier: no VM, about a minute (for every edit)
 #   make test            every test (see the README), Soft-RoCE guests included
-#   make e2e             the Soft-RoCE end-to-end tests only
+#   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
+#   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh)
+#   make e2e-pair        two Soft-RoCE guests joined by a link, under faults
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
 #   make header          regenerates the generated files (see src/tests/generated.rs)
@@ -383,10 +385,17 @@ example: all
 
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 
-E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong) $(addprefix $(B)/stock/,e2e pingpong)
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire) $(addprefix $(B)/stock/,e2e pingpong wire exapi open10)
 
+# One guest, then two (never beside each other: two guests share the cores).
 e2e: $(LIBRARY) $(E2E_PROGRAMS)
+	c-tests/e2e/e2e.sh $(B); one=$$?; c-tests/e2e/pair.sh $(B) && exit $$one
+
+e2e-host: $(LIBRARY) $(E2E_PROGRAMS)
 	c-tests/e2e/e2e.sh $(B)
+
+e2e-pair: $(LIBRARY) $(E2E_PROGRAMS)
+	c-tests/e2e/pair.sh $(B)
 
 # The README's first command: install what is missing, build, boot the
 # guest, run the demo session in it.

@@ -9,7 +9,11 @@
  * Lines starting "obs:" are what the two builds must report identically;
  * the last line is "RESULT <scenario> PASS|FAIL msgs=N bytes=M".
  *
- * Usage: e2e SCENARIO PORT     (rc, vector, onesided, srq, ud, errors)
+ * Usage: e2e SCENARIO PORT [server|client]
+ *   (rc, vector, onesided, srq, ud, errors). With a role, only that side
+ *   runs, for two hosts (c-tests/e2e/pair-guest.sh): the server listens on
+ *   192.0.2.1 and prints "listening"; the client connects to it once told.
+ *   The errors scenario needs both sides in one process.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +35,7 @@
 
 static const char *scenario;
 static const char *port;
+static const char *role = "";	/* "", "server" or "client" */
 static sem_t listening;
 static long msgs, bytes;	/* messages and bytes verified */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -183,6 +188,8 @@ static struct rdma_cm_id *accept_one(int udp, int with_qp)
 	rdma_freeaddrinfo(res);
 	CHECK(!rdma_listen(listen_id, 1), "rdma_listen");
 	sem_post(&listening);
+	if (!strcmp(role, "server"))
+		printf("listening\n");
 	CHECK(!rdma_get_request(listen_id, &id), "rdma_get_request");
 	listeners[nlisteners++] = listen_id;
 	return id;
@@ -195,7 +202,8 @@ static struct rdma_cm_id *client_ep(int udp)
 	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *id;
 
-	sem_wait(&listening);
+	if (strcmp(role, "client"))
+		sem_wait(&listening);
 	res = resolve(0, udp);
 	qp_attr(&attr, udp);
 	CHECK(!rdma_create_ep(&id, res, NULL, &attr), "client rdma_create_ep");
@@ -792,20 +800,27 @@ int main(int argc, char **argv)
 	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s SCENARIO PORT\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s SCENARIO PORT [server|client]\n", argv[0]);
 		return 2;
 	}
 	scenario = argv[1];
 	port = argv[2];
+	role = argc == 4 ? argv[3] : "";
 	sem_init(&listening, 0, 0);
 	sem_init(&client_done, 0, 0);
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		if (strcmp(scenario, scenarios[i].name))
 			continue;
-		pthread_create(&server, NULL, scenarios[i].server, NULL);
-		scenarios[i].client();
-		pthread_join(server, NULL);
+		if (!strcmp(role, "server")) {
+			scenarios[i].server(NULL);
+		} else if (!strcmp(role, "client")) {
+			scenarios[i].client();
+		} else {
+			pthread_create(&server, NULL, scenarios[i].server, NULL);
+			scenarios[i].client();
+			pthread_join(server, NULL);
+		}
 		close_listeners();
 		printf("RESULT %s PASS msgs=%ld bytes=%ld\n", scenario, msgs, bytes);
 		return 0;

@@ -83,6 +83,93 @@ done < "$OUT/preload.log"
 grep -q '^ROW .* FAIL' "$OUT/preload.log" && grep -v '^ROW ' "$OUT/preload.log" | sed 's/^/    /' | tail -40
 port=$((port + 20))
 
+# The extended verbs API (ibv_wr_*, ibv_cq_ex), a stock build run unmodified
+# under the preload library with counting on: each call it makes, as it
+# counts them itself, is a row of the exit table (calls and bytes, no error).
+PRE=$B/lib/librdmaverbs-preload.so
+port=$((port + 1))
+if LD_PRELOAD=$PRE RDMAVERBS_STATS=1 timeout 120 "$B/stock/exapi" $port 1201 \
+		> "$OUT/exapi.log" 2> "$OUT/exapi.err" && grep -q '^exapi: PASS' "$OUT/exapi.log"; then
+	ok=1 n=0
+	while read -r _ name calls bytes; do
+		n=$((n + 1))
+		grep -Eq "^rdmaverbs: $name +$calls +$bytes +0 " "$OUT/exapi.err" ||
+			{ echo "exapi: $name: the program counts $calls calls, $bytes bytes; the table:"; ok=0; }
+	done < <(grep '^calls: ' "$OUT/exapi.log")
+	if [ $ok = 1 ] && [ $n = 7 ]; then
+		row exapi preloaded PASS "$(awk '$2 == "ibv_wr_set_sge" { print $3, $4 }' "$OUT/exapi.log")"
+	else
+		row exapi preloaded FAIL - -
+		sed 's/^/    /' "$OUT/exapi.log" "$OUT/exapi.err"
+		fail=1
+	fi
+else
+	row exapi preloaded FAIL - -
+	sed 's/^/    /' "$OUT/exapi.log" "$OUT/exapi.err"
+	fail=1
+fi
+
+# A context opened with ibv_open_device@IBVERBS_1.0 (open10.c) is wrapped
+# too: the exit table counts exactly the polls made on it.
+if LD_PRELOAD=$PRE RDMAVERBS_STATS=1 timeout 60 "$B/stock/open10" 500 \
+		> "$OUT/open10.log" 2> "$OUT/open10.err" && grep -q '^open10: PASS' "$OUT/open10.log" &&
+   grep -Eq '^rdmaverbs: ibv_poll_cq +500 ' "$OUT/open10.err" &&
+   grep -Eq '^rdmaverbs: ibv_req_notify_cq +1 ' "$OUT/open10.err"; then
+	row open10 preloaded PASS 500 -
+else
+	row open10 preloaded FAIL - -
+	sed 's/^/    /' "$OUT/open10.log" "$OUT/open10.err"
+	fail=1
+fi
+
+# USDT probes with bpftrace (Debian's): the probes of librdmaverbs.so.1 count
+# exactly what pingpong built against our header called; those of the
+# preload library exactly what pingpong built against the stock header
+# posted and polled through the provider's ops. Nothing else is set: the
+# attached tracer opens the gate by itself (the probes' semaphore, which the
+# kernel raises in every process that maps the library). bpftrace traces the
+# library system-wide, started before the program: its -c cannot attach to a
+# shared library's probes (bpftrace 0.17 looks them up in the child before
+# the child has loaded the library: "Error finding location for probe").
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+LIBSO=$(realpath "$B/lib/librdmaverbs.so.1")
+# traced LOG SCRIPT PROGRAM...: bpftrace running SCRIPT around PROGRAM.
+traced() {
+	local log=$1 script=$2 bp i; shift 2
+	timeout 240 bpftrace -e "$script" > "$log" 2>&1 &
+	bp=$!
+	for i in $(seq 600); do grep -q '^Attaching' "$log" && break; sleep 0.1; done
+	sleep 1
+	timeout 120 "$@" > "$log.program" 2>&1 || echo "program failed: $*" >> "$log"
+	kill -INT $bp
+	wait $bp
+}
+bpf_row() {	# BUILD LOG: the counts of sends and receives against msgs
+	local sends recvs
+	sends=$(sed -n 's/^@sends: \([0-9]*\)$/\1/p' "$2")
+	recvs=$(sed -n 's/^@recvs: \([0-9]*\)$/\1/p' "$2")
+	if [ "$sends" = $msgs ] && [ "$recvs" = $msgs ]; then
+		row bpftrace "$1" PASS $msgs -
+	else
+		row bpftrace "$1" FAIL "${sends:--}" "${recvs:--}"
+		sed 's/^/    /' "$2" "$2.program" | tail -20
+		fail=1
+	fi
+}
+msgs=$((2 * R + M + 1))
+port=$((port + 1))
+traced "$OUT/bpftrace-ours.log" "usdt:$LIBSO:rdmaverbs:rdma_post_send { @sends = count(); }
+	usdt:$LIBSO:rdmaverbs:rdma_get_recv_comp /arg5 == 1/ { @recvs = count(); }" \
+	"$B/ours/pingpong" $port $R $M
+bpf_row ours "$OUT/bpftrace-ours.log"
+port=$((port + 1))
+# (a receive's completion: status 0, opcode IBV_WC_RECV, 128)
+traced "$OUT/bpftrace-stock.log" "usdt:$PRE:rdmaverbs:ibv_post_send { @sends = count(); }
+	usdt:$PRE:rdmaverbs:ibv_poll_cq /arg2 == 0 && arg3 == 128/ { @recvs = count(); }" \
+	env LD_PRELOAD="$PRE" "$B/stock/pingpong" $port $R $M
+bpf_row stock-preload "$OUT/bpftrace-stock.log"
+
 # Spin polling: the same exchange, with RDMAVERBS_POLL_SPIN.
 port=$((port + 1))
 if RDMAVERBS_POLL_SPIN=2000 timeout 120 "$B/ours/pingpong" $port $R $M > "$OUT/spin.log" 2>&1; then

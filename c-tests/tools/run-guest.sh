@@ -3,7 +3,12 @@
 # Soft-RoCE (rdma_rxe) on dummy0 at 192.0.2.1/24 inside the guest, run a script
 # there, and exit with that script's exit code.
 #
-# usage: run-guest.sh [-m MEM] [-t SECS] [-w DIR]... [-e VAR]... [-v] SCRIPT [ARGS...]
+# With -l, the guest has a network card instead, joined to another guest's by
+# a QEMU socket link on 127.0.0.1 (see ../shared/reference/two-hosts.md and
+# run-pair.sh), and rxe0 on it at the address of -a.
+#
+# usage: run-guest.sh [-m MEM] [-t SECS] [-w DIR]... [-e VAR]... [-v]
+#                     [-l listen=127.0.0.1:PORT|connect=127.0.0.1:PORT -a ADDR -M N] SCRIPT [ARGS...]
 #   -m MEM   guest memory (default 1G; 256M was enough for rdma_server/client)
 #   -t SECS  hard timeout for the whole VM run (default 600); exit 124 when hit
 #   -w DIR   make host DIR writable from the guest (vng --rwdir); repeatable.
@@ -12,28 +17,37 @@
 #   -e VAR   pass host environment variable VAR into the guest; repeatable.
 #            (vng passes NO environment: LD_LIBRARY_PATH, CI, PATH are all reset)
 #   -v       show the guest kernel boot log (vng --verbose) as progress
+#   -l SPEC  a virtio network card on a QEMU socket link (SPEC as -netdev socket
+#            takes it: listen=127.0.0.1:PORT or connect=127.0.0.1:PORT)
+#   -a ADDR  the card's address (192.0.2.0/24 only); -M N its MAC's last digit
 # Inside the guest: cwd = the host cwd, user root, device rxe0 on dummy0,
-# address 192.0.2.1 (guest-only; the guest has no NIC, nothing leaves it).
+# address 192.0.2.1 (guest-only; the guest has no NIC, nothing leaves it);
+# with -l, rxe0 on the card at ADDR, the card's name in $RDMAVERBS_NETDEV.
 # Env: VNG (path to vng), KERNEL (path to vmlinuz) override auto-detection.
 set -u -o pipefail
 PATH=${PATH:-}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 die() { echo "run-guest.sh: error: $*" >&2; exit 2; }
 
-mem=1G; tmo=600; verbose=; rwdirs=(); passvars=()
-while getopts "m:t:w:e:vh" opt; do
+mem=1G; tmo=600; verbose=; rwdirs=(); passvars=(); link=; addr=192.0.2.1; mac=1
+while getopts "m:t:w:e:vl:a:M:h" opt; do
   case $opt in
     m) mem=$OPTARG ;;
     t) tmo=$OPTARG ;;
     w) [ -d "$OPTARG" ] || die "-w $OPTARG: not a directory"; rwdirs+=("--rwdir=$(realpath "$OPTARG")") ;;
     e) passvars+=("$OPTARG") ;;
     v) verbose=--verbose ;;
-    h) sed -n '2,17p' "$0"; exit 0 ;;
+    l) link=$OPTARG ;;
+    a) addr=$OPTARG ;;
+    M) mac=$OPTARG ;;
+    h) sed -n '2,25p' "$0"; exit 0 ;;
     *) die "bad option (see -h)" ;;
   esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || die "usage: $0 [options] SCRIPT [ARGS...] (see -h)"
+case $addr in 192.0.2.*) ;; *) die "-a $addr: only 192.0.2.0/24 is used in the guests" ;; esac
+case $link in ""|listen=127.0.0.1:*|connect=127.0.0.1:*) ;; *) die "-l $link: only a socket on 127.0.0.1" ;; esac
 script=$(realpath -e "$1" 2>/dev/null) || die "guest script '$1' not found"
 shift
 
@@ -68,12 +82,30 @@ trap 'rm -rf "$work"' EXIT
   for v in "${passvars[@]}"; do
     if [ -n "${!v+x}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi
   done
-  cat <<'GUEST'
+  printf 'addr=%q\n' "$addr"
+  if [ -z "$link" ]; then
+    cat <<'GUEST'
 modprobe rdma_rxe
 ip link add dummy0 type dummy
-ip addr add 192.0.2.1/24 dev dummy0
+ip addr add "$addr"/24 dev dummy0
 ip link set dummy0 up
 rdma link add rxe0 type rxe netdev dummy0
+GUEST
+  else
+    # The card appears a moment after the module is loaded, named by udev.
+    cat <<'GUEST'
+modprobe virtio_net; modprobe rdma_rxe
+dev=
+for i in $(seq 50); do dev=$(ls /sys/class/net | grep -vx lo | head -1); [ -n "$dev" ] && break; sleep 0.2; done
+[ -n "$dev" ] || { echo "guest: no network card" >&2; exit 97; }
+sleep 1
+ip link set "$dev" up
+ip addr add "$addr"/24 dev "$dev"
+rdma link add rxe0 type rxe netdev "$dev"
+export RDMAVERBS_NETDEV=$dev
+GUEST
+  fi
+  cat <<'GUEST'
 for i in $(seq 50); do rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.2; done
 rdma link show rxe0/1 | grep -q 'state ACTIVE' || { echo "guest: rxe0 not ACTIVE" >&2; rdma link show >&2; exit 97; }
 set +e
@@ -87,9 +119,11 @@ GUEST
 # /proc/self/fd/1 and /proc/self/fd/2 with O_TRUNC, so redirecting vng straight
 # into a regular file clobbers output; a pipe is safe. --disable-kvm: KVM hangs
 # on this machine kind. --force-9p: skips ~3 s of failed virtiofsd attempts.
+nic=()
+[ -n "$link" ] && nic=("--qemu-opts=-netdev socket,id=w0,$link -device virtio-net-pci,netdev=w0,mac=52:54:00:00:00:0$mac")
 echo "run-guest.sh: booting $KERNEL under QEMU (TCG, $mem; about 20 s) to run $script" >&2
 timeout -k 10 "$tmo" "$VNG" --run "$KERNEL" --user root --disable-kvm --force-9p \
-  --memory "$mem" $verbose "${rwdirs[@]}" --exec "bash $work/guest.sh" </dev/null 2>&1 | cat
+  --memory "$mem" $verbose "${rwdirs[@]}" "${nic[@]}" --exec "bash $work/guest.sh" </dev/null 2>&1 | cat
 rc=${PIPESTATUS[0]}
 [ "$rc" = 124 ] && echo "run-guest.sh: VM timed out after ${tmo}s" >&2
 exit "$rc"
