@@ -15,6 +15,8 @@
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
 #   make vendor          stores the crates for an offline build in vendor/
 #   make deb             Debian packages librdmaverbs1, librdmaverbs-dev in build/deb
+#   make rpm             RPM packages rdmaverbs, rdmaverbs-devel in build/rpm
+#   make trixie          the .deb and the quick tier in a Debian 13 root (not in check)
 
 # bash, for PIPESTATUS in test-fuzz
 SHELL      := /bin/bash
@@ -62,11 +64,11 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 STOCK_CFLAGS = $(shell $(PKG_CONFIG) --cflags librdmacm libibverbs)
 STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
-.PHONY: all FORCE header example e2e demo deps check test test-quick test-rust \
+.PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-hardening test-timeout \
 	test-preload bench \
-	test-install install uninstall clean vendor deb test-deb
+	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
 all: $(LIBRARY) $(LIB)/$(NAME).a
 
@@ -85,11 +87,13 @@ FORCE:
 # of the headers; the preload library also interposes libibverbs' functions.
 # --gc-sections drops from each what its exports do not reach (the
 # interposition, from librdmaverbs.so.1). -z nodelete: a preload library that
-# has wrapped a device's ops must never be unloaded.
-LINK = $(CC) -shared -o $@ -Wl,--version-script=$(filter %.map,$^) \
-	-Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--as-needed \
+# has wrapped a device's ops must never be unloaded. Both hash tables (.hash
+# and .gnu.hash; a few hundred bytes), as rpmlint asks of a shared library:
+# some loaders and tools read only the old one.
+LINK = $(CC) -shared $(LDFLAGS) -o $@ -Wl,--version-script=$(filter %.map,$^) \
+	-Wl,--gc-sections -Wl,-z,relro,-z,now -Wl,--as-needed -Wl,--hash-style=both \
 	$(addprefix -Wl$(comma)-u$(comma),$(shell sed -n 's/^ *\([a-z_]*\);$$/\1/p' $(filter %.map,$^))) \
-	$(RUST_A) $$(cat $(NATIVE))
+	$(filter %.a,$^) $$(cat $(NATIVE))
 comma := ,
 
 $(SHARED): $(RUST_A) src/librdmaverbs.map
@@ -136,10 +140,10 @@ check: deps
 
 # The quick tier, for every edit: no VM, no package build.
 test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-noalloc test-concurrency test-timeout test-hardening test-preload
+	test-trace test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
 	@echo "make test-quick: all passed"
 
-test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb e2e
+test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb test-rpm e2e
 	@echo "make test: all passed"
 
 # Rust unit tests: the generated files are current, the struct layout matches
@@ -427,3 +431,35 @@ deb: vendor
 # system's library with pkg-config only, removes them, checks nothing is left.
 test-deb: deb
 	c-tests/tools/deb-test.sh $(DEB)
+
+# ---- RPM packages (rpm/rdmaverbs.spec) ----
+
+# rdmaverbs, rdmaverbs-devel, their debuginfo and the source RPM, built by
+# rpmbuild from two tarballs (the tracked files; vendor/), with no network
+# when `unshare` can take it away; then rpmlint, which must report no error.
+# --nodeps: on Debian, rpm's own database knows none of the BuildRequires.
+# rpm/macros.debian gives the build what Fedora's redhat-rpm-config does.
+RPM := $(B)/rpm
+RPMBUILD = rpmbuild --define "_topdir $(CURDIR)/$(RPM)" --nodeps --load rpm/macros.debian
+rpm: vendor
+	rm -rf $(RPM) && mkdir -p $(RPM)/SOURCES
+	git ls-files -z | tar --null -T - --transform 's,^,rdmaverbs-$(VERSION)/,' \
+		-czf $(RPM)/SOURCES/rdmaverbs-$(VERSION).tar.gz
+	tar -czf $(RPM)/SOURCES/rdmaverbs-$(VERSION)-vendor.tar.gz vendor
+	if unshare -n true 2>/dev/null; then nonet="unshare -n"; else nonet=; fi && \
+		$$nonet $(RPMBUILD) -ba rpm/rdmaverbs.spec
+	rpmlint -r rpm/rdmaverbs.rpmlintrc rpm/rdmaverbs.spec $(RPM)/SRPMS/*.rpm $(RPM)/RPMS/*/*.rpm
+	@ls $(RPM)/SRPMS/*.rpm $(RPM)/RPMS/*/*.rpm
+
+# One version in Cargo.toml, debian/changelog, the spec and the man pages.
+test-versions:
+	c-tests/tools/versions.sh
+
+# The .deb and the quick tier built in a Debian 13 root (c-tests/tools/trixie.sh).
+trixie: vendor
+	c-tests/tools/trixie.sh $(B)
+
+# Takes the RPMs apart with rpm2cpio, checks what they provide and require,
+# builds and runs the example against the unpacked tree with pkg-config only.
+test-rpm: rpm
+	c-tests/tools/rpm-test.sh $(RPM)
