@@ -5,7 +5,7 @@
 
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::{buffer, counters, writer};
+use super::{buffer, counters, line, writer};
 use crate::sys::pthread_atfork;
 
 /// Registers the handlers, once (when something is watched).
@@ -28,6 +28,7 @@ extern "C" fn in_parent() {
 
 /// Runs in the child, which has one thread: only async-signal-safe calls.
 extern "C" fn in_child() {
+    line::forget_tid();
     buffer::after_fork(true);
     counters::reset();
     writer::after_fork_in_child();

@@ -5,8 +5,8 @@
 //! so observing can never abort the host program (and the library carries
 //! no panic machinery; `make test-symbols` checks that).
 
+use core::cell::Cell;
 use core::ffi::{CStr, c_int};
-use core::num::NonZeroU64;
 
 use crate::functions::Func;
 
@@ -27,8 +27,7 @@ impl Line {
     /// A trace line's start: `rdmaverbs[TID]: NAME`.
     pub(crate) fn start(f: Func) -> Self {
         let mut line = Line::new();
-        // SAFETY: gettid cannot fail.
-        line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
+        line.dec(b"rdmaverbs[", tid().into());
         line.push(b"]: ");
         line.push(f.name().as_bytes());
         line
@@ -37,13 +36,11 @@ impl Line {
     /// Appends `bytes`, as much as fits (one byte stays free for the newline).
     pub(crate) fn push(&mut self, bytes: &[u8]) {
         let room = self.buf.len().saturating_sub(self.len + 1);
-        let free = self.buf.get_mut(self.len..).unwrap_or_default();
-        let mut n = 0;
-        for (d, s) in free.iter_mut().zip(bytes.iter().take(room)) {
-            *d = *s;
-            n += 1;
+        let n = bytes.len().min(room);
+        if let (Some(d), Some(s)) = (self.buf.get_mut(self.len..self.len + n), bytes.get(..n)) {
+            d.copy_from_slice(s);
+            self.len += n;
         }
-        self.len += n;
     }
 
     /// `key` and `n` in decimal.
@@ -53,7 +50,7 @@ impl Line {
             self.push(b"-");
         }
         let mut d = [0; 20];
-        self.push(digits(n.unsigned_abs(), DEC, &mut d));
+        self.push(digits::<10>(n.unsigned_abs(), &mut d));
     }
 
     /// `key` and `n` in hexadecimal, with `0x`.
@@ -61,7 +58,7 @@ impl Line {
         self.push(key);
         self.push(b"0x");
         let mut d = [0; 20];
-        self.push(digits(n, HEX, &mut d));
+        self.push(digits::<16>(n, &mut d));
     }
 
     /// `text`, then spaces up to `width`.
@@ -73,7 +70,7 @@ impl Line {
     /// Spaces, then `n` in decimal, `width` wide.
     pub(crate) fn right(&mut self, n: u64, width: usize) {
         let mut d = [0; 20];
-        let text = digits(n, DEC, &mut d);
+        let text = digits::<10>(n, &mut d);
         self.spaces(width.saturating_sub(text.len()));
         self.push(text);
     }
@@ -151,21 +148,21 @@ pub(super) fn warn(var: &CStr, value: &CStr, what: &str) {
     line.write_to(libc::STDERR_FILENO);
 }
 
-const DEC: NonZeroU64 = NonZeroU64::new(10).unwrap();
-const HEX: NonZeroU64 = NonZeroU64::new(16).unwrap();
-
-/// The digits of `n` in `base` (10 or 16), in the tail of `d`.
-fn digits(mut n: u64, base: NonZeroU64, d: &mut [u8; 20]) -> &[u8] {
+/// The digits of `n` in `BASE` (10 or 16), in the tail of `d`. The base is
+/// a constant, so that the division is a multiplication or a shift: a
+/// trace line has a dozen numbers, and a `div` each would be most of its
+/// cost.
+fn digits<const BASE: u64>(mut n: u64, d: &mut [u8; 20]) -> &[u8] {
     let mut start = d.len();
     for slot in d.iter_mut().rev() {
-        let digit = (n % base) as u8;
+        let digit = (n % BASE) as u8;
         *slot = if digit < 10 {
             b'0' + digit
         } else {
             b'a' + digit - 10
         };
         start -= 1;
-        n /= base;
+        n /= BASE;
         if n == 0 {
             break;
         }
@@ -196,4 +193,27 @@ mod tests {
         l.right(7, 3);
         assert_eq!(l.finish(), b"a=-42 b=0xbeef c=-9223372036854775808  7\n");
     }
+}
+
+thread_local! {
+    /// This thread's id, once asked (0: not yet): glibc's `gettid` is a
+    /// system call each time, and a trace line must cost none.
+    static TID: Cell<i32> = const { Cell::new(0) };
+}
+
+/// This thread's id, from the kernel at its first line only.
+fn tid() -> i32 {
+    let t = TID.get();
+    if t != 0 {
+        return t;
+    }
+    // SAFETY: gettid cannot fail.
+    let t = unsafe { libc::gettid() };
+    TID.set(t);
+    t
+}
+
+/// In a forked child (its one thread has a new id): asks the kernel again.
+pub(super) fn forget_tid() {
+    TID.set(0);
 }
