@@ -320,6 +320,16 @@ $(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h c-tests/func
 	@mkdir -p $(@D)
 	$(CC) -O2 -fPIC -shared $(WARN) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
+# librdmaverbs without the USDT probes compiled in (cargo's feature
+# "probes" off), for the benchmark's column of what the probes cost.
+NOPROBES_A := target/noprobes/release/$(NAME).a
+$(NOPROBES_A): FORCE
+	$(CARGO) rustc --release --locked --lib --no-default-features --target-dir target/noprobes
+
+$(B)/bench/noprobes/$(SONAME): $(NOPROBES_A) src/librdmaverbs.map
+	@mkdir -p $(@D)
+	$(LINK) -Wl,-soname,$(SONAME)
+
 # Rounds of each Soft-RoCE build, alternated in one guest boot.
 SOFTROCE_ROUNDS ?= 5
 SOFTROCE_ROUNDTRIPS ?= 2000
@@ -335,12 +345,13 @@ $(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/so
 # and librdmaverbs, and the Soft-RoCE runs; writes BENCHMARKS.md and
 # BENCHMARKS.svg. Never part of make test: nothing fails because a machine is
 # slow.
-bench: $(LIBRARY) $(B)/bench/bench $(B)/bench/libshim.so $(B)/bench/libshim-assert.so
+bench: $(LIBRARY) $(B)/bench/bench $(B)/bench/libshim.so $(B)/bench/libshim-assert.so \
+		$(B)/bench/noprobes/$(SONAME)
 	rm -f $(B)/bench/softroce.txt
 	$(MAKE) $(B)/bench/softroce.txt
 	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
-		$(CURDIR)/$(B)/bench/libshim-assert.so $(CURDIR)/$(LIB)/$(SONAME) $(CURDIR) \
-		$(B)/bench/softroce.txt
+		$(CURDIR)/$(B)/bench/libshim-assert.so $(CURDIR)/$(LIB)/$(SONAME) \
+		$(CURDIR)/$(B)/bench/noprobes/$(SONAME) $(CURDIR) $(B)/bench/softroce.txt
 
 # ---- install ----
 

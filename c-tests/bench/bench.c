@@ -5,12 +5,13 @@
  *      -DNDEBUG, as a release build would be),
  *   k) through the same shim built with the original's asserts kept,
  *   c) through librdmaverbs.so.1,
+ *   n) through librdmaverbs.so.1 built without the USDT probes,
  * on a fake provider whose ops do trivial work. The libraries are loaded with
  * dlopen and called through the same kind of pointer, so that they pay the
  * same call; the fake's functions are exported (-rdynamic) so that every
  * library binds to them.
  *
- * Usage: bench SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO [--count N]
+ * Usage: bench SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO NOPROBES_SO [--count N]
  *   timing mode: prints "time FUNCTION VARIANT median_ns min_ns max_ns"
  *   --count N:   runs every loop once with N calls (for callgrind) and prints
  *                "loop FUNCTION VARIANT N"
@@ -70,12 +71,12 @@ static volatile int zero;
 #define CALL_rdma_get_send_comp(f) f(&id, &wc)
 #define CALL_rdma_get_recv_comp(f) f(&id, &wc)
 
-/* (b), (k) and (c): the same function pointers, from each library. */
+/* (b), (k), (c) and (n): the same function pointers, from each library. */
 struct api {
 #define MEMBER(ret, name, params, args) __typeof__(name) *name;
 	FUNCS(MEMBER)
 };
-static struct api shim, shim_assert, ours;
+static struct api shim, shim_assert, ours, noprobes;
 
 /* One loop per function and variant; the inline variant calls the function
  * itself, the others through their library's pointer. */
@@ -89,17 +90,19 @@ static struct api shim, shim_assert, ours;
 	}
 #define LOOPS(ret, name, params, args)                                        \
 	LOOP(a, name, name) LOOP(b, name, shim.name)                          \
-	LOOP(k, name, shim_assert.name) LOOP(c, name, ours.name)
+	LOOP(k, name, shim_assert.name) LOOP(c, name, ours.name)             \
+	LOOP(n, name, noprobes.name)
 FUNCS(LOOPS)
 
-#define NVARIANTS 4
-static const char variant[NVARIANTS] = { 'a', 'b', 'k', 'c' };
+#define NVARIANTS 5
+static const char variant[NVARIANTS] = { 'a', 'b', 'k', 'c', 'n' };
 static const struct {
 	const char *name;
 	long (*loop[NVARIANTS])(long);
 } benches[] = {
 #define ENTRY(ret, name, params, args) \
-	{ #name, { bench_a_##name, bench_b_##name, bench_k_##name, bench_c_##name } },
+	{ #name, { bench_a_##name, bench_b_##name, bench_k_##name, bench_c_##name,  \
+		   bench_n_##name } },
 	FUNCS(ENTRY)
 };
 
@@ -145,13 +148,13 @@ static int cmp(const void *x, const void *y)
 
 int main(int argc, char **argv)
 {
-	long count = argc > 5 && !strcmp(argv[4], "--count") ? atol(argv[5]) : 0;
+	long count = argc > 6 && !strcmp(argv[5], "--count") ? atol(argv[6]) : 0;
 	size_t f;
 	int v, r;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: %s SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO [--count N]\n",
-			argv[0]);
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s SHIM_SO SHIM_ASSERT_SO RDMAVERBS_SO NOPROBES_SO "
+			"[--count N]\n", argv[0]);
 		return 2;
 	}
 	ctx.ops.post_send = op_post_send;
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
 	load(&shim, argv[1], "original_");
 	load(&shim_assert, argv[2], "original_");
 	load(&ours, argv[3], "");
+	load(&noprobes, argv[4], "");
 
 	for (f = 0; f < sizeof(benches) / sizeof(benches[0]); f++) {
 		double t[NVARIANTS][REPS];
