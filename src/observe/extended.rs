@@ -75,7 +75,7 @@ pub(crate) unsafe fn record_ex(op: ExOp) {
     if config::stats() {
         counters::tally(f, failed, bytes);
     }
-    probes::fire_op(f, || args);
+    probes::fire(f, || args);
     set_errno(err);
 }
 

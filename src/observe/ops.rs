@@ -63,7 +63,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                         send_line(qp, w, ret, b);
                     }
                     let op = w.opcode as isize;
-                    probes::fire_op(Func::OpPostSend, || {
+                    probes::fire(Func::OpPostSend, || {
                         post_args(qp.cast(), w.wr_id, op, w, b, ret)
                     });
                 })
@@ -77,7 +77,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     if tracing {
                         recv_line(Func::OpPostRecv, qp.cast(), w, ret, b);
                     }
-                    probes::fire_op(Func::OpPostRecv, || {
+                    probes::fire(Func::OpPostRecv, || {
                         post_args(qp.cast(), w.wr_id, -1, w, b, ret)
                     });
                 })
@@ -92,7 +92,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                         recv_line(Func::OpPostSrqRecv, srq.cast(), w, ret, b);
                     }
                     let srq = srq.cast();
-                    probes::fire_op(Func::OpPostSrqRecv, || {
+                    probes::fire(Func::OpPostSrqRecv, || {
                         post_args(srq, w.wr_id, -1, w, b, ret)
                     });
                 })
@@ -114,13 +114,13 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     show_wc(&mut line, w);
                     emit(line);
                 }
-                probes::fire_op(Func::OpPollCq, || {
+                probes::fire(Func::OpPollCq, || {
                     let [wr_id, status, opcode, byte_len] = wc_args(w);
                     [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
                 });
             }
             if ret < 0 {
-                probes::fire_op(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
+                probes::fire(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
                 if tracing {
                     let mut line = Line::start(Func::OpPollCq);
                     line.hex(b" cq=", cq as usize as u64);
@@ -131,7 +131,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
             (Func::OpPollCq, ret < 0, bytes)
         }
         Op::ReqNotifyCq { cq } => {
-            probes::fire_op(Func::OpReqNotifyCq, || {
+            probes::fire(Func::OpReqNotifyCq, || {
                 [cq as isize, 0, 0, 0, 0, ret as isize]
             });
             if tracing {

@@ -33,10 +33,11 @@ pub(super) type Args = [isize; 6];
 
 /// True while a tracer is attached to one of the library's probes (the
 /// semaphore, bytes 6 and 7 of the gate, is not zero).
+#[cfg(feature = "probes")]
 #[inline]
 pub(super) fn attached() -> bool {
     // SAFETY: a plain read of the gate, as `config::gate` does.
-    cfg!(feature = "probes") && unsafe { *super::config::GATE.as_ptr() } >> 48 != 0
+    (unsafe { *super::config::GATE.as_ptr() }) >> 48 != 0
 }
 
 #[cfg(feature = "probes")]
@@ -45,37 +46,27 @@ mod notes {
     use crate::observe::config::GATE;
     use crate::observe::probes::Args;
 
-    /// A probe site per function of the table, the note's semaphore at
-    /// `GATE + 6`: those of the exports in one function, those of the ops in
-    /// another, which only the preload library reaches (so that the linked
-    /// library has no note for an op it never wraps).
+    /// `fire`: a probe site per function of the table (exports and wrapped
+    /// ops), the note's semaphore at `GATE + 6`. (The linked library keeps
+    /// the ops' notes too, where they never fire: a note is kept by the
+    /// link even where its code is never reached.)
     macro_rules! define_fire {
         (
             exports { $( $ev:ident $en:ident $node:literal $blocks:literal; )* }
             ops { $( $ov:ident $on:ident; )* }
             interposed { $( $iname:ident $inode:literal; )* }
         ) => {
-            /// Fires the probe of the export `f`.
+            /// Fires the probe of `f`.
             #[inline(never)]
-            pub(super) fn fire_export(f: Func, a: Args) {
+            pub(super) fn fire(f: Func, a: Args) {
                 let [a0, a1, a2, a3, a4, a5] = a;
                 match f {
                     $( Func::$ev => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $en, a0, a1, a2, a3, a4, a5,);
                     } )*
-                    _ => {}
-                }
-            }
-
-            /// Fires the probe of the wrapped op `f`.
-            #[inline(never)]
-            pub(super) fn fire_op(f: Func, a: Args) {
-                let [a0, a1, a2, a3, a4, a5] = a;
-                match f {
                     $( Func::$ov => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $on, a0, a1, a2, a3, a4, a5,);
                     } )*
-                    _ => {}
                 }
             }
         };
@@ -83,24 +74,13 @@ mod notes {
     function_table!(define_fire);
 }
 
-/// Fires the probe of the export `f`, with the arguments `args` makes, if a
-/// tracer is attached.
+/// Fires the probe of `f` (an export or a wrapped op), with the arguments
+/// `args` makes, if a tracer is attached.
 #[inline]
 pub(super) fn fire(f: Func, args: impl FnOnce() -> Args) {
     #[cfg(feature = "probes")]
     if attached() {
-        notes::fire_export(f, args());
-    }
-    #[cfg(not(feature = "probes"))]
-    let _ = (f, args);
-}
-
-/// Fires the probe of the wrapped op `f`, as [`fire`].
-#[inline]
-pub(super) fn fire_op(f: Func, args: impl FnOnce() -> Args) {
-    #[cfg(feature = "probes")]
-    if attached() {
-        notes::fire_op(f, args());
+        notes::fire(f, args());
     }
     #[cfg(not(feature = "probes"))]
     let _ = (f, args);
