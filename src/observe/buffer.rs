@@ -1,5 +1,5 @@
-//! Per-thread buffers for a trace file: lines are appended with no system
-//! call and no lock, and written out in whole lines when a buffer fills,
+//! Per-thread buffers for a trace file: lines are written in place, with no
+//! copy, no system call and no lock, and written out in whole lines when a buffer fills,
 //! when its thread is about to block in the kernel for a completion event,
 //! at exit (and unload), before a fork, and on a fatal signal.
 //!
@@ -24,6 +24,9 @@
 
 use core::cell::{Cell, UnsafeCell};
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+
+use super::line::{Line, MAX, room};
+use crate::functions::Func;
 
 /// Bytes per thread.
 const SIZE: usize = 16 * 1024;
@@ -80,27 +83,40 @@ fn bytes(i: usize) -> *mut u8 {
 /// What writes whole lines out.
 pub(super) type Sink = fn(&[u8]);
 
-/// Appends one whole line to this thread's buffer (`sink` writes it at once
-/// when there is no buffer for it).
-pub(super) fn append(line: &[u8], sink: Sink) {
-    let Some(i) = my_slot(sink) else {
-        return sink(line);
-    };
-    let Some(s) = SLOT.get(i) else {
-        return sink(line);
+/// Builds one trace line of `f` with `fill`, in place at the end of this
+/// thread's buffer (no copy); on the stack, and written by `sink` at once,
+/// when there is no buffer for it.
+#[inline]
+pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
+    let Some((i, s)) = my_slot(sink).and_then(|i| Some((i, SLOT.get(i)?))) else {
+        return on_stack(f, fill, sink);
     };
     let mut head = s.head.load(Ordering::Relaxed);
-    if SIZE - head < line.len() {
+    if SIZE - head < MAX {
         flush_own(s, i, sink);
         head = s.head.load(Ordering::Relaxed);
-        if SIZE - head < line.len() {
-            return sink(line);
+        if SIZE - head < MAX {
+            return on_stack(f, fill, sink);
         }
     }
-    // SAFETY: [head, head + len) is inside this thread's slot, beyond what
-    // any flusher reads (it reads below `head`).
-    unsafe { core::ptr::copy_nonoverlapping(line.as_ptr(), bytes(i).add(head), line.len()) };
-    s.head.store(head + line.len(), Ordering::Release);
+    // SAFETY: [head, head + MAX) is inside this thread's slot, beyond what
+    // any flusher reads (it reads below `head`), and only this thread
+    // writes there.
+    let mut line = unsafe { Line::at(bytes(i).add(head)) };
+    line.begin(f);
+    fill(&mut line);
+    let n = line.finish().len();
+    s.head.store(head + n, Ordering::Release);
+}
+
+/// A trace line built on the stack and written by `sink`.
+#[cold]
+fn on_stack(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
+    let mut room = room();
+    let mut line = Line::on(&mut room);
+    line.begin(f);
+    fill(&mut line);
+    sink(line.finish());
 }
 
 /// Writes out this thread's buffer (before it blocks in the kernel).

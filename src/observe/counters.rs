@@ -5,7 +5,7 @@
 use core::ffi::c_int;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::line::Line;
+use super::line::write_line;
 use crate::functions::Func;
 
 struct Counters {
@@ -68,34 +68,32 @@ fn print_table(fd: c_int) {
     if COUNTERS.iter().all(|c| c.calls.load(Relaxed) == 0) {
         return;
     }
-    let mut line = Line::new();
     // SAFETY: getpid cannot fail.
-    line.dec(
-        b"rdmaverbs: calls of process ",
-        unsafe { libc::getpid() }.into(),
-    );
-    line.push(b" (RDMAVERBS_STATS=1):");
-    line.write_to(fd);
-    let mut line = Line::new();
-    line.push(b"rdmaverbs: function            ");
-    line.push(b"        calls          bytes     errors    blocked");
-    line.write_to(fd);
+    let pid = unsafe { libc::getpid() };
+    write_line(fd, |line| {
+        line.dec(b"rdmaverbs: calls of process ", pid.into());
+        line.push(b" (RDMAVERBS_STATS=1):");
+    });
+    write_line(fd, |line| {
+        line.push(b"rdmaverbs: function            ");
+        line.push(b"        calls          bytes     errors    blocked");
+    });
     for (&f, c) in Func::ALL.iter().zip(&COUNTERS) {
         let calls = c.calls.load(Relaxed);
         if calls == 0 {
             continue;
         }
-        let mut line = Line::new();
-        line.push(b"rdmaverbs: ");
-        line.left(f.name().as_bytes(), 20);
-        line.right(calls, 13);
-        line.right(c.bytes.load(Relaxed), 15);
-        line.right(c.errors.load(Relaxed), 11);
-        if f.may_block() {
-            line.right(c.blocked.load(Relaxed), 11);
-        } else {
-            line.push(b"          -");
-        }
-        line.write_to(fd);
+        write_line(fd, |line| {
+            line.push(b"rdmaverbs: ");
+            line.left(f.name().as_bytes(), 20);
+            line.right(calls, 13);
+            line.right(c.bytes.load(Relaxed), 15);
+            line.right(c.errors.load(Relaxed), 11);
+            if f.may_block() {
+                line.right(c.blocked.load(Relaxed), 11);
+            } else {
+                line.push(b"          -");
+            }
+        });
     }
 }

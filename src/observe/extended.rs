@@ -89,7 +89,7 @@ unsafe fn describe(op: ExOp) -> (Func, bool, u64, Args) {
     match op {
         ExOp::Mark { f, qp } => {
             if tracing {
-                emit(qp_line(f, qp));
+                emit(f, |line| show_qp(line, qp));
             }
             (f, false, 0, [qp as isize, 0, 0, 0, 0, 0])
         }
@@ -103,14 +103,15 @@ unsafe fn describe(op: ExOp) -> (Func, bool, u64, Args) {
             let (wr_id, flags) = unsafe { ((*qp).wr_id, (*qp).wr_flags) };
             let (raddr, rkey) = remote.unwrap_or((0, 0));
             if tracing {
-                let mut line = qp_line(f, qp);
-                line.hex(b" wr_id=", wr_id);
-                line.hex(b" flags=", flags.into());
-                if remote.is_some() {
-                    line.hex(b" remote_addr=", raddr);
-                    line.hex(b" rkey=", rkey.into());
-                }
-                emit(line);
+                emit(f, |line| {
+                    show_qp(line, qp);
+                    line.hex(b" wr_id=", wr_id);
+                    line.hex(b" flags=", flags.into());
+                    if remote.is_some() {
+                        line.hex(b" remote_addr=", raddr);
+                        line.hex(b" rkey=", rkey.into());
+                    }
+                });
             }
             let args = [
                 qp as isize,
@@ -129,11 +130,12 @@ unsafe fn describe(op: ExOp) -> (Func, bool, u64, Args) {
             length,
         } => {
             if tracing {
-                let mut line = qp_line(Func::OpWrSetSge, qp);
-                line.hex(b" lkey=", lkey.into());
-                line.hex(b" addr=", addr);
-                line.dec(b" length=", length.into());
-                emit(line);
+                emit(Func::OpWrSetSge, |line| {
+                    show_qp(line, qp);
+                    line.hex(b" lkey=", lkey.into());
+                    line.hex(b" addr=", addr);
+                    line.dec(b" length=", length.into());
+                });
             }
             let args = [
                 qp as isize,
@@ -150,29 +152,32 @@ unsafe fn describe(op: ExOp) -> (Func, bool, u64, Args) {
             // SAFETY: the caller's list of `n` SGEs.
             let bytes = unsafe { sge_bytes(list, n) };
             if tracing {
-                let mut line = qp_line(Func::OpWrSetSgeList, qp);
-                line.dec(b" nsge=", n.into());
-                line.dec(b" bytes=", bytes as i64);
-                emit(line);
+                emit(Func::OpWrSetSgeList, |line| {
+                    show_qp(line, qp);
+                    line.dec(b" nsge=", n.into());
+                    line.dec(b" bytes=", bytes as i64);
+                });
             }
             let args = [qp as isize, n as isize, bytes as isize, 0, 0, 0];
             (Func::OpWrSetSgeList, false, bytes, args)
         }
         ExOp::Inline { qp, addr, length } => {
             if tracing {
-                let mut line = qp_line(Func::OpWrSetInlineData, qp);
-                line.hex(b" addr=", addr as usize as u64);
-                line.dec(b" length=", length as i64);
-                emit(line);
+                emit(Func::OpWrSetInlineData, |line| {
+                    show_qp(line, qp);
+                    line.hex(b" addr=", addr as usize as u64);
+                    line.dec(b" length=", length as i64);
+                });
             }
             let args = [qp as isize, addr as isize, length as isize, 0, 0, 0];
             (Func::OpWrSetInlineData, false, length as u64, args)
         }
         ExOp::Complete { qp, ret } => {
             if tracing {
-                let mut line = qp_line(Func::OpWrComplete, qp);
-                line.dec(b" ret=", ret.into());
-                emit(line);
+                emit(Func::OpWrComplete, |line| {
+                    show_qp(line, qp);
+                    line.dec(b" ret=", ret.into());
+                });
             }
             (
                 Func::OpWrComplete,
@@ -185,22 +190,20 @@ unsafe fn describe(op: ExOp) -> (Func, bool, u64, Args) {
         ExOp::Poll { f, cq, ret } => unsafe { poll(f, cq, ret, tracing) },
         ExOp::EndPoll { cq } => {
             if tracing {
-                let mut line = Line::start(Func::OpEndPoll);
-                line.hex(b" cq=", cq as usize as u64);
-                emit(line);
+                emit(Func::OpEndPoll, |line| {
+                    line.hex(b" cq=", cq as usize as u64);
+                });
             }
             (Func::OpEndPoll, false, 0, [cq as isize, 0, 0, 0, 0, 0])
         }
     }
 }
 
-/// `NAME qp=0x... qpn=N`.
-fn qp_line(f: Func, qp: *mut ibv_qp_ex) -> Line {
-    let mut line = Line::start(f);
+/// ` qp=0x... qpn=N`.
+fn show_qp(line: &mut Line, qp: *mut ibv_qp_ex) {
     line.hex(b" qp=", qp as usize as u64);
     // SAFETY: a live QP.
     line.dec(b" qpn=", unsafe { (*qp).qp_base.qp_num }.into());
-    line
 }
 
 /// A start or next poll: the current completion when it returned 0;
@@ -211,10 +214,10 @@ fn qp_line(f: Func, qp: *mut ibv_qp_ex) -> Line {
 unsafe fn poll(f: Func, cq: *mut ibv_cq_ex, ret: c_int, tracing: bool) -> (Func, bool, u64, Args) {
     if ret != 0 {
         if tracing && ret != libc::ENOENT {
-            let mut line = Line::start(f);
-            line.hex(b" cq=", cq as usize as u64);
-            line.dec(b" ret=", ret.into());
-            emit(line);
+            emit(f, |line| {
+                line.hex(b" cq=", cq as usize as u64);
+                line.dec(b" ret=", ret.into());
+            });
         }
         return (
             f,
@@ -226,11 +229,11 @@ unsafe fn poll(f: Func, cq: *mut ibv_cq_ex, ret: c_int, tracing: bool) -> (Func,
     // SAFETY: the current completion of a successful poll can be read.
     let w = unsafe { current(cq) };
     if tracing {
-        let mut line = Line::start(f);
-        line.hex(b" cq=", cq as usize as u64);
-        line.dec(b" ret=", ret.into());
-        show_wc(&mut line, &w);
-        emit(line);
+        emit(f, |line| {
+            line.hex(b" cq=", cq as usize as u64);
+            line.dec(b" ret=", ret.into());
+            show_wc(line, &w);
+        });
     }
     let recv = w.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0;
     let ok = w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS;

@@ -13,6 +13,7 @@ mod buffer;
 mod call;
 mod config;
 mod counters;
+mod digits;
 mod extended;
 mod fork;
 mod line;

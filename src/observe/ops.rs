@@ -5,9 +5,8 @@
 use core::ffi::c_int;
 
 use super::call::{recv_bytes, sge_bytes, wc_args};
-use super::line::Line;
 use super::probes::{self, Args};
-use super::scope::{IN_API, errno, set_errno};
+use super::scope::{errno, inside_export, set_errno};
 use super::trace::{emit, recv_line, send_line, show_wc};
 use super::{config, counters, writer};
 use crate::functions::Func;
@@ -48,12 +47,42 @@ const MAX_CHAIN: usize = 4096;
 /// # Safety
 /// The work request chain is the caller's, valid; `wc` holds `ret`
 /// completions when `ret > 0`.
+#[inline(always)]
 pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
-    if IN_API.get() {
+    if inside_export() {
         return;
     }
-    let err = errno();
-    let tracing = writer::tracing();
+    // An empty poll has no line and no probe: it is only counted.
+    let empty = matches!(op, Op::PollCq { .. }) && ret == 0;
+    if !empty && (writer::tracing() || probes::attached()) {
+        // SAFETY: forwarded.
+        unsafe { record_watched(op, ret) };
+    } else if config::stats() {
+        // SAFETY: forwarded.
+        unsafe { record::<false>(op, ret) };
+    }
+}
+
+/// A call recorded with its trace lines and probes, out of the counting
+/// path.
+///
+/// # Safety
+/// As [`record_op`].
+#[inline(never)]
+unsafe fn record_watched(op: Op, ret: c_int) {
+    // SAFETY: forwarded.
+    unsafe { record::<true>(op, ret) };
+}
+
+/// Records a call: counted; with its trace lines and probes when `LINES`.
+///
+/// # Safety
+/// As [`record_op`].
+#[inline(always)]
+unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
+    let tracing = LINES && writer::tracing();
+    // Only writing the trace (a flush) can change errno.
+    let err = if LINES { errno() } else { 0 };
     let (f, failed, bytes) = match op {
         Op::PostSend { qp, wr } => {
             // SAFETY: the caller's QP and chain.
@@ -63,7 +92,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                         send_line(qp, w, ret, b);
                     }
                     let op = w.opcode as isize;
-                    probes::fire(Func::OpPostSend, || {
+                    fire::<LINES>(Func::OpPostSend, || {
                         post_args(qp.cast(), w.wr_id, op, w, b, ret)
                     });
                 })
@@ -77,7 +106,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                     if tracing {
                         recv_line(Func::OpPostRecv, qp.cast(), w, ret, b);
                     }
-                    probes::fire(Func::OpPostRecv, || {
+                    fire::<LINES>(Func::OpPostRecv, || {
                         post_args(qp.cast(), w.wr_id, -1, w, b, ret)
                     });
                 })
@@ -92,7 +121,7 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                         recv_line(Func::OpPostSrqRecv, srq.cast(), w, ret, b);
                     }
                     let srq = srq.cast();
-                    probes::fire(Func::OpPostSrqRecv, || {
+                    fire::<LINES>(Func::OpPostSrqRecv, || {
                         post_args(srq, w.wr_id, -1, w, b, ret)
                     });
                 })
@@ -107,38 +136,38 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
                 let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
                 bytes += recv_bytes(w);
                 if tracing {
-                    let mut line = Line::start(Func::OpPollCq);
-                    line.hex(b" cq=", cq as usize as u64);
-                    line.dec(b" ret=", ret.into());
-                    line.dec(b" qpn=", w.qp_num.into());
-                    show_wc(&mut line, w);
-                    emit(line);
+                    emit(Func::OpPollCq, |line| {
+                        line.hex(b" cq=", cq as usize as u64);
+                        line.dec(b" ret=", ret.into());
+                        line.dec(b" qpn=", w.qp_num.into());
+                        show_wc(line, w);
+                    });
                 }
-                probes::fire(Func::OpPollCq, || {
+                fire::<LINES>(Func::OpPollCq, || {
                     let [wr_id, status, opcode, byte_len] = wc_args(w);
                     [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
                 });
             }
             if ret < 0 {
-                probes::fire(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
+                fire::<LINES>(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
                 if tracing {
-                    let mut line = Line::start(Func::OpPollCq);
-                    line.hex(b" cq=", cq as usize as u64);
-                    line.dec(b" ret=", ret.into());
-                    emit(line);
+                    emit(Func::OpPollCq, |line| {
+                        line.hex(b" cq=", cq as usize as u64);
+                        line.dec(b" ret=", ret.into());
+                    });
                 }
             }
             (Func::OpPollCq, ret < 0, bytes)
         }
         Op::ReqNotifyCq { cq } => {
-            probes::fire(Func::OpReqNotifyCq, || {
+            fire::<LINES>(Func::OpReqNotifyCq, || {
                 [cq as isize, 0, 0, 0, 0, ret as isize]
             });
             if tracing {
-                let mut line = Line::start(Func::OpReqNotifyCq);
-                line.hex(b" cq=", cq as usize as u64);
-                line.dec(b" ret=", ret.into());
-                emit(line);
+                emit(Func::OpReqNotifyCq, |line| {
+                    line.hex(b" cq=", cq as usize as u64);
+                    line.dec(b" ret=", ret.into());
+                });
             }
             (Func::OpReqNotifyCq, ret != 0, 0)
         }
@@ -146,7 +175,18 @@ pub(crate) unsafe fn record_op(op: Op, ret: c_int) {
     if config::stats() {
         counters::tally(f, failed, bytes);
     }
-    set_errno(err);
+    if LINES {
+        set_errno(err);
+    }
+}
+
+/// Fires the probe of `f` when `LINES` (the probes are on the watched path
+/// only).
+#[inline(always)]
+fn fire<const LINES: bool>(f: Func, args: impl FnOnce() -> Args) {
+    if LINES {
+        probes::fire(f, args);
+    }
 }
 
 /// A posted work request's probe arguments: the QP (or SRQ), `wr_id`, the

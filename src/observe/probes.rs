@@ -40,6 +40,13 @@ pub(super) fn attached() -> bool {
     (unsafe { *super::config::GATE.as_ptr() }) >> 48 != 0
 }
 
+/// Without the probes compiled in: never.
+#[cfg(not(feature = "probes"))]
+#[inline]
+pub(super) fn attached() -> bool {
+    false
+}
+
 #[cfg(feature = "probes")]
 mod notes {
     use crate::functions::{Func, function_table};

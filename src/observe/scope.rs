@@ -4,6 +4,7 @@
 
 use core::cell::Cell;
 use core::ffi::c_int;
+use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::call::{Call, Returned};
 use super::{buffer, config, counters, probes, trace, writer};
@@ -12,7 +13,25 @@ use crate::functions::Func;
 thread_local! {
     /// Set while an export runs its body, so that the provider ops it calls
     /// are not recorded a second time.
-    pub(super) static IN_API: Cell<bool> = const { Cell::new(false) };
+    static IN_API: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Some thread has entered an export's watched path: until then no thread
+/// is inside one, and a wrapped op need not read the thread-local flag (a
+/// call of `__tls_get_addr` in a shared library) to know it.
+static ENTERED: AtomicBool = AtomicBool::new(false);
+
+/// This thread is inside an export, whose record covers the ops it calls.
+#[inline]
+pub(super) fn inside_export() -> bool {
+    ENTERED.load(Relaxed) && in_api()
+}
+
+/// The flag itself, out of line, so that its thread-local address is not
+/// computed before `ENTERED` is tested.
+#[inline(never)]
+fn in_api() -> bool {
+    IN_API.get()
 }
 
 /// One watched call of an export, from before its body runs to its record.
@@ -23,6 +42,9 @@ pub(crate) struct Scope {
 impl Scope {
     /// Marks this thread as inside an export.
     pub(crate) fn enter() -> Scope {
+        if !ENTERED.load(Relaxed) {
+            ENTERED.store(true, Relaxed);
+        }
         Scope {
             outer: IN_API.replace(true),
         }

@@ -16,13 +16,13 @@ use crate::verbs::{SendOp, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_wc_head, rdma_c
 /// # Safety
 /// The pointers in `call` are NULL or valid, as the export's contract says.
 pub(super) unsafe fn call_line<R: Returned>(f: Func, call: Call, ret: R, err: c_int) {
-    let mut line = Line::start(f);
-    // SAFETY: forwarded.
-    unsafe { describe(&mut line, call, ret) };
-    if ret.failed() {
-        line.dec(b" errno=", err.into());
-    }
-    emit(line);
+    emit(f, |line| {
+        // SAFETY: forwarded.
+        unsafe { describe(line, call, ret) };
+        if ret.failed() {
+            line.dec(b" errno=", err.into());
+        }
+    });
 }
 
 /// The arguments and the result, as ` key=value` fields.
@@ -188,53 +188,53 @@ pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
 /// `qp` is live; `w` is the caller's work request.
 pub(super) unsafe fn send_line(qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, bytes: u64) {
     use ibverbs_sys::ibv_wr_opcode as o;
-    let mut line = Line::start(Func::OpPostSend);
-    line.hex(b" qp=", qp as usize as u64);
-    // SAFETY: a live QP.
-    let (qpn, ud) = unsafe {
-        (
-            (*qp).qp_num,
-            (*qp).qp_type == ibverbs_sys::ibv_qp_type::IBV_QPT_UD,
-        )
-    };
-    line.dec(b" qpn=", qpn.into());
-    line.hex(b" wr_id=", w.wr_id);
-    let opcode = match w.opcode {
-        o::IBV_WR_RDMA_WRITE => "RDMA_WRITE",
-        o::IBV_WR_RDMA_WRITE_WITH_IMM => "RDMA_WRITE_WITH_IMM",
-        o::IBV_WR_SEND => "SEND",
-        o::IBV_WR_SEND_WITH_IMM => "SEND_WITH_IMM",
-        o::IBV_WR_RDMA_READ => "RDMA_READ",
-        o::IBV_WR_ATOMIC_CMP_AND_SWP => "ATOMIC_CMP_AND_SWP",
-        o::IBV_WR_ATOMIC_FETCH_AND_ADD => "ATOMIC_FETCH_AND_ADD",
-        o::IBV_WR_LOCAL_INV => "LOCAL_INV",
-        o::IBV_WR_BIND_MW => "BIND_MW",
-        o::IBV_WR_SEND_WITH_INV => "SEND_WITH_INV",
-        _ => "OTHER",
-    };
-    line.push(b" opcode=");
-    line.push(opcode.as_bytes());
-    line.dec(b" nsge=", w.num_sge.into());
-    if ret == 0 {
-        line.dec(b" bytes=", bytes as i64);
-    }
-    line.hex(b" flags=", w.send_flags.into());
-    let rdma = matches!(
-        w.opcode,
-        o::IBV_WR_RDMA_WRITE | o::IBV_WR_RDMA_WRITE_WITH_IMM | o::IBV_WR_RDMA_READ
-    );
-    // SAFETY: the union member that the opcode and QP type select.
-    unsafe {
-        if rdma {
-            line.hex(b" remote_addr=", w.wr.rdma.remote_addr);
-            line.hex(b" rkey=", w.wr.rdma.rkey.into());
-        } else if ud {
-            line.hex(b" ah=", w.wr.ud.ah as usize as u64);
-            line.dec(b" remote_qpn=", w.wr.ud.remote_qpn.into());
+    emit(Func::OpPostSend, |line| {
+        line.hex(b" qp=", qp as usize as u64);
+        // SAFETY: a live QP.
+        let (qpn, ud) = unsafe {
+            (
+                (*qp).qp_num,
+                (*qp).qp_type == ibverbs_sys::ibv_qp_type::IBV_QPT_UD,
+            )
+        };
+        line.dec(b" qpn=", qpn.into());
+        line.hex(b" wr_id=", w.wr_id);
+        let opcode = match w.opcode {
+            o::IBV_WR_RDMA_WRITE => "RDMA_WRITE",
+            o::IBV_WR_RDMA_WRITE_WITH_IMM => "RDMA_WRITE_WITH_IMM",
+            o::IBV_WR_SEND => "SEND",
+            o::IBV_WR_SEND_WITH_IMM => "SEND_WITH_IMM",
+            o::IBV_WR_RDMA_READ => "RDMA_READ",
+            o::IBV_WR_ATOMIC_CMP_AND_SWP => "ATOMIC_CMP_AND_SWP",
+            o::IBV_WR_ATOMIC_FETCH_AND_ADD => "ATOMIC_FETCH_AND_ADD",
+            o::IBV_WR_LOCAL_INV => "LOCAL_INV",
+            o::IBV_WR_BIND_MW => "BIND_MW",
+            o::IBV_WR_SEND_WITH_INV => "SEND_WITH_INV",
+            _ => "OTHER",
+        };
+        line.push(b" opcode=");
+        line.push(opcode.as_bytes());
+        line.dec(b" nsge=", w.num_sge.into());
+        if ret == 0 {
+            line.dec(b" bytes=", bytes as i64);
         }
-    }
-    line.dec(b" ret=", ret.into());
-    emit(line);
+        line.hex(b" flags=", w.send_flags.into());
+        let rdma = matches!(
+            w.opcode,
+            o::IBV_WR_RDMA_WRITE | o::IBV_WR_RDMA_WRITE_WITH_IMM | o::IBV_WR_RDMA_READ
+        );
+        // SAFETY: the union member that the opcode and QP type select.
+        unsafe {
+            if rdma {
+                line.hex(b" remote_addr=", w.wr.rdma.remote_addr);
+                line.hex(b" rkey=", w.wr.rdma.rkey.into());
+            } else if ud {
+                line.hex(b" ah=", w.wr.ud.ah as usize as u64);
+                line.dec(b" remote_qpn=", w.wr.ud.remote_qpn.into());
+            }
+        }
+        line.dec(b" ret=", ret.into());
+    });
 }
 
 /// The trace line of one receive work request, to a QP
@@ -243,24 +243,26 @@ pub(super) unsafe fn send_line(qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, byt
 /// # Safety
 /// `obj` is the live QP or SRQ.
 pub(super) unsafe fn recv_line(f: Func, obj: *mut c_void, w: &ibv_recv_wr, ret: c_int, bytes: u64) {
-    let mut line = Line::start(f);
-    if f == Func::OpPostRecv {
-        line.hex(b" qp=", obj as usize as u64);
-        // SAFETY: a live QP.
-        line.dec(b" qpn=", unsafe { (*obj.cast::<ibv_qp>()).qp_num }.into());
-    } else {
-        line.hex(b" srq=", obj as usize as u64);
-    }
-    line.hex(b" wr_id=", w.wr_id);
-    line.dec(b" nsge=", w.num_sge.into());
-    if ret == 0 {
-        line.dec(b" bytes=", bytes as i64);
-    }
-    line.dec(b" ret=", ret.into());
-    emit(line);
+    emit(f, |line| {
+        if f == Func::OpPostRecv {
+            line.hex(b" qp=", obj as usize as u64);
+            // SAFETY: a live QP.
+            line.dec(b" qpn=", unsafe { (*obj.cast::<ibv_qp>()).qp_num }.into());
+        } else {
+            line.hex(b" srq=", obj as usize as u64);
+        }
+        line.hex(b" wr_id=", w.wr_id);
+        line.dec(b" nsge=", w.num_sge.into());
+        if ret == 0 {
+            line.dec(b" bytes=", bytes as i64);
+        }
+        line.dec(b" ret=", ret.into());
+    });
 }
 
-/// Adds a finished trace line to the trace.
-pub(super) fn emit(mut line: Line) {
-    writer::emit(line.finish());
+/// Adds a trace line of `f` (its start, `rdmaverbs[TID]: NAME`, and what
+/// `fill` writes) to the trace.
+#[inline]
+pub(super) fn emit(f: Func, fill: impl FnOnce(&mut Line)) {
+    writer::line(f, fill);
 }

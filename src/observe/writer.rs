@@ -27,7 +27,8 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 
 use super::buffer;
-use super::line::{Line, warn, write_all};
+use super::line::{Line, room, warn, write_all, write_line};
+use crate::functions::Func;
 
 /// The trace's descriptor; -1 when not tracing.
 static FD: AtomicI32 = AtomicI32::new(-1);
@@ -208,7 +209,8 @@ fn open_file() -> Result<c_int, &'static str> {
 /// `template` with `%p` replaced by the process id and `%%` by `%`, into
 /// `out`, NUL-terminated; false when it does not fit.
 fn expand(template: &[u8], out: &mut [u8; PATH_MAX]) -> bool {
-    let mut pid = Line::new();
+    let mut room = room();
+    let mut pid = Line::on(&mut room);
     // SAFETY: getpid cannot fail.
     pid.dec(b"", unsafe { libc::getpid() }.into());
     let pid = pid.text();
@@ -244,17 +246,28 @@ fn expand(template: &[u8], out: &mut [u8; PATH_MAX]) -> bool {
     put(&[0])
 }
 
-/// Adds one whole trace line: to this thread's buffer for a file, else
-/// written at once.
-pub(super) fn emit(line: &[u8]) {
+/// Adds one trace line of `f`, which `fill` completes: built in this
+/// thread's buffer for a file, else on the stack and written at once.
+#[inline]
+pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
     if FD.load(Relaxed) < 0 {
         return;
     }
     if FILE.load(Relaxed) {
-        buffer::append(line, write_out);
+        buffer::line(f, fill, write_out);
     } else {
-        write_out(line);
+        line_to_stderr(f, fill);
     }
+}
+
+/// A trace line on standard error.
+#[cold]
+fn line_to_stderr(f: Func, fill: impl FnOnce(&mut Line)) {
+    let mut room = room();
+    let mut line = Line::on(&mut room);
+    line.begin(f);
+    fill(&mut line);
+    write_out(line.finish());
 }
 
 /// Writes `bytes` (whole lines) to the trace, unless the file's descriptor
@@ -266,11 +279,11 @@ pub(super) fn write_out(bytes: &[u8]) {
     }
     if FILE.load(Relaxed) && !still_the_file(fd) {
         if FD.swap(-1, Relaxed) == fd {
-            let mut line = Line::new();
-            line.dec(b"rdmaverbs: warning: descriptor ", fd.into());
-            line.push(b" is no longer the trace file (the program closed or reused it); ");
-            line.push(b"not tracing from here");
-            line.write_to(libc::STDERR_FILENO);
+            write_line(libc::STDERR_FILENO, |line| {
+                line.dec(b"rdmaverbs: warning: descriptor ", fd.into());
+                line.push(b" is no longer the trace file (the program closed or reused it); ");
+                line.push(b"not tracing from here");
+            });
         }
         return;
     }
