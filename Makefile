@@ -315,6 +315,12 @@ $(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/funct
 	$(CC) -O2 -g $(WARN) -rdynamic $(STOCK_CFLAGS) -o $@ c-tests/bench/bench.c \
 		c-tests/bench/bench-fake.c -ldl
 
+# The wrapped ops' cost (c-tests/bench/ops.c), on the fake libibverbs.
+$(B)/bench/ops: c-tests/bench/ops.c $(B)/fake/libfakeverbs.so
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) $(STOCK_CFLAGS) -o $@ $< -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake \
+		-lfakeverbs $(STOCK_LIBS)
+
 # The C shim: the originals as real functions (c-tests/original.c), built as a
 # release build of a hand-written shim would be (-DNDEBUG), and again with the
 # original's asserts kept.
@@ -352,12 +358,13 @@ $(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/so
 # BENCHMARKS.svg. Never part of make test: nothing fails because a machine is
 # slow.
 bench: $(LIBRARY) $(B)/bench/bench $(B)/bench/libshim.so $(B)/bench/libshim-assert.so \
-		$(B)/bench/noprobes/$(SONAME)
+		$(B)/bench/noprobes/$(SONAME) $(B)/bench/ops $(PRELOADED)
 	rm -f $(B)/bench/softroce.txt
 	$(MAKE) $(B)/bench/softroce.txt
 	python3 c-tests/bench/report.py $(B)/bench/bench $(CURDIR)/$(B)/bench/libshim.so \
 		$(CURDIR)/$(B)/bench/libshim-assert.so $(CURDIR)/$(LIB)/$(SONAME) \
-		$(CURDIR)/$(B)/bench/noprobes/$(SONAME) $(CURDIR) $(B)/bench/softroce.txt
+		$(CURDIR)/$(B)/bench/noprobes/$(SONAME) $(B)/bench/ops $(CURDIR)/$(PRELOADED) \
+		$(CURDIR) $(B)/bench/softroce.txt
 
 # ---- install ----
 

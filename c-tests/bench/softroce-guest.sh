@@ -36,7 +36,7 @@ LIB=$B/lib/librdmaverbs-preload.so
 # of BEST runs, the uncontended mode, which is the one the library's cost
 # shows in.
 pin_s= pin_c=
-BEST=3
+BEST=5
 perftest1() {	# VARIANT ROUND [ENV...]: one run's t_typical, in $lat
 	local v=$1 r=$2 try out; shift 2
 	lat=

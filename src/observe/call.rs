@@ -215,6 +215,11 @@ impl Returned for *mut ibv_mr {
 /// # Safety
 /// `sgl` holds `n` readable SGEs (or `n <= 0`).
 pub(super) unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
+    // One SGE is the common case: no loop set-up for it.
+    if n == 1 {
+        // SAFETY: as the caller says.
+        return u64::from(unsafe { (*sgl).length });
+    }
     (0..n.max(0) as usize)
         // SAFETY: as the caller says.
         .map(|i| u64::from(unsafe { (*sgl.add(i)).length }))

@@ -240,6 +240,7 @@ impl WorkRequest for ibv_recv_wr {
 ///
 /// # Safety
 /// `wr` is the caller's chain.
+#[inline(always)]
 unsafe fn chain<W: WorkRequest>(mut wr: *mut W, ret: c_int, mut each: impl FnMut(&W, u64)) -> u64 {
     let mut total = 0;
     for _ in 0..MAX_CHAIN {
