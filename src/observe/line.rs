@@ -179,12 +179,16 @@ impl<'a> Line<'a> {
         unsafe { core::slice::from_raw_parts(self.at, self.len) }
     }
 
-    /// The line with its newline, ready to write.
+    /// The line with its newline, ready to write. (The newline is not part
+    /// of the line's length: whatever is pushed after it overwrites it, and
+    /// `len <= MAX - 1` always holds.)
     pub(crate) fn finish(&mut self) -> &[u8] {
-        // SAFETY: `len <= MAX - 1`: the newline fits.
-        unsafe { *self.at.add(self.len) = b'\n' };
-        self.len += 1;
-        self.text()
+        // SAFETY: `len <= MAX - 1`: the newline fits, and the first
+        // `len + 1 <= MAX` bytes of the room are then written.
+        unsafe {
+            *self.at.add(self.len) = b'\n';
+            core::slice::from_raw_parts(self.at, self.len + 1)
+        }
     }
 }
 
@@ -315,6 +319,11 @@ mod tests {
         assert_eq!(l.len, MAX - 1);
         l.hex(b"", u64::MAX);
         l.dec(b"", 12345);
+        assert_eq!(l.finish().len(), MAX);
+        // Finished twice, or pushed to after finishing: still inside.
+        assert_eq!(l.finish().len(), MAX);
+        l.push(b"more");
+        assert_eq!(l.len, MAX - 1);
         assert_eq!(l.finish().len(), MAX);
         let mut r = room();
         let mut l = Line::on(&mut r);
