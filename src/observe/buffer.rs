@@ -109,9 +109,10 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
     s.head.store(head + n, Ordering::Release);
 }
 
-/// A trace line built on the stack and written by `sink`.
+/// A trace line built on the stack and written by `sink` (standard error,
+/// or a thread without a buffer).
 #[cold]
-fn on_stack(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
+pub(super) fn on_stack(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
     let mut room = room();
     let mut line = Line::on(&mut room);
     line.begin(f);

@@ -42,7 +42,7 @@ const POW10: [u64; 20] = {
 /// The number of decimal digits of `n` (a compare each).
 pub(super) fn dec_len(n: u64) -> usize {
     let mut nd = 1;
-    while nd < POW10.len() && POW10.get(nd).is_some_and(|&p| n >= p) {
+    while POW10.get(nd).is_some_and(|&p| n >= p) {
         nd += 1;
     }
     nd

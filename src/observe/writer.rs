@@ -256,18 +256,8 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
     if FILE.load(Relaxed) {
         buffer::line(f, fill, write_out);
     } else {
-        line_to_stderr(f, fill);
+        buffer::on_stack(f, fill, write_out);
     }
-}
-
-/// A trace line on standard error.
-#[cold]
-fn line_to_stderr(f: Func, fill: impl FnOnce(&mut Line)) {
-    let mut room = room();
-    let mut line = Line::on(&mut room);
-    line.begin(f);
-    fill(&mut line);
-    write_out(line.finish());
 }
 
 /// Writes `bytes` (whole lines) to the trace, unless the file's descriptor
