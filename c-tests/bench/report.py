@@ -170,9 +170,13 @@ PERFTEST = {
     "perftest-stats": "preloaded, RDMAVERBS_STATS=1 (ops wrapped, counted)",
     "perftest-trace": "preloaded, RDMAVERBS_TRACE=FILE (a line per post and completion)",
 }
-# The watching issue's targets, on the fastest run of each variant over the
-# fastest unwatched run (both in the emulated machine's fast mode).
+# The watching issue's targets, on the typical latency in the emulated
+# machine's fast mode (see fast_runs), over the unwatched program's.
 PERFTEST_TARGETS = {"perftest-stats": 1.03, "perftest-trace": 1.30}
+# A run is in the fast mode when within this factor of its variant's
+# fastest run: the fast mode's runs spread by under 1.2x, the slow mode's
+# start at about 1.45x the fast mode's fastest.
+FAST_MODE = 1.2
 
 
 def median(xs):
@@ -181,56 +185,69 @@ def median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
+def fast_runs(lats):
+    """The runs of one variant in the fast mode."""
+    return [x for x in lats if x <= FAST_MODE * min(lats)]
+
+
 def softroce(path):
     """The Soft-RoCE section: per variant, median latency and throughput,
-    and each round's ratio to the stock run of the same round."""
+    and each round's ratio to the stock run of the same round; perftest's
+    variants compared in the fast mode."""
     runs = {}
     with open(path) as f:
         for line in f:
             v, r, lat, thr = line.split()
-            runs[v, int(r)] = (float(lat), float(thr))
+            runs.setdefault((v, int(r)), []).append((float(lat), float(thr)))
     rounds = sorted({r for _, r in runs})
 
     def ratios(v, base, i):
-        return [runs[v, r][i] / runs[base, r][i] for r in rounds]
+        return [runs[v, r][0][i] / runs[base, r][0][i] for r in rounds]
 
     def ratio(v, base, i):
         """The per-round ratio of field i to `base`: median (min–max)."""
         rs = ratios(v, base, i)
         return f"{median(rs):.2f} ({min(rs):.2f}–{max(rs):.2f})"
 
-    def fastest_ratio(v):
-        """The fastest run of v over the fastest unwatched run: both in the
-        emulated machine's fast mode."""
-        best = min(runs[v, r][0] for r in rounds)
-        return best / min(runs["perftest", r][0] for r in rounds)
+    rows = [f"| {v}: {VARIANTS[v]} | {ratio(v, 'stock', 0)} | {ratio(v, 'stock', 1)} |"
+            for v in VARIANTS if any(k[0] == v for k in runs)]
+
+    def lats(v):
+        return [lat for r in rounds for lat, _ in runs.get((v, r), [])]
+
+    def fast_ratio(v):
+        """The median fast-mode run of v over the unwatched program's."""
+        return median(fast_runs(lats(v))) / median(fast_runs(lats("perftest")))
 
     def target(v):
         if v not in PERFTEST_TARGETS:
             return "–"
-        met = fastest_ratio(v) <= PERFTEST_TARGETS[v]
+        met = fast_ratio(v) <= PERFTEST_TARGETS[v]
         return f"≤ {PERFTEST_TARGETS[v]:.2f}: {'yes' if met else '**no**'}"
 
-    rows = [f"| {v}: {VARIANTS[v]} | {ratio(v, 'stock', 0)} | {ratio(v, 'stock', 1)} |"
-            for v in VARIANTS if any(k[0] == v for k in runs)]
-    def fastest(v):
-        return f"{fastest_ratio(v):.2f}"
+    def prow(v):
+        all_, fast = lats(v), fast_runs(lats(v))
+        return (f"| {v}: {PERFTEST[v]} | {len(fast)} of {len(all_)} "
+                f"({min(fast):.1f}–{max(fast):.1f} µs) | {fast_ratio(v):.2f} "
+                f"| {min(all_) / min(lats('perftest')):.2f} | {target(v)} |")
 
-    prow = [f"| {v}: {PERFTEST[v]} | {ratio(v, 'perftest', 0)} | {fastest(v)} | {target(v)} |"
-            for v in PERFTEST if any(k[0] == v for k in runs)]
+    prows = [prow(v) for v in PERFTEST if lats(v)]
+    n = len(lats("perftest")) // max(len(rounds), 1)
     ptable = ("\n\nThe cost of watching a program that was never rebuilt: perftest's "
               "`ib_send_lat -R --use_old_post_send -n 5000` (2-byte ping-pong, busy "
-              "polling), typical latency as a ratio, "
-              "each variant's figure in a round the best of 5 runs (a whole run is "
-              "either about 20 µs or 35–60 µs, whatever is preloaded: the emulated "
-              "machine's two modes), in the same rounds. The targets are judged in "
-              "the fast mode, where the library's cost is least diluted: the fastest "
-              "run of each variant over the fastest unwatched run. The per-round "
-              "ratio mostly says which mode each run fell in.\n\n"
-              "| variant | latency / no preload, per round | fastest run / fastest unwatched run "
-              "| target (fastest run) |\n"
-              "|---|---|---|---|\n"
-              + "\n".join(prow)) if prow else ""
+              f"polling), typical latency (t_typical), {n} runs of each variant per "
+              "round, interleaved. A whole run is either about 20 µs or 35–60 µs, "
+              "whatever is preloaded: the emulated machine's two modes. A run is "
+              f"counted in the fast mode when within {FAST_MODE}x of its variant's "
+              "fastest run; the targets are judged there, where the library's cost is "
+              "least diluted, on the median fast-mode run of each variant over the "
+              "unwatched program's. (The fastest run over the fastest unwatched run, "
+              "the previous measure, is shown beside it: it favours the variant with "
+              "more runs in the fast mode.)\n\n"
+              "| variant | runs in the fast mode | fast-mode median / unwatched "
+              "| fastest run / fastest unwatched | target (fast-mode median) |\n"
+              "|---|---|---|---|---|\n"
+              + "\n".join(prows)) if prows else ""
     return (f"{len(rounds)} rounds in one guest boot, the variants alternated in each "
             "round; the ratios are per round, to the stock run of the same round "
             "(median, min–max in brackets).\n\n"
