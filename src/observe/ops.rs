@@ -74,7 +74,8 @@ unsafe fn record_watched(op: Op, ret: c_int) {
     unsafe { record::<true>(op, ret) };
 }
 
-/// Records a call: counted; with its trace lines and probes when `LINES`.
+/// Records a call: counted (without `LINES`, the caller has seen that
+/// counting is on); with its trace lines and probes when `LINES`.
 ///
 /// # Safety
 /// As [`record_op`].
@@ -172,7 +173,7 @@ unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
             (Func::OpReqNotifyCq, ret != 0, 0)
         }
     };
-    if config::stats() {
+    if !LINES || config::stats() {
         counters::tally(f, failed, bytes);
     }
     if LINES {
