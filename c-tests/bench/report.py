@@ -175,8 +175,10 @@ PERFTEST = {
 PERFTEST_TARGETS = {"perftest-stats": 1.03, "perftest-trace": 1.30}
 # A run is in the fast mode when within this factor of its variant's
 # fastest run: the fast mode's runs spread by under 1.2x, the slow mode's
-# start at about 1.45x the fast mode's fastest.
+# start at about 1.4x the fast mode's fastest or more.
 FAST_MODE = 1.2
+# A variant with fewer fast-mode runs than this is not judged.
+FAST_RUNS = 3
 
 
 def median(xs):
@@ -222,6 +224,8 @@ def softroce(path):
     def target(v):
         if v not in PERFTEST_TARGETS:
             return "–"
+        if min(len(fast_runs(lats(u))) for u in (v, "perftest")) < FAST_RUNS:
+            return f"≤ {PERFTEST_TARGETS[v]:.2f}: not judged (under {FAST_RUNS} fast-mode runs)"
         met = fast_ratio(v) <= PERFTEST_TARGETS[v]
         return f"≤ {PERFTEST_TARGETS[v]:.2f}: {'yes' if met else '**no**'}"
 
@@ -231,17 +235,19 @@ def softroce(path):
                 f"({min(fast):.1f}–{max(fast):.1f} µs) | {fast_ratio(v):.2f} "
                 f"| {min(all_) / min(lats('perftest')):.2f} | {target(v)} |")
 
-    prows = [prow(v) for v in PERFTEST if lats(v)]
+    prows = [prow(v) for v in PERFTEST if lats(v)] if lats("perftest") else []
     n = len(lats("perftest")) // max(len(rounds), 1)
     ptable = ("\n\nThe cost of watching a program that was never rebuilt: perftest's "
               "`ib_send_lat -R --use_old_post_send -n 5000` (2-byte ping-pong, busy "
               f"polling), typical latency (t_typical), {n} runs of each variant per "
-              "round, interleaved. A whole run is either about 20 µs or 35–60 µs, "
-              "whatever is preloaded: the emulated machine's two modes. A run is "
+              "round, interleaved. A whole run is either about 20 µs or 30–60 µs, "
+              "whatever is preloaded: the emulated machine's two modes (the µs "
+              "ranges below show which runs fell in the fast one). A run is "
               f"counted in the fast mode when within {FAST_MODE}x of its variant's "
               "fastest run; the targets are judged there, where the library's cost is "
               "least diluted, on the median fast-mode run of each variant over the "
-              "unwatched program's. (The fastest run over the fastest unwatched run, "
+              f"unwatched program's, when both have at least {FAST_RUNS} such runs. "
+              "(The fastest run over the fastest unwatched run, "
               "the previous measure, is shown beside it: it favours the variant with "
               "more runs in the fast mode.)\n\n"
               "| variant | runs in the fast mode | fast-mode median / unwatched "
