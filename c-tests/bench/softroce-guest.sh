@@ -28,7 +28,7 @@ run() {	# VARIANT ROUND BINARY [ENV...]
 # librdmaverbs: nothing set (nothing wrapped), counting (ops wrapped), and
 # tracing to a file; its typical latency goes in the latency column.
 LIB=$B/lib/librdmaverbs-preload.so
-# A whole run is in one of two modes, about 20 us or 35 to 60 us, whatever
+# A whole run is in one of two modes, about 20 us or 30 to 60 us, whatever
 # is preloaded (both sides busy-poll the guest's two emulated CPUs, which
 # share the host's two cores with QEMU's own threads and Soft-RoCE's
 # deferred work). Pinning the two to a CPU each, or nice 19, made the slow

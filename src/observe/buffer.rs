@@ -1,7 +1,8 @@
 //! Per-thread buffers for a trace file: lines are written in place, with no
-//! copy, no system call and no lock, and written out in whole lines when a buffer fills,
-//! when its thread is about to block in the kernel for a completion event,
-//! at exit (and unload), before a fork, and on a fatal signal.
+//! copy, no system call and no lock, and written out in whole lines when a
+//! buffer fills, when its thread is about to block in the kernel for a
+//! completion event, at exit (and unload), before a fork, and on a fatal
+//! signal.
 //!
 //! The buffers are [`SLOTS`] regions of [`SIZE`] bytes, zero-initialised
 //! static memory of the library (1 MiB of address space, whose pages cost

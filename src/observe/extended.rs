@@ -14,7 +14,7 @@ use super::call::{sge_bytes, wc_args};
 use super::line::Line;
 use super::probes::{self, Args};
 use super::scope::{errno, set_errno};
-use super::trace::{emit, show_wc};
+use super::trace::{emit, show_cq, show_wc};
 use super::{config, counters, writer};
 use crate::functions::Func;
 use crate::verbs::ibv_wc_head;
@@ -214,10 +214,7 @@ fn show_qp(line: &mut Line, qp: *mut ibv_qp_ex) {
 unsafe fn poll(f: Func, cq: *mut ibv_cq_ex, ret: c_int, tracing: bool) -> (Func, bool, u64, Args) {
     if ret != 0 {
         if tracing && ret != libc::ENOENT {
-            emit(f, |line| {
-                line.hex(b" cq=", cq as usize as u64);
-                line.dec(b" ret=", ret.into());
-            });
+            emit(f, |line| show_cq(line, cq, ret));
         }
         return (
             f,
@@ -230,8 +227,7 @@ unsafe fn poll(f: Func, cq: *mut ibv_cq_ex, ret: c_int, tracing: bool) -> (Func,
     let w = unsafe { current(cq) };
     if tracing {
         emit(f, |line| {
-            line.hex(b" cq=", cq as usize as u64);
-            line.dec(b" ret=", ret.into());
+            show_cq(line, cq, ret);
             show_wc(line, &w);
         });
     }

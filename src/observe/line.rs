@@ -267,10 +267,16 @@ struct Head {
     len: u8,
 }
 
+/// No line start yet.
+const NO_HEAD: Head = Head {
+    bytes: [0; 32],
+    len: 0,
+};
+
 thread_local! {
     /// This thread's line start: glibc's `gettid` is a system call each
     /// time, and a trace line must cost none.
-    static HEAD: Cell<Head> = const { Cell::new(Head { bytes: [0; 32], len: 0 }) };
+    static HEAD: Cell<Head> = const { Cell::new(NO_HEAD) };
 }
 
 /// This thread's line start, made at its first line.
@@ -284,10 +290,7 @@ fn head() -> Head {
     // SAFETY: gettid cannot fail.
     line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
     line.push(b"]: ");
-    let mut h = Head {
-        bytes: [0; 32],
-        len: 0,
-    };
+    let mut h = NO_HEAD;
     let text = line.text();
     if let Some(d) = h.bytes.get_mut(..text.len()) {
         d.copy_from_slice(text);
@@ -299,10 +302,7 @@ fn head() -> Head {
 
 /// In a forked child (its one thread has a new id): asks the kernel again.
 pub(super) fn forget_tid() {
-    HEAD.set(Head {
-        bytes: [0; 32],
-        len: 0,
-    });
+    HEAD.set(NO_HEAD);
 }
 
 #[cfg(test)]

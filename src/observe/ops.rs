@@ -7,7 +7,7 @@ use core::ffi::c_int;
 use super::call::{recv_bytes, sge_bytes, wc_args};
 use super::probes::{self, Args};
 use super::scope::{errno, inside_export, set_errno};
-use super::trace::{emit, recv_line, send_line, show_wc};
+use super::trace::{emit, recv_line, send_line, show_cq, show_wc};
 use super::{config, counters, writer};
 use crate::functions::Func;
 use crate::verbs::{
@@ -138,8 +138,7 @@ unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
                 bytes += recv_bytes(w);
                 if tracing {
                     emit(Func::OpPollCq, |line| {
-                        line.hex(b" cq=", cq as usize as u64);
-                        line.dec(b" ret=", ret.into());
+                        show_cq(line, cq, ret);
                         line.dec(b" qpn=", w.qp_num.into());
                         show_wc(line, w);
                     });
@@ -152,10 +151,7 @@ unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
             if ret < 0 {
                 fire::<LINES>(Func::OpPollCq, || [cq as isize, 0, 0, 0, 0, ret as isize]);
                 if tracing {
-                    emit(Func::OpPollCq, |line| {
-                        line.hex(b" cq=", cq as usize as u64);
-                        line.dec(b" ret=", ret.into());
-                    });
+                    emit(Func::OpPollCq, |line| show_cq(line, cq, ret));
                 }
             }
             (Func::OpPollCq, ret < 0, bytes)
@@ -165,10 +161,7 @@ unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
                 [cq as isize, 0, 0, 0, 0, ret as isize]
             });
             if tracing {
-                emit(Func::OpReqNotifyCq, |line| {
-                    line.hex(b" cq=", cq as usize as u64);
-                    line.dec(b" ret=", ret.into());
-                });
+                emit(Func::OpReqNotifyCq, |line| show_cq(line, cq, ret));
             }
             (Func::OpReqNotifyCq, ret != 0, 0)
         }

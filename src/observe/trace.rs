@@ -147,6 +147,12 @@ pub(crate) const STATUS: [&str; 24] = [
     "TM_RNDV_INCOMPLETE",
 ];
 
+/// A poll's or a notification request's ` cq=0x... ret=N`.
+pub(super) fn show_cq<T>(line: &mut Line, cq: *const T, ret: c_int) {
+    line.hex(b" cq=", cq as usize as u64);
+    line.dec(b" ret=", ret.into());
+}
+
 /// A work completion: ` wr_id=... status=SUCCESS opcode=... byte_len=...`;
 /// for a completion in error, ` wr_id=... status=... vendor_err=...`: verbs.h
 /// says only `wr_id`, `status`, `qp_num` and `vendor_err` are valid then, so
