@@ -318,7 +318,7 @@ $(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/funct
 # The wrapped ops' cost (c-tests/bench/ops.c), on the fake libibverbs.
 $(B)/bench/ops: c-tests/bench/ops.c $(B)/fake/libfakeverbs.so
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) $(STOCK_CFLAGS) -o $@ $< -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake \
+	$(CC) -O2 -g $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake \
 		-lfakeverbs $(STOCK_LIBS)
 
 # The C shim: the originals as real functions (c-tests/original.c), built as a

@@ -22,32 +22,39 @@
 #include "fakeverbs.h"
 
 struct fakeverbs_calls fakeverbs_calls;
+/* Set by a benchmark whose threads post at once: the data-path ops then
+ * count nothing, so that no cache line is shared by the fake itself. */
+int fakeverbs_quiet;
 
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	(void)qp; (void)wr; (void)bad;
-	__atomic_add_fetch(&fakeverbs_calls.post_send, 1, __ATOMIC_RELAXED);
+	if (!fakeverbs_quiet)
+		__atomic_add_fetch(&fakeverbs_calls.post_send, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static int f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)qp; (void)wr; (void)bad;
-	__atomic_add_fetch(&fakeverbs_calls.post_recv, 1, __ATOMIC_RELAXED);
+	if (!fakeverbs_quiet)
+		__atomic_add_fetch(&fakeverbs_calls.post_recv, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static int f_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)srq; (void)wr; (void)bad;
-	__atomic_add_fetch(&fakeverbs_calls.post_srq_recv, 1, __ATOMIC_RELAXED);
+	if (!fakeverbs_quiet)
+		__atomic_add_fetch(&fakeverbs_calls.post_srq_recv, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
 static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	(void)cq;
-	__atomic_add_fetch(&fakeverbs_calls.poll_cq, 1, __ATOMIC_RELAXED);
+	if (!fakeverbs_quiet)
+		__atomic_add_fetch(&fakeverbs_calls.poll_cq, 1, __ATOMIC_RELAXED);
 	if (n < 1)
 		return 0;
 	memset(wc, 0, sizeof(*wc));
@@ -61,7 +68,8 @@ static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 static int f_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq; (void)solicited_only;
-	__atomic_add_fetch(&fakeverbs_calls.req_notify_cq, 1, __ATOMIC_RELAXED);
+	if (!fakeverbs_quiet)
+		__atomic_add_fetch(&fakeverbs_calls.req_notify_cq, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

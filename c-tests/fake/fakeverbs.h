@@ -17,5 +17,7 @@ struct fakeverbs_calls {
 /* Completions an extended CQ will give: wr_id 100, 101, ... RECV, 64 bytes. */
 extern int fakeverbs_pending;
 extern struct fakeverbs_calls fakeverbs_calls;
+/* Non-zero: the data-path ops count nothing (a benchmark's threads). */
+extern int fakeverbs_quiet;
 
 #endif
