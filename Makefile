@@ -66,7 +66,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-hardening test-timeout \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-hardening test-timeout \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
@@ -140,7 +140,7 @@ check: deps
 
 # The quick tier, for every edit: no VM, no package build.
 test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
+	test-trace test-live test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
 	@echo "make test-quick: all passed"
 
 # Within make test, the package builds' own run of the quick tier (the RPM's
@@ -184,7 +184,7 @@ $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
-$(addprefix $(B)/$(1)/,differential robustness trace noalloc): $(B)/$(1)/fake.o
+$(addprefix $(B)/$(1)/,differential robustness trace live noalloc): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
@@ -232,6 +232,12 @@ test-timeout: $(B)/fake/timeout
 test-trace: $(B)/fake/trace
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
+
+# A trace followed live: lines in the file while the program idles, after
+# SIGKILL, under truncation, deletion, a size limit and a full disk.
+test-live: $(B)/fake/live
+	rm -rf $(B)/live.d && mkdir -p $(B)/live.d
+	$(B)/fake/live $(B)/live.d
 
 # None of the functions allocates (malloc and kin counted around a burst).
 test-noalloc: $(B)/fake/noalloc

@@ -45,7 +45,7 @@ else
 	# calls the 16 functions make through them are not recorded twice.
 	n=$(count ': ibv_')
 	[ "$n" = 0 ] || bad "$n lines of provider ops: counted twice"
-	total=$(grep -c . "$trace")
+	total=$(grep -c '^rdmaverbs\[' "$trace")
 	[ "$total" = $((2 * DEPTH + 4 * msgs + 3)) ] || bad "$total trace lines in all"
 	# Every post succeeded with 64 bytes; every completion is a success.
 	n=$(grep -E ': rdma_post_(send|recv) ' "$trace" | grep -cv " nsge=1 bytes=$SIZE .*ret=0$")

@@ -16,8 +16,9 @@
  *              block); with a reader, and /dev/null: not regular files;
  *   reused     the program closes every descriptor above 2 and opens its own
  *              file on each number: no trace line gets into it; one warning;
- *   dlclose    1,000 dlopen/dlclose cycles of the library with a trace file:
- *              no descriptor is left open;
+ *   dlclose    1,000 dlopen/dlclose cycles of the library with a trace file,
+ *              each with a traced call: no descriptor is left open, no
+ *              thread left running (the writer thread is joined);
  *   escape     a value with a newline and other control characters: one
  *              warning line, the characters escaped.
  */
@@ -42,9 +43,10 @@ static int failures, passed;
 	fputc('\n', stderr); failures++; } while (0)
 #define OK(...) do { printf("hardening: ok: " __VA_ARGS__); putchar('\n'); passed++; } while (0)
 
-static int count_fds(void)
+/* The entries of a /proc/self directory. */
+static int count_in(const char *path)
 {
-	DIR *d = opendir("/proc/self/fd");
+	DIR *d = opendir(path);
 	struct dirent *e;
 	int n = 0;
 
@@ -52,7 +54,17 @@ static int count_fds(void)
 		n += e->d_name[0] != '.';
 	if (d)
 		closedir(d);
-	return n - 1;	/* the directory's own */
+	return n;
+}
+
+static int count_fds(void)
+{
+	return count_in("/proc/self/fd") - 1;	/* the directory's own */
+}
+
+static int count_threads(void)
+{
+	return count_in("/proc/self/task");
 }
 
 /* ---- the child: one case ---- */
@@ -76,7 +88,7 @@ static int child(const char *lib, const char *mode)
 		return 0;
 	}
 	if (!strcmp(mode, "dlclose")) {
-		int before = count_fds();
+		int before = count_fds(), threads = count_threads();
 
 		for (i = 0; i < 1000; i++) {
 			void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -92,8 +104,9 @@ static int child(const char *lib, const char *mode)
 			seterrno(0);
 			dlclose(h);
 		}
-		printf("%d descriptors before, %d after\n", before, count_fds());
-		return count_fds() != before;
+		printf("%d descriptors before, %d after; %d threads before, %d after\n", before,
+		       count_fds(), threads, count_threads());
+		return count_fds() != before || count_threads() != threads;
 	}
 	/* every other case: one traced, counted call */
 	rdma_seterrno(0);
@@ -355,10 +368,11 @@ int main(int argc, char **argv)
 	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./trace");
 	rc = run("dlclose", env);
 	if (rc)
-		FAIL("dlclose: exit %d (descriptors left open, or dlopen failed), stderr: %s", rc,
+		FAIL("dlclose: exit %d (descriptors or threads left, or dlopen failed), stderr: %s", rc,
 		     err_text());
 	else
-		OK("dlclose: 1000 dlopen/dlclose cycles with a trace file leave no descriptor open");
+		OK("dlclose: 1000 dlopen/dlclose cycles, each with a traced call, leave no descriptor "
+		   "open and no thread running (the trace's writer thread is joined at unload)");
 
 	snprintf(env1, sizeof(env1), "RDMAVERBS_STATS=yes\nrdmaverbs[1]: rdma_post_send forged\t\x1b[2J");
 	rc = run("escape", env);

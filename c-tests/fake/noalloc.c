@@ -2,7 +2,7 @@
  * None of the functions allocates: malloc and its kin are replaced here,
  * counting, and a burst of calls of every function, on every path (success,
  * provider errors, the blocking completion loop, invalid input) must leave
- * the count at zero.
+ * the count at zero (after one burst before counting: see main).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -125,6 +125,11 @@ int main(void)
 
 	fake_init(&F);
 	fail.reg_ret = NULL;
+	/* Once, before counting: with RDMAVERBS_TRACE=FILE the first line a
+	 * process traces starts the trace's writer thread, whose creation
+	 * allocates (its stack, glibc's thread structures). Every call after
+	 * that allocates nothing. */
+	burst(&ok, 0);
 	counting = 1;
 	for (i = 0; i < 1000; i++) {
 		calls += burst(&ok, i & 1);

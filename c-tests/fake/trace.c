@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
@@ -432,7 +433,14 @@ static int run(const char *mode, const char *const *env)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* The lines of a file (at most 1000), each without its newline. */
+/* A line of a trace file that is padding: spaces only, or empty. */
+static int padding(const char *line)
+{
+	return line[strspn(line, " ")] == '\n' || line[strspn(line, " ")] == 0;
+}
+
+/* The lines of a file (at most `max`), each without its newline; padding
+ * lines are skipped. */
 static int lines(const char *name, char out[][600], int max)
 {
 	char path[4200];
@@ -444,6 +452,8 @@ static int lines(const char *name, char out[][600], int max)
 	if (!f)
 		return -1;
 	while (n < max && fgets(out[n], 600, f)) {
+		if (padding(out[n]))
+			continue;
 		out[n][strcspn(out[n], "\n")] = 0;
 		n++;
 	}
@@ -453,24 +463,61 @@ static int lines(const char *name, char out[][600], int max)
 
 static char got[10000][600], want[1000][600];
 
+static double monotonic(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Takes the " t=SECONDS.NANOSECONDS" after a trace line's name out of
+ * `line` (which then reads as the child expects it), checking that it is
+ * there, nine digits after the point, after `*last` and within [from, to]
+ * (this process's CLOCK_MONOTONIC around the run: the same clock). */
+static int take_time(char *line, double *last, double from, double to)
+{
+	char *t = strstr(line, " t="), *end;
+	double v;
+
+	if (!t || strncmp(line, "rdmaverbs[", 10) || !strchr(line, ':') || t < strchr(line, ':'))
+		return 0;
+	v = strtod(t + 3, &end);
+	if (end - strchr(t, '.') != 10 || (*end != ' ' && *end != 0) || v < *last ||
+	    v < from - 1e-6 || v > to + 1e-6)
+		return 0;
+	*last = v;
+	while (end[0] == ' ' && end[1] == ' ')	/* padding (rdmaverbs(7)) */
+		end++;
+	memmove(t, end, strlen(end) + 1);
+	return 1;
+}
+
 static void check_calls(void)
 {
 	char tracevar[4200];
 	const char *env[] = { tracevar, "RDMAVERBS_STATS=1", NULL };
+	double from, to, last = 0;
 	int n, m, i, rows = 0;
 
 	snprintf(tracevar, sizeof(tracevar), "RDMAVERBS_TRACE=%s/trace.log", dir);
+	from = monotonic();
 	if (run("calls", env)) {
 		FAIL("the traced child failed");
 		return;
 	}
+	to = monotonic();
 	n = lines("trace.log", got, 10000);
 	m = lines("expected", want, 1000);
 	if (n != m)
 		FAIL("%d trace lines for %d calls", n, m);
-	for (i = 0; i < n && i < m; i++)
-		if (strcmp(got[i], want[i]))
+	for (i = 0; i < n && i < m; i++) {
+		if (!take_time(got[i], &last, from, to))
+			FAIL("trace line %d: no t=, or not in order and within the run: %s", i + 1,
+			     got[i]);
+		else if (strcmp(got[i], want[i]))
 			FAIL("trace line %d:\n  got  %s\n  want %s", i + 1, got[i], want[i]);
+	}
 
 	/* The exit table: a row per function called, with the child's counts. */
 	n = lines("stderr", got, 10000);
@@ -500,7 +547,8 @@ static void check_threads(void)
 	static int per[WAVES * THREADS + 1];
 	char tracevar[4200], path[4200], line[600];
 	const char *env[] = { tracevar, NULL };
-	int n = 0, bad = 0, wrong = 0, i;
+	static struct { int tid; double t; } last[WAVES * THREADS];
+	int n = 0, bad = 0, wrong = 0, unordered = 0, nlast = 0, i;
 	FILE *f;
 
 	snprintf(tracevar, sizeof(tracevar), "RDMAVERBS_TRACE=%s/threads.log", dir);
@@ -512,28 +560,41 @@ static void check_threads(void)
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long id;
-		char *w = strstr(line, " wr_id=");
+		char *w = strstr(line, " wr_id="), *t = strstr(line, " t=");
+		double v;
+		int tid;
 
+		if (padding(line))
+			continue;
 		n++;
-		if (strncmp(line, "rdmaverbs[", 10) || !strstr(line, "]: rdma_post_send id=") ||
+		if (sscanf(line, "rdmaverbs[%d]: rdma_post_send t=%lf ", &tid, &v) != 2 || !t ||
 		    strcmp(line + strlen(line) - 7, " ret=0\n") || !w ||
 		    sscanf(w, " wr_id=%lx", &id) != 1 || id < 1 || id > WAVES * THREADS) {
 			bad++;
 			continue;
 		}
 		per[id]++;
+		/* each thread's lines in its own order: its times never go back */
+		for (i = 0; i < nlast && last[i].tid != tid; i++)
+			;
+		if (i == nlast && nlast < WAVES * THREADS)
+			last[nlast++].tid = tid;
+		if (i < WAVES * THREADS) {
+			unordered += v < last[i].t;
+			last[i].t = v;
+		}
 	}
 	if (f)
 		fclose(f);
 	for (i = 1; i <= WAVES * THREADS; i++)
 		wrong += per[i] != PER_THREAD;
-	if (n != WAVES * THREADS * PER_THREAD || bad || wrong)
+	if (n != WAVES * THREADS * PER_THREAD || bad || wrong || unordered)
 		FAIL("%d lines from %d threads' %d posts, %d of them broken, %d threads with "
-		     "lines missing or doubled", n, WAVES * THREADS, WAVES * THREADS * PER_THREAD,
-		     bad, wrong);
+		     "lines missing or doubled, %d lines out of their thread's order", n,
+		     WAVES * THREADS, WAVES * THREADS * PER_THREAD, bad, wrong, unordered);
 	else
 		printf("trace: ok: %d threads in %d waves, %d lines, each whole, each thread's %d "
-		       "there once\n", WAVES * THREADS, WAVES, n, PER_THREAD);
+		       "there once and in its order\n", WAVES * THREADS, WAVES, n, PER_THREAD);
 }
 
 /* How many lines of the trace file `name` have each wr_id (1 to 3); -1 if
@@ -551,6 +612,8 @@ static int count_ids(const char *name, int per[4])
 		char *w = strstr(line, " wr_id=");
 		unsigned long id;
 
+		if (padding(line))
+			continue;
 		if (!w || sscanf(w, " wr_id=%lx", &id) != 1 || id < 1 || id > 3 ||
 		    strcmp(line + strlen(line) - 7, " ret=0\n"))
 			n = -1;
@@ -598,7 +661,7 @@ static void check_quiet(void)
 	const char *bad[] = { "RDMAVERBS_TRACE=/nonexistent/dir/trace.log",
 		"RDMAVERBS_STATS=yes", "RDMAVERBS_POLL_SPIN=12x", NULL };
 	const char *stderr1[] = { "RDMAVERBS_TRACE=1", NULL };
-	int n, i, warnings = 0, traced = 0;
+	int n, m, i, warnings = 0, traced = 0;
 
 	/* Nothing set: not a byte on stderr. */
 	if (run("calls", NULL) || lines("stderr", got, 10000) != 0)
@@ -617,10 +680,16 @@ static void check_quiet(void)
 	if (run("calls", stderr1))
 		FAIL("the child failed with RDMAVERBS_TRACE=1");
 	n = lines("stderr", got, 10000);
-	for (i = 0; i < n; i++)
-		traced += !strncmp(got[i], "rdmaverbs[", 10);
-	if (traced != lines("expected", want, 1000) || traced == 0)
-		FAIL("RDMAVERBS_TRACE=1: %d lines on stderr", traced);
+	m = lines("expected", want, 1000);
+	for (i = 0; i < n; i++) {
+		double last = 0;
+
+		if (!strncmp(got[i], "rdmaverbs[", 10) && take_time(got[i], &last, 0, 1e12) &&
+		    traced < m && !strcmp(got[i], want[traced]))
+			traced++;
+	}
+	if (traced != m || traced == 0)
+		FAIL("RDMAVERBS_TRACE=1: %d lines on stderr as expected, of %d", traced, m);
 }
 
 int main(int argc, char **argv)

@@ -1,12 +1,12 @@
 //! The blocking part of the completion loop, and the bounds on it.
 
 use core::ffi::{c_int, c_void};
-use core::mem::MaybeUninit;
 use core::ptr;
 
 use super::errno::{invalid, seterrno};
 use crate::functions::Func;
 use crate::observe;
+use crate::sys::monotonic;
 use crate::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
 
 /// Which of the id's two completion queues to wait on.
@@ -84,7 +84,7 @@ impl Wait {
         if timeout_ms < 0 {
             return Wait::Forever;
         }
-        let mut t = now();
+        let mut t = monotonic();
         let ms = i64::from(timeout_ms);
         t.tv_sec += ms / 1000;
         t.tv_nsec += (ms % 1000) * 1_000_000;
@@ -130,18 +130,9 @@ impl Wait {
     }
 }
 
-fn now() -> libc::timespec {
-    let mut t = MaybeUninit::<libc::timespec>::uninit();
-    // SAFETY: CLOCK_MONOTONIC always exists; `t` is written.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, t.as_mut_ptr());
-        t.assume_init()
-    }
-}
-
 /// Whole milliseconds from now to `deadline`, rounded up; 0 once passed.
 fn remaining_ms(deadline: &libc::timespec) -> c_int {
-    let n = now();
+    let n = monotonic();
     let ns = (deadline.tv_sec - n.tv_sec) as i128 * 1_000_000_000
         + (deadline.tv_nsec - n.tv_nsec) as i128;
     if ns <= 0 {

@@ -1,8 +1,10 @@
 //! Per-thread buffers for a trace file: lines are written in place, with no
-//! copy, no system call and no lock, and written out in whole lines when a
-//! buffer fills, when its thread is about to block in the kernel for a
-//! completion event, at exit (and unload), before a fork, and on a fatal
-//! signal.
+//! copy, no system call and no lock, and written out in whole lines soon
+//! after: every [`flusher::PERIOD_MS`] by the writer thread (`flusher.rs`),
+//! whatever the line's thread does next; by the thread itself when its
+//! buffer fills, or when it traces again [`MAX_AGE_MS`] after its oldest
+//! unwritten line (so its lines keep moving if the writer thread could not
+//! start); at exit (and unload), before a fork, and on a fatal signal.
 //!
 //! The buffers are [`SLOTS`] regions of [`SIZE`] bytes, zero-initialised
 //! static memory of the library (1 MiB of address space, whose pages cost
@@ -13,26 +15,33 @@
 //! slots whose owner thread has exited are flushed and reused, and if none
 //! is, the thread writes each line directly (one `write(2)`, as on stderr).
 //!
-//! Whole lines are written out by `sink` (the writer's identity-checked
-//! write), which every entry point is given.
+//! Whole lines are written out by the sink that [`start`] is given (the
+//! writer's checked append, `writer.rs`).
 //!
 //! Each slot has one producer, its thread, which appends at `head` and
 //! publishes each whole line with a Release store. Whoever writes a slot out
-//! (its thread, or another one at exit, fork or a signal) takes the slot's
-//! `flushing` flag, writes `[tail, head)` and advances `tail`; only the
-//! owner, holding the flag, moves both back to 0. So a line is written once,
-//! whole, by one writer; lines of different threads never interleave.
+//! (the writer thread, its own thread, another one at exit, fork or a
+//! signal) takes the slot's `flushing` flag, writes `[tail, head)` and
+//! advances `tail`; only the owner, holding the flag, moves both back to 0.
+//! So a line is written once, whole, by one writer; lines of different
+//! threads never interleave, and each thread's lines stay in its order.
 
-use core::cell::{Cell, UnsafeCell};
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 
+use super::flusher;
 use super::line::{Line, MAX, room};
+use super::mine::{self, Mine};
 use crate::functions::Func;
+use crate::sys::monotonic;
 
 /// Bytes per thread.
 const SIZE: usize = 16 * 1024;
 /// Threads with a buffer at once.
 const SLOTS: usize = 64;
+/// The age of its oldest unwritten line at which a thread that traces
+/// writes its buffer out itself.
+pub(super) const MAX_AGE_MS: u64 = 100;
 
 struct Slot {
     /// The owning thread's id; 0 when free.
@@ -43,6 +52,9 @@ struct Slot {
     tail: AtomicUsize,
     /// Held by whoever writes the slot out.
     flushing: AtomicBool,
+    /// When the owner made its first line since the slot last started
+    /// again from 0 (`CLOCK_MONOTONIC`, ns); the owner's alone.
+    since: AtomicU64,
 }
 
 static SLOT: [Slot; SLOTS] = [const {
@@ -51,6 +63,7 @@ static SLOT: [Slot; SLOTS] = [const {
         head: AtomicUsize::new(0),
         tail: AtomicUsize::new(0),
         flushing: AtomicBool::new(false),
+        since: AtomicU64::new(0),
     }
 }; SLOTS];
 
@@ -63,16 +76,24 @@ unsafe impl Sync for Memory {}
 
 /// Lines are buffered (a trace file is open).
 static BUFFERING: AtomicBool = AtomicBool::new(false);
+/// What writes whole lines out (a [`Sink`]), set by [`start`].
+static SINK: AtomicUsize = AtomicUsize::new(0);
 
-thread_local! {
-    /// This thread's slot, plus one (0: none yet). No destructor: nothing
-    /// is registered or allocated when a thread first traces.
-    static MINE: Cell<usize> = const { Cell::new(0) };
+/// What writes whole lines out.
+pub(super) type Sink = fn(&[u8]);
+
+/// Buffers the lines from now on, written out by `sink` (when a trace file
+/// is opened).
+pub(super) fn start(sink: Sink) {
+    SINK.store(sink as usize, Ordering::Relaxed);
+    BUFFERING.store(true, Ordering::Release);
 }
 
-/// Buffers the lines from now on (when a trace file is opened).
-pub(super) fn start() {
-    BUFFERING.store(true, Ordering::Release);
+/// The sink of [`start`].
+fn sink() -> Sink {
+    // SAFETY: SINK holds the `Sink` that `start` stored before it set
+    // BUFFERING, without which nothing here writes.
+    unsafe { core::mem::transmute::<usize, Sink>(SINK.load(Ordering::Relaxed)) }
 }
 
 /// The bytes of slot `i`.
@@ -81,66 +102,97 @@ fn bytes(i: usize) -> *mut u8 {
     unsafe { MEMORY.0.get().cast::<u8>().add(i * SIZE) }
 }
 
-/// What writes whole lines out.
-pub(super) type Sink = fn(&[u8]);
+/// [`MAX_AGE_MS`] in nanoseconds.
+const AGE_NS: u64 = MAX_AGE_MS * 1_000_000;
 
-/// Builds one trace line of `f` with `fill`, in place at the end of this
-/// thread's buffer (no copy); on the stack, and written by `sink` at once,
-/// when there is no buffer for it.
-#[inline]
-pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
-    let Some((i, s)) = my_slot(sink).and_then(|i| Some((i, SLOT.get(i)?))) else {
-        return on_stack(f, fill, sink);
-    };
-    let mut head = s.head.load(Ordering::Relaxed);
-    if SIZE - head < MAX {
-        flush_own(s, i, sink);
-        head = s.head.load(Ordering::Relaxed);
-        if SIZE - head < MAX {
-            return on_stack(f, fill, sink);
-        }
-    }
-    // SAFETY: [head, head + MAX) is inside this thread's slot, beyond what
-    // any flusher reads (it reads below `head`), and only this thread
-    // writes there.
-    let mut line = unsafe { Line::at(bytes(i).add(head)) };
-    line.begin(f);
-    fill(&mut line);
-    let n = line.finish().len();
-    s.head.store(head + n, Ordering::Release);
+/// Nanoseconds of a time.
+fn ns(t: &libc::timespec) -> u64 {
+    (t.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(t.tv_nsec as u64)
 }
 
-/// A trace line built on the stack and written by `sink` (standard error,
-/// or a thread without a buffer).
+/// Builds one trace line of `f` with `fill`, in place at the end of this
+/// thread's buffer (no copy); on the stack, and written out at once, when
+/// there is no buffer for it.
+#[inline]
+pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
+    mine::with(|me| {
+        let t = monotonic();
+        let Some((i, s)) = my_slot(me).and_then(|i| Some((i, SLOT.get(i)?))) else {
+            return on_stack_of(me, f, &t, fill, sink());
+        };
+        let now = ns(&t);
+        let mut head = s.head.load(Ordering::Relaxed);
+        if head != 0
+            && (SIZE - head < MAX || now.wrapping_sub(s.since.load(Ordering::Relaxed)) > AGE_NS)
+        {
+            flush_own(s, i);
+            head = s.head.load(Ordering::Relaxed);
+            if SIZE - head < MAX {
+                return on_stack_of(me, f, &t, fill, sink());
+            }
+        }
+        if head == 0 {
+            s.since.store(now, Ordering::Relaxed);
+        }
+        // SAFETY: [head, head + MAX) is inside this thread's slot, beyond
+        // what any flusher reads (it reads below `head`), and only this
+        // thread writes there.
+        let mut line = unsafe { Line::at(bytes(i).add(head)) };
+        line.begin(me, f, &t);
+        fill(&mut line);
+        let n = line.finish().len();
+        s.head.store(head + n, Ordering::Release);
+    })
+}
+
+/// A trace line made at `t`, built on the stack and written by `sink`
+/// (standard error).
 #[cold]
-pub(super) fn on_stack(f: Func, fill: impl FnOnce(&mut Line), sink: Sink) {
+pub(super) fn on_stack(f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Line), sink: Sink) {
+    mine::with(|me| on_stack_of(me, f, t, fill, sink));
+}
+
+/// As [`on_stack`], for the thread whose state is `me` (a thread without a
+/// buffer).
+#[cold]
+fn on_stack_of(me: &Mine, f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Line), sink: Sink) {
     let mut room = room();
     let mut line = Line::on(&mut room);
-    line.begin(f);
+    line.begin(me, f, t);
     fill(&mut line);
     sink(line.finish());
 }
 
-/// Writes out this thread's buffer (before it blocks in the kernel).
-pub(super) fn flush_mine(sink: Sink) {
-    let i = MINE.get();
-    if let Some(s) = i.checked_sub(1).and_then(|i| SLOT.get(i)) {
-        flush_own(s, i - 1, sink);
-    }
+/// The writer thread's job: every buffer written out, but one that another
+/// writer holds (its owner, writing it out itself).
+fn pass() {
+    flush_all(false);
 }
 
 /// This thread's slot, taking one at its first line.
-fn my_slot(sink: Sink) -> Option<usize> {
+#[inline(always)]
+fn my_slot(me: &Mine) -> Option<usize> {
     if !BUFFERING.load(Ordering::Relaxed) {
         return None;
     }
-    if let Some(i) = MINE.get().checked_sub(1) {
-        return Some(i);
+    match me.slot.get().checked_sub(1) {
+        Some(i) => Some(i),
+        None => first_slot(me),
     }
+}
+
+/// A slot for this thread's first line (and the writer thread started if
+/// it is not running).
+#[cold]
+#[inline(never)]
+fn first_slot(me: &Mine) -> Option<usize> {
     // SAFETY: gettid cannot fail.
-    let me = unsafe { libc::gettid() };
-    let i = claim(me).or_else(|| reclaim(me, sink))?;
-    MINE.set(i + 1);
+    let tid = unsafe { libc::gettid() };
+    let i = claim(tid).or_else(|| reclaim(tid))?;
+    me.slot.set(i + 1);
+    flusher::start(pass);
     Some(i)
 }
 
@@ -156,7 +208,7 @@ fn claim(me: i32) -> Option<usize> {
 
 /// A slot whose owner thread has exited, written out and now owned by `me`.
 #[cold]
-fn reclaim(me: i32, sink: Sink) -> Option<usize> {
+fn reclaim(me: i32) -> Option<usize> {
     // SAFETY: getpid cannot fail.
     let pid = unsafe { libc::getpid() };
     for (i, s) in SLOT.iter().enumerate() {
@@ -170,7 +222,7 @@ fn reclaim(me: i32, sink: Sink) -> Option<usize> {
                 .compare_exchange(owner, me, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
         {
-            flush_own(s, i, sink);
+            flush_own(s, i);
             return Some(i);
         }
     }
@@ -180,9 +232,15 @@ fn reclaim(me: i32, sink: Sink) -> Option<usize> {
 /// Takes the slot's flag; `wait`: spin while another writer holds it (else
 /// give up, as in a signal handler). True when taken.
 fn take(s: &Slot, wait: bool) -> bool {
+    let mut spins = 0u32;
     while s.flushing.swap(true, Ordering::Acquire) {
         if !wait {
             return false;
+        }
+        spins = spins.wrapping_add(1);
+        if spins % 64 == 0 {
+            // SAFETY: always safe; the holder may need this CPU to finish.
+            unsafe { libc::sched_yield() };
         }
         core::hint::spin_loop();
     }
@@ -194,56 +252,57 @@ fn release(s: &Slot) {
 }
 
 /// With the flag held: writes `[tail, head)` of slot `i` out.
-fn write_locked(s: &Slot, i: usize, sink: Sink) {
+fn write_locked(s: &Slot, i: usize) {
     let head = s.head.load(Ordering::Acquire);
     let tail = s.tail.load(Ordering::Relaxed);
     if head > tail {
         // SAFETY: [tail, head) holds whole lines of the slot.
         let text = unsafe { core::slice::from_raw_parts(bytes(i).add(tail), head - tail) };
-        sink(text);
+        sink()(text);
         s.tail.store(head, Ordering::Relaxed);
     }
 }
 
 /// The owner writes its slot out and starts it again from 0.
-fn flush_own(s: &Slot, i: usize, sink: Sink) {
+fn flush_own(s: &Slot, i: usize) {
     take(s, true);
-    write_locked(s, i, sink);
+    write_locked(s, i);
     s.head.store(0, Ordering::Relaxed);
     s.tail.store(0, Ordering::Relaxed);
     release(s);
 }
 
 /// Another thread writes slot `i` out (its owner may go on appending).
-fn flush(s: &Slot, i: usize, wait: bool, sink: Sink) {
+fn flush(s: &Slot, i: usize, wait: bool) {
     if take(s, wait) {
-        write_locked(s, i, sink);
+        write_locked(s, i);
         release(s);
     }
 }
 
-/// Writes every buffer out (at exit, before a fork). `wait`: false in a
-/// signal handler, which skips a slot another writer holds.
-pub(super) fn flush_all(wait: bool, sink: Sink) {
+/// Writes every buffer out (at exit; by the writer thread and in a signal
+/// handler, `wait` false, skipping a slot another writer holds).
+pub(super) fn flush_all(wait: bool) {
     if !BUFFERING.load(Ordering::Acquire) {
         return;
     }
     for (i, s) in SLOT.iter().enumerate() {
-        if s.owner.load(Ordering::Relaxed) != 0 {
-            flush(s, i, wait, sink);
+        let pending = s.head.load(Ordering::Relaxed) != s.tail.load(Ordering::Relaxed);
+        if pending && s.owner.load(Ordering::Relaxed) != 0 {
+            flush(s, i, wait);
         }
     }
 }
 
 /// Before a fork: every buffer written out, every flag held, so that the
 /// child starts with empty, free buffers (see [`after_fork`]).
-pub(super) fn before_fork(sink: Sink) {
+pub(super) fn before_fork() {
     if !BUFFERING.load(Ordering::Acquire) {
         return;
     }
     for (i, s) in SLOT.iter().enumerate() {
         take(s, true);
-        write_locked(s, i, sink);
+        write_locked(s, i);
     }
 }
 
@@ -254,7 +313,7 @@ pub(super) fn after_fork(child: bool) {
     if !BUFFERING.load(Ordering::Acquire) {
         return;
     }
-    let mine = MINE.get().checked_sub(1);
+    let mine = mine::with(|me| me.slot.get()).checked_sub(1);
     for (i, s) in SLOT.iter().enumerate() {
         if child {
             s.head.store(0, Ordering::Relaxed);

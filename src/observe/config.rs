@@ -15,8 +15,8 @@
 use core::ffi::CStr;
 use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use super::line::warn;
-use super::{counters, writer};
+use super::say::warn;
+use super::{counters, signals, writer};
 
 /// Every export's pointer argument at or below this takes the cold path.
 ///
@@ -130,10 +130,7 @@ fn load() {
     if let Some(v) = stats {
         match v.to_bytes() {
             b"0" => {}
-            b"1" => {
-                STATS.store(true, Relaxed);
-                counters::print_at_exit();
-            }
+            b"1" => STATS.store(true, Relaxed),
             _ => warn(c"RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
         }
     }
@@ -150,7 +147,24 @@ fn load() {
     if writer::tracing() || self::stats() {
         open_gate();
         super::fork::register();
+        if writer::to_file() || self::stats() {
+            signals::install(self::stats());
+        }
+        // SAFETY: a function that lives as long as the library: the atexit
+        // linked into a shared library runs it at dlclose too.
+        unsafe { libc::atexit(unload) };
     }
+}
+
+/// At exit, or when the library is unloaded: the trace written out and
+/// closed, the table printed (if any call was made), the signal handlers
+/// taken away (their code goes with the library).
+extern "C" fn unload() {
+    writer::close();
+    if stats() {
+        counters::print_table(libc::STDERR_FILENO);
+    }
+    signals::uninstall();
 }
 
 /// Sets the gate's low 48 bits, leaving the probes' semaphore (bytes 6 and

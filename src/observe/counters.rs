@@ -5,7 +5,7 @@
 use core::ffi::c_int;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::line::write_line;
+use super::say::write_line;
 use crate::functions::Func;
 
 struct Counters {
@@ -51,20 +51,10 @@ pub(super) fn reset() {
     }
 }
 
-/// Prints the counters on stderr when the program exits (or the library is
-/// unloaded), if it made any call.
-pub(super) fn print_at_exit() {
-    extern "C" fn print() {
-        print_table(libc::STDERR_FILENO);
-    }
-    // SAFETY: registering a function that lives as long as the library: the
-    // atexit linked into a shared library runs it at dlclose too.
-    unsafe { libc::atexit(print) };
-}
-
-/// The counters as a table, one `write(2)` per line; nothing when no call
-/// was made (a preloaded shell prints no empty table).
-fn print_table(fd: c_int) {
+/// The counters as a table, one `write(2)` per line (async-signal-safe: a
+/// signal handler prints it too); nothing when no call was made (a
+/// preloaded shell prints no empty table).
+pub(super) fn print_table(fd: c_int) {
     if COUNTERS.iter().all(|c| c.calls.load(Relaxed) == 0) {
         return;
     }

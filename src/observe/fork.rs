@@ -1,11 +1,12 @@
 //! The observer across `fork(2)`: the trace buffers are written out before
-//! it (so that no line is written twice, or lost); a child starts with
-//! empty buffers, its own counters, at zero, and, when the trace file's path
+//! it (so that no line is written twice, or lost), with no write-out left
+//! half done; a child starts with empty buffers, no writer thread until its
+//! first line, its own counters, at zero, and, when the trace file's path
 //! has `%p`, its own trace file.
 
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::{buffer, counters, line, writer};
+use super::{buffer, counters, flusher, mine, writer};
 use crate::sys::pthread_atfork;
 
 /// Registers the handlers, once (when something is watched).
@@ -19,16 +20,20 @@ pub(super) fn register() {
 }
 
 extern "C" fn before() {
-    buffer::before_fork(writer::write_out);
+    buffer::before_fork();
+    writer::before_fork();
 }
 
 extern "C" fn in_parent() {
+    writer::after_fork();
     buffer::after_fork(false);
 }
 
 /// Runs in the child, which has one thread: only async-signal-safe calls.
 extern "C" fn in_child() {
-    line::forget_tid();
+    mine::forget_tid();
+    flusher::after_fork_in_child();
+    writer::after_fork();
     buffer::after_fork(true);
     counters::reset();
     writer::after_fork_in_child();

@@ -11,11 +11,11 @@
 //! trace line's start (`rdmaverbs[TID]: NAME`) as two fixed 32-byte copies.
 
 use core::cell::Cell;
-use core::ffi::{CStr, c_int};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use super::digits::{HEX, dec_len, hex_len, put_dec, put_hex};
+use super::digits::{dec_len, hex_len, put_9, put_dec, put_hex};
+use super::mine::{Mine, Text};
 use crate::functions::Func;
 
 /// The longest line, with its newline; a longer one is cut.
@@ -60,12 +60,32 @@ impl<'a> Line<'a> {
         }
     }
 
-    /// A trace line's start: `rdmaverbs[TID]: NAME`.
-    pub(crate) fn begin(&mut self, f: Func) {
-        let head = head();
-        self.fixed(&head.bytes, usize::from(head.len));
+    /// A trace line's start: `rdmaverbs[TID]: NAME t=SECONDS.NANOSECONDS`,
+    /// `t` the time of `CLOCK_MONOTONIC`, for the thread whose state is
+    /// `me`. Its line start and the text of its last second are kept
+    /// there: made once, then copied.
+    #[inline(always)]
+    pub(super) fn begin(&mut self, me: &Mine, f: Func, t: &libc::timespec) {
+        if me.head_len.get() == 0 {
+            make_head(me);
+        }
+        self.fixed(text_of(&me.head), usize::from(me.head_len.get()));
         let (name, n) = &NAMES[f as usize];
         self.fixed(name, *n);
+        if me.sec.get() != t.tv_sec {
+            make_seconds(me, t.tv_sec);
+        }
+        self.fixed(text_of(&me.sec_text), usize::from(me.sec_len.get()));
+        self.nanoseconds(t.tv_nsec as u64);
+    }
+
+    /// `n` (below 10^9, a `tv_nsec`) as nine digits, with leading zeros.
+    fn nanoseconds(&mut self, n: u64) {
+        if 9 < MAX - self.len {
+            // SAFETY: 9 bytes of room at `len`.
+            unsafe { put_9(self.at.add(self.len), n) };
+            self.len += 9;
+        }
     }
 
     /// Appends the first `n` bytes of `chunk`, copying all 32 when there is
@@ -192,55 +212,6 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Builds a line on the stack with `build` and writes it and a newline with
-/// one `write(2)`.
-pub(crate) fn write_line(fd: c_int, build: impl FnOnce(&mut Line)) {
-    let mut room = room();
-    let mut line = Line::on(&mut room);
-    build(&mut line);
-    write_all(fd, line.finish());
-}
-
-/// One `write(2)` of `bytes` (again after `EINTR`); errors are ignored
-/// (observing never changes what the program sees).
-pub(crate) fn write_all(fd: c_int, bytes: &[u8]) {
-    loop {
-        // SAFETY: `bytes` is initialised memory of that length.
-        let w = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        // SAFETY: __errno_location() returns this thread's errno.
-        if w >= 0 || unsafe { *libc::__errno_location() } != libc::EINTR {
-            break;
-        }
-    }
-}
-
-/// One line on stderr, as is.
-pub(crate) fn warn_line(text: &[u8]) {
-    write_line(libc::STDERR_FILENO, |line| line.push(text));
-}
-
-/// One warning line on stderr: `rdmaverbs: warning: VAR=value: what`, the
-/// value cut at 200 bytes and its control characters, backslashes and
-/// non-ASCII bytes escaped as `\xHH`, so that no value can forge a line.
-pub(super) fn warn(var: &CStr, value: &CStr, what: &str) {
-    write_line(libc::STDERR_FILENO, |line| {
-        line.push(b"rdmaverbs: warning: ");
-        line.push(var.to_bytes());
-        line.push(b"=");
-        let value = value.to_bytes();
-        for &c in value.get(..200).unwrap_or(value) {
-            if c.is_ascii_graphic() && c != b'\\' || c == b' ' {
-                line.push(&[c]);
-            } else {
-                let hex = |d: u8| HEX.get(usize::from(d)).copied().unwrap_or(b'?');
-                line.push(&[b'\\', b'x', hex(c >> 4), hex(c & 15)]);
-            }
-        }
-        line.push(b": ");
-        line.push(what.as_bytes());
-    });
-}
-
 /// Each function's name, padded to 32 bytes, and its length.
 static NAMES: [([u8; 32], usize); Func::COUNT] = {
     let mut t = [([0; 32], 0); Func::COUNT];
@@ -259,50 +230,47 @@ static NAMES: [([u8; 32], usize); Func::COUNT] = {
     t
 };
 
-/// A thread's `rdmaverbs[TID]: `, padded to 32 bytes; length 0 until the
-/// thread's first line.
-#[derive(Clone, Copy)]
-struct Head {
-    bytes: [u8; 32],
-    len: u8,
-}
-
-/// No line start yet.
-const NO_HEAD: Head = Head {
-    bytes: [0; 32],
-    len: 0,
-};
-
-thread_local! {
-    /// This thread's line start: glibc's `gettid` is a system call each
-    /// time, and a trace line must cost none.
-    static HEAD: Cell<Head> = const { Cell::new(NO_HEAD) };
-}
-
-/// This thread's line start, made at its first line.
-fn head() -> Head {
-    let h = HEAD.get();
-    if h.len != 0 {
-        return h;
+/// `text` into `cache` (32 bytes) and its length into `len`; nothing if it
+/// does not fit (it is then made again next time).
+fn keep(cache: &Cell<Text>, len: &Cell<u8>, text: &[u8]) {
+    let mut t = [0; 32];
+    if let Some(d) = t.get_mut(..text.len()) {
+        d.copy_from_slice(text);
+        cache.set(t);
+        len.set(text.len() as u8);
     }
+}
+
+/// A thread's line start, `rdmaverbs[TID]: `, made at its first line.
+#[cold]
+#[inline(never)]
+fn make_head(me: &Mine) {
     let mut room = room();
     let mut line = Line::on(&mut room);
     // SAFETY: gettid cannot fail.
     line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
     line.push(b"]: ");
-    let mut h = NO_HEAD;
-    let text = line.text();
-    if let Some(d) = h.bytes.get_mut(..text.len()) {
-        d.copy_from_slice(text);
-        h.len = text.len() as u8;
-    }
-    HEAD.set(h);
-    h
+    keep(&me.head, &me.head_len, line.text());
 }
 
-/// In a forked child (its one thread has a new id): asks the kernel again.
-pub(super) fn forget_tid() {
-    HEAD.set(NO_HEAD);
+/// ` t=SECONDS.` for a thread's lines in second `sec` (once a second).
+#[cold]
+#[inline(never)]
+fn make_seconds(me: &Mine, sec: i64) {
+    let mut room = room();
+    let mut line = Line::on(&mut room);
+    line.dec(b" t=", sec);
+    line.push(b".");
+    keep(&me.sec_text, &me.sec_len, line.text());
+    me.sec.set(sec);
+}
+
+/// A text of `me` (32 bytes of it, with its length), without copying it out
+/// of the thread-local.
+fn text_of(cache: &Cell<Text>) -> &Text {
+    // SAFETY: this thread's own cell, which nothing writes while the
+    // reference lives (a line is made by one call, with no reentry).
+    unsafe { &*cache.as_ptr() }
 }
 
 #[cfg(test)]
@@ -375,13 +343,39 @@ mod tests {
 
     #[test]
     fn trace_line_start() {
+        let me = crate::observe::mine::Mine::for_tests();
         let mut r = room();
         let mut l = Line::on(&mut r);
-        l.begin(Func::GetRecvCompTimeout);
+        let t = libc::timespec {
+            tv_sec: 12345,
+            tv_nsec: 6_007,
+        };
+        l.begin(&me, Func::GetRecvCompTimeout, &t);
         l.push(b" x");
-        let want = format!("rdmaverbs[{}]: rdma_get_recv_comp_timeout x", unsafe {
-            libc::gettid()
-        });
+        let tid = unsafe { libc::gettid() };
+        let want = format!("rdmaverbs[{tid}]: rdma_get_recv_comp_timeout t=12345.000006007 x");
         assert_eq!(l.text(), want.as_bytes());
+        // The same second again, then another: the kept text, then a new one.
+        for (sec, nsec, text) in [
+            (12345, 999_999_999, "12345.999999999"),
+            (12346, 0, "12346.000000000"),
+            (7, 120_000_000, "7.120000000"),
+        ] {
+            let mut r = room();
+            let mut l = Line::on(&mut r);
+            let t = libc::timespec {
+                tv_sec: sec,
+                tv_nsec: nsec,
+            };
+            l.begin(&me, Func::PostSend, &t);
+            let want = format!("rdmaverbs[{tid}]: rdma_post_send t={text}");
+            assert_eq!(l.text(), want.as_bytes());
+        }
+        // At the end of the room: cut, never overrun.
+        let mut r = room();
+        let mut l = Line::on(&mut r);
+        l.push(&[b'a'; MAX - 6]);
+        l.nanoseconds(123);
+        assert_eq!(l.finish().len(), MAX - 5);
     }
 }

@@ -9,17 +9,22 @@
 //! library's wrapped ops do the same with [`record_op`]. Nothing here calls
 //! back into the exports or the ops, allocates, or takes a lock.
 
+mod append;
 mod buffer;
 mod call;
 mod config;
 mod counters;
 mod digits;
 mod extended;
+mod flusher;
 mod fork;
 mod line;
+mod mine;
 mod ops;
 mod probes;
+mod say;
 mod scope;
+mod signals;
 mod trace;
 mod writer;
 
@@ -28,8 +33,8 @@ pub(crate) use call::{Call, Returned, Sges};
 pub(crate) use config::PRELOAD_MARKER;
 pub(crate) use config::{gate, poll_spin, watching};
 pub(crate) use extended::{ExOp, record_ex};
-pub(crate) use line::warn_line;
 pub(crate) use ops::{Op, record_op};
+pub(crate) use say::warn_line;
 pub(crate) use scope::{Scope, blocked};
 
 #[cfg(test)]

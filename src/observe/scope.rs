@@ -7,7 +7,7 @@ use core::ffi::c_int;
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::call::{Call, Returned};
-use super::{buffer, config, counters, probes, trace, writer};
+use super::{config, counters, probes, trace, writer};
 use crate::functions::Func;
 
 thread_local! {
@@ -73,13 +73,13 @@ impl Scope {
 }
 
 /// A call of `f` is about to wait for a completion event (once per call;
-/// the caller knows whether it already did): it is counted as blocked, and
-/// this thread's trace lines are written out before it sleeps.
+/// the caller knows whether it already did): it is counted as blocked.
+/// (Its trace lines need no write-out before it sleeps: the writer thread
+/// writes them within its period.)
 pub(crate) fn blocked(f: Func) {
     if config::stats() {
         counters::blocked(f);
     }
-    buffer::flush_mine(writer::write_out);
 }
 
 pub(super) fn errno() -> c_int {

@@ -13,22 +13,35 @@
 //!   it is checked to still be that file (device and inode): a program that
 //!   closes its descriptors and opens its own files never gets trace lines in
 //!   them; tracing stops there, with one warning.
-//! - Lines are buffered per thread (`buffer.rs`) and written out in whole
-//!   lines; standard error is written a line at a time.
+//! - Lines are buffered per thread (`buffer.rs`) and appended in whole
+//!   lines (`O_APPEND`), laid out so that none straddles a 4 KiB boundary
+//!   of the file (`append.rs`): a write cut short by `SIGKILL` or a full
+//!   disk ends at the end of a line. Standard error is written a line at a
+//!   time.
+//! - The file may change under the writer: truncated (`: > FILE`), the
+//!   lines go on from its new end; deleted, full (`ENOSPC`, or any failed
+//!   or short write), or at the process's file size limit (`RLIMIT_FSIZE`,
+//!   checked before each write, so that no `SIGXFSZ` kills the program),
+//!   tracing stops there with one warning and the descriptor is closed.
+//! - A process writes out one write-out at a time (a lock held only around
+//!   the `fstat(2)` and `writev(2)` of a write-out, never per line), so
+//!   that each knows where in the file it lands.
 //! - It is closed when the library is unloaded (or the process exits), after
-//!   the buffers are written out; they are written out too on a fatal
-//!   signal whose action is the default (`SIGSEGV`, `SIGBUS`, `SIGILL`,
-//!   `SIGFPE`, `SIGABRT`, `SIGTERM`, `SIGINT`, `SIGHUP`, `SIGQUIT`): the
-//!   handler writes them out and lets the signal do what it would have done.
+//!   the writer thread is stopped and the buffers are written out
+//!   ([`close`]); on a fatal signal the buffers are written out too
+//!   (`signals.rs`).
 
 use core::cell::UnsafeCell;
 use core::ffi::{CStr, c_int};
 use core::mem::MaybeUninit;
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::*};
 
-use super::buffer;
-use super::line::{Line, room, warn, write_all, write_line};
+use super::append::{plan, write_pieces};
+use super::line::{Line, room};
+use super::say::{warn, write_all, write_line};
+use super::{buffer, flusher};
 use crate::functions::Func;
+use crate::sys::monotonic;
 
 /// The trace's descriptor; -1 when not tracing.
 static FD: AtomicI32 = AtomicI32::new(-1);
@@ -37,6 +50,12 @@ static FILE: AtomicBool = AtomicBool::new(false);
 /// The file's device and inode.
 static DEV: AtomicU64 = AtomicU64::new(0);
 static INO: AtomicU64 = AtomicU64::new(0);
+/// The process's file size limit when the file was opened (bytes).
+static FSIZE: AtomicU64 = AtomicU64::new(u64::MAX);
+/// Held around each write-out to the file.
+static WRITING: AtomicBool = AtomicBool::new(false);
+/// A fatal signal is being handled: the lock is only tried.
+static DYING: AtomicBool = AtomicBool::new(false);
 /// The path as given (with `%p`), for the child of a fork.
 static TEMPLATE: Template = Template(UnsafeCell::new([0; PATH_MAX]));
 
@@ -48,6 +67,11 @@ struct Template(UnsafeCell<[u8; PATH_MAX]>);
 // SAFETY: written only by the constructor (before any other thread can
 // read it) and read in a fork's child (one thread).
 unsafe impl Sync for Template {}
+
+/// True when trace lines are written to a file.
+pub(super) fn to_file() -> bool {
+    FILE.load(Relaxed) && tracing()
+}
 
 /// True when trace lines are written.
 pub(super) fn tracing() -> bool {
@@ -73,89 +97,65 @@ pub(super) fn open(template: &CStr) -> Result<(), &'static str> {
     let fd = open_file()?;
     FILE.store(true, Relaxed);
     FD.store(fd, Relaxed);
-    extern "C" fn at_unload() {
-        buffer::flush_all(true, write_out);
-        let fd = FD.swap(-1, Relaxed);
-        if fd >= 0 && FILE.load(Relaxed) {
-            // SAFETY: our own descriptor, closed once (swapped out above).
-            unsafe { libc::close(fd) };
-        }
-        off_fatal_signals();
-    }
-    // SAFETY: a function that lives as long as the library: the atexit
-    // linked into a shared library runs it at dlclose too.
-    unsafe { libc::atexit(at_unload) };
-    buffer::start();
-    on_fatal_signals();
+    buffer::start(write_out);
     Ok(())
 }
 
-/// The signals whose default action ends the process, and that the
-/// handler below writes the buffers out for.
-const FATAL: [c_int; 9] = [
-    libc::SIGSEGV,
-    libc::SIGBUS,
-    libc::SIGILL,
-    libc::SIGFPE,
-    libc::SIGABRT,
-    libc::SIGTERM,
-    libc::SIGINT,
-    libc::SIGHUP,
-    libc::SIGQUIT,
-];
-
-/// Installs [`fatal`] for each of [`FATAL`] whose action is the default (a
-/// program's own handler, or an ignored signal, is left alone).
-fn on_fatal_signals() {
-    for sig in FATAL {
-        let mut old = MaybeUninit::<libc::sigaction>::zeroed();
-        // SAFETY: queries the current action into `old`.
-        if unsafe { libc::sigaction(sig, core::ptr::null(), old.as_mut_ptr()) } != 0
-            // SAFETY: written by sigaction.
-            || unsafe { old.assume_init_ref() }.sa_sigaction != libc::SIG_DFL
-        {
-            continue;
+/// At unload or exit: the writer thread stopped, the buffers written out,
+/// the file closed.
+pub(super) fn close() {
+    if !FILE.load(Relaxed) {
+        return;
+    }
+    flusher::stop();
+    buffer::flush_all(true);
+    if lock() {
+        let fd = FD.swap(-1, Relaxed);
+        if fd >= 0 {
+            // SAFETY: our own descriptor, closed once (swapped out above).
+            unsafe { libc::close(fd) };
         }
-        // SAFETY: a zeroed sigaction is a valid one; the handler is ours.
-        let mut sa: libc::sigaction = unsafe { MaybeUninit::zeroed().assume_init() };
-        sa.sa_sigaction = fatal as extern "C" fn(c_int) as usize;
-        // Back to the default on entry, and not blocked inside the handler:
-        // a raise() there (or the fault again, on return) does the default.
-        sa.sa_flags = libc::SA_RESETHAND | libc::SA_NODEFER;
-        // SAFETY: a valid action for a catchable signal.
-        unsafe { libc::sigaction(sig, &sa, core::ptr::null_mut()) };
+        unlock();
     }
 }
 
-/// Puts back the default action where ours still is (at unload: the
-/// handler's code goes with the library).
-fn off_fatal_signals() {
-    for sig in FATAL {
-        let mut old = MaybeUninit::<libc::sigaction>::zeroed();
-        // SAFETY: queries the current action into `old`.
-        if unsafe { libc::sigaction(sig, core::ptr::null(), old.as_mut_ptr()) } == 0
-            // SAFETY: written by sigaction.
-            && unsafe { old.assume_init_ref() }.sa_sigaction == fatal as extern "C" fn(c_int) as usize
-        {
-            // SAFETY: SIG_DFL for a catchable signal.
-            unsafe { libc::signal(sig, libc::SIG_DFL) };
-        }
-    }
+/// On a fatal signal: every buffer written out that no other writer holds.
+/// Only async-signal-safe calls.
+pub(super) fn flush_dying() {
+    DYING.store(true, Relaxed);
+    buffer::flush_all(false);
 }
 
-/// A fatal signal: the buffers written out (skipping one another writer
-/// holds), then what the signal would have done. A fault returns, to fault
-/// again with the default action (a core dump of the real place); an
-/// asynchronous signal is raised again. Only async-signal-safe calls.
-extern "C" fn fatal(sig: c_int) {
-    buffer::flush_all(false, write_out);
-    if !matches!(
-        sig,
-        libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE | libc::SIGABRT
-    ) {
-        // SAFETY: the action is the default again (SA_RESETHAND).
-        unsafe { libc::raise(sig) };
+/// Takes the write-out lock; while a fatal signal is handled, only tries
+/// (the interrupted thread may hold it). True when taken.
+fn lock() -> bool {
+    let mut spins = 0u32;
+    while WRITING.swap(true, Acquire) {
+        if DYING.load(Relaxed) {
+            return false;
+        }
+        spins = spins.wrapping_add(1);
+        if spins % 64 == 0 {
+            // SAFETY: always safe; the holder may need this CPU.
+            unsafe { libc::sched_yield() };
+        }
+        core::hint::spin_loop();
     }
+    true
+}
+
+fn unlock() {
+    WRITING.store(false, Release);
+}
+
+/// Before a fork: no write-out half done in the child.
+pub(super) fn before_fork() {
+    lock();
+}
+
+/// After a fork, on both sides.
+pub(super) fn after_fork() {
+    unlock();
 }
 
 /// Opens the file of [`TEMPLATE`] for this process; records its identity.
@@ -196,6 +196,20 @@ fn open_file() -> Result<c_int, &'static str> {
     let st = unsafe { st.assume_init() };
     DEV.store(st.st_dev, Relaxed);
     INO.store(st.st_ino, Relaxed);
+    let mut limit = MaybeUninit::<libc::rlimit>::uninit();
+    // SAFETY: getrlimit writes `limit` or fails.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, limit.as_mut_ptr()) } == 0 {
+        // SAFETY: written.
+        let cur = unsafe { limit.assume_init() }.rlim_cur;
+        FSIZE.store(
+            if cur == libc::RLIM_INFINITY {
+                u64::MAX
+            } else {
+                cur
+            },
+            Relaxed,
+        );
+    }
     // SAFETY: `fd` is open; F_DUPFD_CLOEXEC makes a new descriptor.
     let high = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH_FD) };
     if high < 0 {
@@ -254,42 +268,94 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
         return;
     }
     if FILE.load(Relaxed) {
-        buffer::line(f, fill, write_out);
+        buffer::line(f, fill);
     } else {
-        buffer::on_stack(f, fill, write_out);
+        buffer::on_stack(f, &monotonic(), fill, write_out);
     }
 }
 
-/// Writes `bytes` (whole lines) to the trace, unless the file's descriptor
-/// is no longer the trace file: then tracing stops, with one warning.
+/// Writes `bytes` (whole lines) to the trace: to standard error as they
+/// are; to the file, appended by [`append_checked`].
 pub(super) fn write_out(bytes: &[u8]) {
+    if !FILE.load(Relaxed) {
+        let fd = FD.load(Relaxed);
+        if fd >= 0 {
+            write_all(fd, bytes);
+        }
+        return;
+    }
+    if lock() {
+        append_checked(bytes);
+        unlock();
+    }
+}
+
+/// With the lock held: `bytes` appended to the trace file, if it still is
+/// the file, laid out by `append::plan` from its end; tracing stopped, with
+/// one warning, when it is no longer the file or cannot take the lines.
+fn append_checked(bytes: &[u8]) {
     let fd = FD.load(Relaxed);
     if fd < 0 {
         return;
     }
-    if FILE.load(Relaxed) && !still_the_file(fd) {
-        if FD.swap(-1, Relaxed) == fd {
-            write_line(libc::STDERR_FILENO, |line| {
-                line.dec(b"rdmaverbs: warning: descriptor ", fd.into());
-                line.push(b" is no longer the trace file (the program closed or reused it); ");
-                line.push(b"not tracing from here");
-            });
-        }
-        return;
-    }
-    write_all(fd, bytes);
-}
-
-/// `fd` is still open on the file the trace was opened on.
-fn still_the_file(fd: c_int) -> bool {
     let mut st = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat writes `st` or fails.
-    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
-        return false;
+    let ok = unsafe { libc::fstat(fd, st.as_mut_ptr()) } == 0;
+    // SAFETY: written when `ok`.
+    let st = ok.then(|| unsafe { st.assume_init() });
+    let Some(st) = st.filter(|st| st.st_dev == DEV.load(Relaxed) && st.st_ino == INO.load(Relaxed))
+    else {
+        return stop(fd, false, |line| {
+            line.dec(b"rdmaverbs: warning: descriptor ", fd.into());
+            line.push(b" is no longer the trace file (the program closed or reused it); ");
+        });
+    };
+    if st.st_nlink == 0 {
+        return stop(fd, true, |line| {
+            line.push(b"rdmaverbs: warning: the trace file was deleted; ")
+        });
     }
-    // SAFETY: fstat succeeded.
-    let st = unsafe { st.assume_init_ref() };
-    st.st_dev == DEV.load(Relaxed) && st.st_ino == INO.load(Relaxed)
+    let mut at = st.st_size as u64;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let p = plan(at, rest);
+        let limit = FSIZE.load(Relaxed);
+        if at.saturating_add(p.len) > limit {
+            return stop(fd, true, |line| {
+                line.push(b"rdmaverbs: warning: the trace file has reached the file size limit");
+                line.dec(b" (RLIMIT_FSIZE, ", limit as i64);
+                line.push(b" bytes); ");
+            });
+        }
+        if let Err(err) = write_pieces(fd, p.pieces.get(..p.n).unwrap_or_default()) {
+            return stop(fd, true, |line| {
+                line.dec(
+                    b"rdmaverbs: warning: cannot write the trace file (errno ",
+                    err.into(),
+                );
+                line.push(b"; a full disk?); ");
+            });
+        }
+        at += p.len;
+        rest = rest.get(p.used..).unwrap_or_default();
+    }
+}
+
+/// Stops tracing at `fd` (with the lock held), with one warning: what
+/// `why` writes, then "not tracing from here". `close`: the descriptor is
+/// still the trace file's, and is closed.
+fn stop(fd: c_int, close: bool, why: impl FnOnce(&mut Line)) {
+    if FD.compare_exchange(fd, -1, Relaxed, Relaxed).is_err() {
+        return;
+    }
+    write_line(libc::STDERR_FILENO, |line| {
+        why(line);
+        line.push(b"not tracing from here");
+    });
+    if close {
+        // SAFETY: our own descriptor, swapped out above.
+        unsafe { libc::close(fd) };
+    }
 }
 
 /// In the child of a fork: a trace file whose path has `%p` is the

@@ -1,0 +1,488 @@
+/*
+ * A trace you can follow live (RDMAVERBS_TRACE=FILE), on the fake provider.
+ * Each case re-executes this program ("live child MODE FILE") with
+ * RDMAVERBS_TRACE=FILE and its stderr in FILE.err, and reads FILE while the
+ * child runs or after it died:
+ *
+ *   idle      10 lines of the main thread and 10 of a thread that has exited
+ *             are in the file 1 s after they were posted, the program idle
+ *             (its writer thread, "rdmaverbs-trace", is there); after a
+ *             SIGKILL 1 s later, still 10 and 10, the file ending at a
+ *             line's end; every line's t= within the run, in order
+ *   killed    30 SIGKILLs at random moments of a program tracing from two
+ *             threads as fast as it can: the file always ends at the end of
+ *             a line, and every line in it is whole
+ *   truncate  `: > FILE` three times under a tracing program: it goes on,
+ *             no warning, every line whole, its last line there
+ *   delete    the file deleted under it: one warning, exit 0
+ *   limit     a file size limit (RLIMIT_FSIZE) of 64 KiB: one warning, exit 0
+ *             (no SIGXFSZ), the file within the limit, ending at a line's end
+ *   full      a 64 KiB tmpfs (root only, in a mount namespace of its own):
+ *             ENOSPC, one warning, exit 0, the file ending at a line's end
+ *
+ * Usage: live DIR
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/rdma_verbs.h>
+#include "fake.h"
+
+static struct fake F;
+static int failures;
+
+#define FAIL(...) do { fprintf(stderr, "live: FAIL: " __VA_ARGS__); \
+	fputc('\n', stderr); failures++; } while (0)
+#define OK(...) do { printf("live: ok: " __VA_ARGS__); putchar('\n'); } while (0)
+
+static int nop_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	(void)qp; (void)wr; (void)bad;
+	return 0;
+}
+
+static void post(uintptr_t id)
+{
+	char buf[8];
+
+	rdma_post_send(&F.id, (void *)id, buf, sizeof(buf), NULL, IBV_SEND_INLINE);
+}
+
+static void *ten(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 10; i++)
+		post((uintptr_t)arg);
+	return NULL;
+}
+
+static void *forever(void *arg)
+{
+	for (;;)
+		post((uintptr_t)arg);
+	return NULL;
+}
+
+/* ---- what a trace file holds ---- */
+
+struct scan {
+	long lines, padding, bad, per[4], bytes;
+	int ends_whole;		/* empty, or its last byte a newline */
+	double first, last;	/* the smallest and largest t= */
+	int in_order;		/* each thread's t= never went back */
+};
+
+/* Reads `path`: every line a whole rdma_post_send line with t= and ret=0,
+ * or padding (spaces only). */
+static void scan(const char *path, struct scan *s)
+{
+	static struct { int tid; double t; } last[64];
+	char line[1024];
+	int nlast = 0, c = '\n', i;
+	FILE *f = fopen(path, "r");
+
+	memset(s, 0, sizeof(*s));
+	s->in_order = 1;
+	s->first = 1e300;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *t = strstr(line, " t="), *w = strstr(line, " wr_id=");
+		unsigned long id = 0;
+		int tid = 0;
+		double v = 0;
+
+		s->bytes += (long)strlen(line);
+		c = line[strlen(line) - 1];
+		if (!line[strspn(line, " \n")]) {
+			s->padding++;
+			continue;
+		}
+		s->lines++;
+		if (sscanf(line, "rdmaverbs[%d]: rdma_post_send ", &tid) != 1 || !t || !w ||
+		    sscanf(t, " t=%lf", &v) != 1 || sscanf(w, " wr_id=%lx", &id) != 1 ||
+		    id < 1 || id > 3 || c != '\n' || !strstr(line, " ret=0\n")) {
+			s->bad++;
+			continue;
+		}
+		s->per[id]++;
+		s->first = v < s->first ? v : s->first;
+		s->last = v > s->last ? v : s->last;
+		for (i = 0; i < nlast && last[i].tid != tid; i++)
+			;
+		if (i == nlast && nlast < 64)
+			last[nlast++].tid = tid;
+		if (i < 64) {
+			s->in_order &= v >= last[i].t;
+			last[i].t = v;
+		}
+	}
+	s->ends_whole = c == '\n';
+	if (f)
+		fclose(f);
+}
+
+/* ---- the child ---- */
+
+static int child(const char *mode, const char *file)
+{
+	pthread_t t[2];
+	int i;
+
+	fake_init(&F);
+	F.ctx.ops.post_send = nop_post_send;
+	if (!strcmp(mode, "idle")) {	/* 10 + a thread's 10, then idle */
+		ten((void *)1);
+		pthread_create(&t[0], NULL, ten, (void *)2);
+		pthread_join(t[0], NULL);
+		printf("posted\n");
+		fflush(stdout);
+		sleep(60);
+		return 0;
+	}
+	if (!strcmp(mode, "killed")) {	/* two threads, as fast as they can */
+		pthread_create(&t[0], NULL, forever, (void *)1);
+		forever((void *)2);
+	}
+	if (!strcmp(mode, "steady")) {	/* 3000 lines over about 1.5 s, then a last one */
+		printf("posting\n");
+		fflush(stdout);
+		for (i = 0; i < 3000; i++) {
+			post(1);
+			if (i % 10 == 9)
+				usleep(5000);
+		}
+		post(3);
+		return 0;
+	}
+	if (!strcmp(mode, "many")) {	/* 3000 lines at once; then, what is in the file */
+		struct scan s;
+
+		for (i = 0; i < 3000; i++)
+			post(1);
+		usleep(300000);		/* the writer thread's turn */
+		scan(file, &s);
+		printf("file %ld bytes, %ld lines, %ld broken, ends whole %d\n", s.bytes, s.lines,
+		       s.bad, s.ends_whole);
+		return 0;
+	}
+	return 2;
+}
+
+/* ---- the parent ---- */
+
+static char self[4096], dir[4096], out[4200];
+static pid_t pid;
+static FILE *from_child;
+
+/* Starts "self child MODE FILE" with RDMAVERBS_TRACE=FILE, stderr to
+ * FILE.err, stdout read through from_child; `before` runs in the child
+ * before the exec (for limits and mounts), and may refuse (exit 77). */
+static void start(const char *mode, const char *file, void (*before)(void))
+{
+	char env[4300], err[4300];
+	int p[2];
+
+	snprintf(env, sizeof(env), "RDMAVERBS_TRACE=%s", file);
+	snprintf(err, sizeof(err), "%s.err", file);
+	unlink(file);
+	if (pipe(p))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("RDMAVERBS_STATS");
+		unsetenv("RDMAVERBS_POLL_SPIN");
+		putenv(env);
+		dup2(p[1], 1);
+		close(p[0]);
+		if (!freopen(err, "w", stderr))
+			_exit(126);
+		if (before)
+			before();
+		execl(self, self, "child", mode, file, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	from_child = fdopen(p[0], "r");
+}
+
+/* Waits for the child; its exit status, or 128 + its signal. */
+static int finish(void)
+{
+	int st;
+
+	fclose(from_child);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Lines of FILE.err holding `what`; all of its lines in *total. */
+static int warnings(const char *file, const char *what, int *total)
+{
+	char path[4300], line[1024];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s.err", file);
+	*total = 0;
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		++*total;
+		n += strstr(line, what) != NULL;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Whether a thread of `p` is named `name`. */
+static int has_thread(pid_t p, const char *name)
+{
+	char path[300], comm[64];
+	struct dirent *e;
+	int found = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)p, e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)))
+			found = 1;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void check_idle(void)
+{
+	char line[64];
+	struct scan s;
+	double t0 = now(), t1;
+	int thread;
+
+	snprintf(out, sizeof(out), "%s/idle.log", dir);
+	start("idle", out, NULL);
+	if (!fgets(line, sizeof(line), from_child)) {
+		FAIL("idle: the child did not post");
+		finish();
+		return;
+	}
+	t1 = now();
+	sleep(1);
+	thread = has_thread(pid, "rdmaverbs-trace");
+	scan(out, &s);
+	if (s.per[1] != 10 || s.per[2] != 10 || s.bad || !s.ends_whole || !s.in_order ||
+	    s.first < t0 || s.last > t1 || !thread)
+		FAIL("idle: 1 s after, %ld and %ld lines (want 10 and 10), %ld broken, ends whole %d, "
+		     "in order %d, t= from %.6f to %.6f (the run %.6f to %.6f), writer thread %d",
+		     s.per[1], s.per[2], s.bad, s.ends_whole, s.in_order, s.first, s.last, t0, t1,
+		     thread);
+	else
+		OK("idle: 1 s after they were posted, the program idle: the main thread's 10 lines "
+		   "and an exited thread's 10 are in the file, t= in order within the run");
+	sleep(1);
+	kill(pid, SIGKILL);
+	finish();
+	scan(out, &s);
+	if (s.per[1] != 10 || s.per[2] != 10 || s.bad || !s.ends_whole)
+		FAIL("idle: after SIGKILL, %ld and %ld lines, %ld broken, ends whole %d", s.per[1],
+		     s.per[2], s.bad, s.ends_whole);
+	else
+		OK("idle: SIGKILL 1 s later: still 10 and 10 lines, the file ends at a line's end");
+}
+
+enum { KILLS = 30 };
+
+static void check_killed(void)
+{
+	long lines = 0, padding = 0;
+	int i, bad = 0;
+
+	srand((unsigned)getpid());
+	for (i = 0; i < KILLS; i++) {
+		struct scan s;
+
+		snprintf(out, sizeof(out), "%s/killed.log", dir);
+		start("killed", out, NULL);
+		usleep(5000 + rand() % 40000);
+		kill(pid, SIGKILL);
+		finish();
+		scan(out, &s);
+		lines += s.lines;
+		padding += s.padding;
+		if (s.bad || !s.ends_whole || !s.in_order) {
+			FAIL("killed: run %d: %ld lines, %ld broken, ends whole %d, in order %d", i,
+			     s.lines, s.bad, s.ends_whole, s.in_order);
+			bad++;
+		}
+	}
+	if (!bad)
+		OK("killed: %d SIGKILLs at random moments of two threads tracing at full speed: "
+		   "the file always ended at a line's end (%ld lines in all, each whole, each thread's "
+		   "in order; %ld padding lines)", KILLS, lines, padding);
+}
+
+static void check_truncate(void)
+{
+	char line[64];
+	struct scan s;
+	int i, rc, total;
+
+	snprintf(out, sizeof(out), "%s/truncate.log", dir);
+	start("steady", out, NULL);
+	if (!fgets(line, sizeof(line), from_child))
+		FAIL("truncate: the child did not start");
+	for (i = 0; i < 3; i++) {
+		usleep(300000);
+		close(open(out, O_WRONLY | O_TRUNC));	/* : > FILE */
+	}
+	rc = finish();
+	scan(out, &s);
+	if (rc || warnings(out, "rdmaverbs", &total) || total || s.bad || !s.ends_whole ||
+	    s.per[3] != 1 || s.lines < 10)
+		FAIL("truncate: exit %d, %d lines on stderr, %ld lines after (%ld broken), the last "
+		     "there %ld", rc, total, s.lines, s.bad, s.per[3]);
+	else
+		OK("truncate: ': > FILE' three times under a tracing program: it went on, no warning, "
+		   "%ld lines after the last truncation, each whole, its last line there", s.lines);
+}
+
+static void check_delete(void)
+{
+	char line[64];
+	int rc, total, n;
+
+	snprintf(out, sizeof(out), "%s/delete.log", dir);
+	start("steady", out, NULL);
+	if (!fgets(line, sizeof(line), from_child))
+		FAIL("delete: the child did not start");
+	usleep(300000);
+	unlink(out);
+	rc = finish();
+	n = warnings(out, "the trace file was deleted; not tracing from here", &total);
+	if (rc || n != 1 || total != 1)
+		FAIL("delete: exit %d, %d warnings of %d lines on stderr", rc, n, total);
+	else
+		OK("delete: the file deleted under a tracing program: one warning, exit 0");
+}
+
+static void limit_64k(void)
+{
+	struct rlimit r = { 65536, 65536 };
+
+	setrlimit(RLIMIT_FSIZE, &r);
+}
+
+static void check_limit(void)
+{
+	char line[256];
+	struct scan s;
+	int rc, total, n;
+
+	snprintf(out, sizeof(out), "%s/limit.log", dir);
+	start("many", out, limit_64k);
+	if (!fgets(line, sizeof(line), from_child))
+		line[0] = 0;
+	rc = finish();
+	n = warnings(out, "the trace file has reached the file size limit (RLIMIT_FSIZE, 65536 "
+		     "bytes); not tracing from here", &total);
+	scan(out, &s);
+	if (rc || n != 1 || total != 1 || s.bytes > 65536 || s.bytes < 32768 || s.bad ||
+	    !s.ends_whole)
+		FAIL("limit: exit %d, %d warnings of %d lines, %ld bytes, %ld broken, ends whole %d",
+		     rc, n, total, s.bytes, s.bad, s.ends_whole);
+	else
+		OK("limit: RLIMIT_FSIZE 64 KiB: one warning, exit 0 (no SIGXFSZ), %ld bytes, the "
+		   "file ending at a line's end", s.bytes);
+}
+
+/* In the child before the exec: a mount namespace of its own, with a
+ * 64 KiB tmpfs at DIR/full. */
+static void tmpfs_64k(void)
+{
+	char at[4200];
+
+	snprintf(at, sizeof(at), "%s/full", dir);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", at, "tmpfs", 0, "size=64k"))
+		_exit(77);
+}
+
+static void check_full(void)
+{
+	char line[256], at[4200];
+	long bytes = -1, lines = -1, broken = -1;
+	int rc, total, n, whole = 0;
+
+	snprintf(at, sizeof(at), "%s/full", dir);
+	mkdir(at, 0700);
+	snprintf(out, sizeof(out), "%s/full/trace.log", dir);
+	start("many", out, tmpfs_64k);
+	if (fgets(line, sizeof(line), from_child))
+		sscanf(line, "file %ld bytes, %ld lines, %ld broken, ends whole %d", &bytes, &lines,
+		       &broken, &whole);
+	rc = finish();
+	if (rc == 77) {
+		printf("live: skipped: full (a tmpfs in a mount namespace of its own needs root)\n");
+		return;
+	}
+	/* stderr was opened before the mount: it is here */
+	n = warnings(out, "rdmaverbs: warning: cannot write the trace file (errno 28; a full "
+		     "disk?); not tracing from here", &total);
+	if (rc || n != 1 || total != 1 || bytes <= 0 || bytes > 65536 || broken || !whole)
+		FAIL("full: exit %d, %d warnings of %d lines; the child saw: %s", rc, n, total, line);
+	else
+		OK("full: a 64 KiB file system filled under a tracing program: exit 0, %ld bytes "
+		   "(%ld lines), the file ending at a line's end", bytes, lines);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "child"))
+		return child(argv[2], argv[3]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SCRATCH_DIR\n", argv[0]);
+		return 2;
+	}
+	if (!realpath("/proc/self/exe", self) || !realpath(argv[1], dir)) {
+		perror("live: realpath");
+		return 2;
+	}
+	check_idle();
+	check_killed();
+	check_truncate();
+	check_delete();
+	check_limit();
+	check_full();
+	printf("live: %s\n", failures ? "FAILED" : "all checks passed");
+	return failures != 0;
+}

@@ -1,0 +1,140 @@
+//! The trace file's writer thread: every [`PERIOD_MS`] it runs one job,
+//! the write-out of every thread's buffer (`buffer.rs`), so that a line is in
+//! the file within that time whatever its thread does next: posts more,
+//! waits in its own code, or has exited.
+//!
+//! - Started at the first line that is buffered, not at load: a library
+//!   constructor may run inside `dlopen`, under the loader's lock, and a
+//!   process that traces nothing gets no thread.
+//! - It blocks every signal (the program's signals go to the program's
+//!   threads) and is named `rdmaverbs-trace` (`top -H`, `ps -L`).
+//! - It uses none of the library's thread-locals, so a `dlopen`ed copy
+//!   allocates no thread-local storage for it.
+//! - Stopped and joined when the library is unloaded (or the process
+//!   exits), before the last write-out: no thread runs the library's code
+//!   after `dlclose`. A forked child has no copy of it until its own first
+//!   buffered line starts one.
+//! - If it cannot be started (no threads left, a sandbox), one warning, and
+//!   the lines are still written by their own threads: when a buffer fills,
+//!   when a thread traces again 100 ms after its oldest unwritten line, at
+//!   exit.
+
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+use core::ptr;
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
+
+use super::say::warn_line;
+
+/// How often the thread writes the buffers out.
+pub(super) const PERIOD_MS: i64 = 50;
+
+const IDLE: u32 = 0;
+const STARTING: u32 = 1;
+const RUNNING: u32 = 2;
+const FAILED: u32 = 3;
+
+static STATE: AtomicU32 = AtomicU32::new(IDLE);
+/// The futex the thread sleeps on: 1 asks it to end.
+static STOP: AtomicU32 = AtomicU32::new(0);
+/// The thread (a `pthread_t`), while `RUNNING`.
+static THREAD: AtomicUsize = AtomicUsize::new(0);
+/// What it runs each period (a `fn()`).
+static JOB: AtomicUsize = AtomicUsize::new(0);
+
+/// Starts the thread, once, to run `job` every period (nothing if it is
+/// running or could not be started).
+pub(super) fn start(job: fn()) {
+    if STATE.load(Relaxed) != IDLE
+        || STATE
+            .compare_exchange(IDLE, STARTING, Acquire, Relaxed)
+            .is_err()
+    {
+        return;
+    }
+    JOB.store(job as usize, Relaxed);
+    STOP.store(0, Relaxed);
+    let mut t = MaybeUninit::<libc::pthread_t>::uninit();
+    let mut all = MaybeUninit::<libc::sigset_t>::uninit();
+    let mut old = MaybeUninit::<libc::sigset_t>::uninit();
+    let mut attr = MaybeUninit::<libc::pthread_attr_t>::uninit();
+    // SAFETY: each call initialises what the next one reads; the new thread
+    // inherits the mask of all signals blocked, which is put back here.
+    let ret = unsafe {
+        libc::sigfillset(all.as_mut_ptr());
+        libc::pthread_sigmask(libc::SIG_SETMASK, all.as_ptr(), old.as_mut_ptr());
+        libc::pthread_attr_init(attr.as_mut_ptr());
+        libc::pthread_attr_setstacksize(attr.as_mut_ptr(), 64 * 1024);
+        let ret = libc::pthread_create(t.as_mut_ptr(), attr.as_ptr(), body, ptr::null_mut());
+        libc::pthread_attr_destroy(attr.as_mut_ptr());
+        libc::pthread_sigmask(libc::SIG_SETMASK, old.as_ptr(), ptr::null_mut());
+        ret
+    };
+    if ret != 0 {
+        STATE.store(FAILED, Relaxed);
+        warn_line(
+            b"rdmaverbs: warning: cannot start the trace writer thread; each thread writes \
+              its own lines (when its buffer fills, 100 ms after its oldest one, at exit)",
+        );
+        return;
+    }
+    // SAFETY: pthread_create succeeded, so `t` is written.
+    THREAD.store(unsafe { t.assume_init() } as usize, Relaxed);
+    STATE.store(RUNNING, Release);
+}
+
+/// The thread: the job every period, and once more when asked to end.
+extern "C" fn body(_: *mut c_void) -> *mut c_void {
+    // SAFETY: a name of 15 bytes and its NUL, for this thread.
+    unsafe { libc::pthread_setname_np(libc::pthread_self(), c"rdmaverbs-trace".as_ptr()) };
+    // SAFETY: JOB holds the `fn()` that `start` stored before creating us.
+    let job = unsafe { core::mem::transmute::<usize, fn()>(JOB.load(Relaxed)) };
+    loop {
+        let period = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: PERIOD_MS * 1_000_000,
+        };
+        // SAFETY: a futex wait on our own word, for at most `period`; an
+        // early return (a wake, a changed word, EINTR) only runs the job
+        // sooner.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                STOP.as_ptr(),
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                0u32,
+                &period,
+            )
+        };
+        job();
+        if STOP.load(Acquire) != 0 {
+            return ptr::null_mut();
+        }
+    }
+}
+
+/// Ends the thread and waits for it (at unload and exit).
+pub(super) fn stop() {
+    if STATE.load(Acquire) != RUNNING {
+        return;
+    }
+    STOP.store(1, Release);
+    // SAFETY: a wake of our own futex word; then the join of our thread,
+    // which ends at its next wake-up.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            STOP.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            1,
+        );
+        libc::pthread_join(THREAD.load(Relaxed) as libc::pthread_t, ptr::null_mut());
+    }
+    STATE.store(IDLE, Relaxed);
+}
+
+/// In a forked child: the parent's thread is not here; the child's first
+/// buffered line starts its own.
+pub(super) fn after_fork_in_child() {
+    STATE.store(IDLE, Relaxed);
+}
