@@ -332,6 +332,12 @@ static void post_n(int id, int n)
 		rdma_post_send(&F.id, (void *)(uintptr_t)id, buf, sizeof(buf), NULL, IBV_SEND_INLINE);
 }
 
+/* A program's own handler, which ends the program with exit(3). */
+static void exit_on_signal(int sig)
+{
+	exit(100 + sig);
+}
+
 static int child(const char *mode, const char *dir)
 {
 	char path[4096];
@@ -352,6 +358,14 @@ static int child(const char *mode, const char *dir)
 		waitpid(pid, &st, 0);
 		post_n(3, 30);
 		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (!strncmp(mode, "table-", 6)) {	/* 7 counted sends, then a signal */
+		F.ctx.ops.post_send = nop_post_send;
+		if (!strcmp(mode, "table-handled"))
+			signal(SIGINT, exit_on_signal);
+		post_n(1, 7);
+		raise(!strcmp(mode, "table-sigterm") ? SIGTERM : SIGINT);
+		return 0;
 	}
 	if (!strcmp(mode, "sigterm") || !strcmp(mode, "segv")) {	/* 100, then death */
 		F.ctx.ops.post_send = nop_post_send;
@@ -656,6 +670,46 @@ static void check_fork_and_signals(void)
 		       "the process dies of its signal\n");
 }
 
+/* RDMAVERBS_STATS=1 and a program stopped by SIGINT or SIGTERM (default
+ * action), or by SIGINT with its own handler that calls exit(3): the table
+ * is printed once, with the 7 sends, and the program ends as the signal or
+ * its handler says. */
+static void check_table_on_signals(void)
+{
+	static const struct { const char *mode; int status; } cases[] = {
+		{ "table-sigint", 128 + SIGINT },
+		{ "table-sigterm", 128 + SIGTERM },
+		{ "table-handled", 100 + SIGINT },
+	};
+	const char *env[] = { "RDMAVERBS_STATS=1", NULL };
+	size_t k;
+	int bad = 0;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		int rc = run(cases[k].mode, env), n = lines("stderr", got, 10000), i, rows = 0,
+		    heads = 0;
+
+		for (i = 0; i < n; i++) {
+			char name[64];
+			long calls, bytes, errors;
+
+			heads += !strncmp(got[i], "rdmaverbs: calls of process ", 28);
+			if (sscanf(got[i], "rdmaverbs: %63s %ld %ld %ld", name, &calls, &bytes,
+				   &errors) == 4 && !strcmp(name, "rdma_post_send"))
+				rows += calls == 7 && bytes == 56 && errors == 0 ? 1 : 100;
+		}
+		if (rc != cases[k].status || heads != 1 || rows != 1) {
+			FAIL("%s: status %d (want %d), %d tables, rdma_post_send rows %d", cases[k].mode,
+			     rc, cases[k].status, heads, rows);
+			bad++;
+		}
+	}
+	if (!bad)
+		printf("trace: ok: RDMAVERBS_STATS=1 and SIGINT, SIGTERM: the table printed once "
+		       "(7 sends, 56 bytes), the program dies of its signal; a handler of its own "
+		       "that calls exit(3): the table once, its exit status\n");
+}
+
 static void check_quiet(void)
 {
 	const char *bad[] = { "RDMAVERBS_TRACE=/nonexistent/dir/trace.log",
@@ -707,6 +761,7 @@ int main(int argc, char **argv)
 	check_calls();
 	check_threads();
 	check_fork_and_signals();
+	check_table_on_signals();
 	check_quiet();
 	printf("trace: %s\n", failures ? "FAILED" : "all checks passed");
 	return failures != 0;
