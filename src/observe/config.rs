@@ -16,7 +16,7 @@ use core::ffi::CStr;
 use core::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::say::warn;
-use super::{counters, signals, writer};
+use super::{counters, published, signals, writer};
 
 /// Every export's pointer argument at or below this takes the cold path.
 ///
@@ -31,8 +31,11 @@ use super::{counters, signals, writer};
 #[unsafe(link_section = ".probes")]
 pub(super) static GATE: AtomicU64 = AtomicU64::new(0);
 
-/// Whether the per-function counters are kept and printed at exit.
+/// Whether the per-function counters are kept.
 static STATS: AtomicBool = AtomicBool::new(false);
+/// Whether the table of counts is printed at exit (not when
+/// `rdmaverbs-trace -c`, which prints its own, asked for the counts).
+static TABLE: AtomicBool = AtomicBool::new(false);
 
 /// How many more times `rdma_get_*_comp` polls before arming the CQ.
 static POLL_SPIN: AtomicU32 = AtomicU32::new(0);
@@ -98,11 +101,12 @@ pub(crate) fn poll_spin() -> u32 {
 fn load() {
     // SAFETY: called before main or inside dlopen, as every library
     // constructor is; the strings are used at once.
-    let (trace, stats, spin) = unsafe {
+    let (trace, stats, spin, session) = unsafe {
         (
             getenv(c"RDMAVERBS_TRACE"),
             getenv(c"RDMAVERBS_STATS"),
             getenv(c"RDMAVERBS_POLL_SPIN"),
+            getenv(c"RDMAVERBS_STATS_SESSION"),
         )
     };
     // The preload library in the process watches; this one must not.
@@ -130,7 +134,14 @@ fn load() {
     if let Some(v) = stats {
         match v.to_bytes() {
             b"0" => {}
-            b"1" => STATS.store(true, Relaxed),
+            b"1" => {
+                STATS.store(true, Relaxed);
+                let session = session.and_then(|v| parse_u64(v.to_bytes())).unwrap_or(0);
+                TABLE.store(session == 0, Relaxed);
+                if let Err(why) = counters::publish(session) {
+                    warn(c"RDMAVERBS_STATS", v, why);
+                }
+            }
             _ => warn(c"RDMAVERBS_STATS", v, "not 0 or 1; not counting"),
         }
     }
@@ -148,7 +159,7 @@ fn load() {
         open_gate();
         super::fork::register();
         if writer::to_file() || self::stats() {
-            signals::install(self::stats());
+            signals::install(TABLE.load(Relaxed));
         }
         // SAFETY: a function that lives as long as the library: the atexit
         // linked into a shared library runs it at dlclose too.
@@ -157,13 +168,15 @@ fn load() {
 }
 
 /// At exit, or when the library is unloaded: the trace written out and
-/// closed, the table printed (if any call was made), the signal handlers
-/// taken away (their code goes with the library).
+/// closed, the table printed (if any call was made), the counters' file
+/// removed (unless it is kept for `rdmaverbs-trace -c`), the signal
+/// handlers taken away (their code goes with the library).
 extern "C" fn unload() {
     writer::close();
-    if stats() {
+    if TABLE.load(Relaxed) {
         counters::print_table(libc::STDERR_FILENO);
     }
+    published::remove();
     signals::uninstall();
 }
 
@@ -195,7 +208,12 @@ unsafe fn getenv(name: &CStr) -> Option<&'static CStr> {
 
 /// A decimal number without sign or spaces.
 fn parse_u32(s: &[u8]) -> Option<u32> {
-    if s.is_empty() || s.len() > 10 {
+    parse_u64(s).and_then(|n| u32::try_from(n).ok())
+}
+
+/// A decimal number without sign or spaces, of at most 19 digits.
+fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 19 {
         return None;
     }
     let mut n: u64 = 0;
@@ -205,12 +223,12 @@ fn parse_u32(s: &[u8]) -> Option<u32> {
         }
         n = n * 10 + u64::from(c - b'0');
     }
-    u32::try_from(n).ok()
+    Some(n)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_u32;
+    use super::{parse_u32, parse_u64};
 
     #[test]
     fn numbers() {
@@ -219,6 +237,8 @@ mod tests {
         assert_eq!(parse_u32(b"4294967295"), Some(u32::MAX));
         assert_eq!(parse_u32(b"4294967296"), None);
         assert_eq!(parse_u32(b"99999999999"), None);
+        assert_eq!(parse_u64(b"1234567890123"), Some(1_234_567_890_123));
+        assert_eq!(parse_u64(b"12345678901234567890"), None);
         for bad in [&b""[..], b"-1", b"+1", b" 1", b"1k", b"0x10"] {
             assert_eq!(parse_u32(bad), None);
         }

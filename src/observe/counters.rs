@@ -1,61 +1,302 @@
 //! `RDMAVERBS_STATS`: per function, calls, bytes, errors and (for the
 //! functions that may block) calls that had to wait; printed as a table on
-//! stderr at exit.
+//! stderr at exit, and published in a file for `rdmaverbs-stat`
+//! (`published.rs`).
+//!
+//! The counts are kept per thread, in the layout of `rdmaverbs-format`: a
+//! thread adds to a block of its own, with a plain load and store (no
+//! locked instruction, and no cache line written by two threads), and a
+//! reader adds all the blocks up. A thread finds its block by its thread
+//! pointer (no thread-local: in a shared library each look-up of one is a
+//! call): a hash of it picks the block where it looks first; its
+//! first count claims a free one (or one whose thread has exited) nearby
+//! with a compare-and-swap; a thread that finds none adds to the shared
+//! block, with atomic adds. A thread that gets the thread pointer an exited
+//! one had takes its block over, and the counts go on adding up.
+//!
+//! The blocks are the mapped file when there is one, else [`AREA`], the
+//! library's own memory in the same layout. A forked child starts at zero,
+//! in [`AREA`], and makes its own file at its first count.
 
+use core::cell::UnsafeCell;
 use core::ffi::c_int;
-use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::Relaxed};
 
+use rdmaverbs_format as layout;
+
+use super::published::{self, SIZE};
 use super::say::write_line;
 use crate::functions::Func;
 
-struct Counters {
-    calls: AtomicU64,
-    bytes: AtomicU64,
-    errors: AtomicU64,
-    blocked: AtomicU64,
+/// Functions counted: the table's rows.
+const N: usize = Func::COUNT;
+
+/// The counters when no file is mapped: the layout, in the library.
+static AREA: Area = Area(UnsafeCell::new([0; SIZE / 8]));
+struct Area(UnsafeCell<[u64; SIZE / 8]>);
+// SAFETY: read and written only through atomics (see the module's rules).
+unsafe impl Sync for Area {}
+
+/// Where the counters are: [`AREA`], or the mapped file.
+static BASE: AtomicPtr<u8> = AtomicPtr::new(AREA.0.get().cast());
+
+/// How many blocks a thread looks at, from its home, for one to claim.
+const PROBES: usize = 8;
+/// The shared block.
+const SHARED: usize = layout::THREAD_BLOCKS;
+
+/// A forked child makes its own file at its first count.
+static PENDING: AtomicBool = AtomicBool::new(false);
+
+/// Publishes the counters in a file of this process's (at load); `session`
+/// as for [`published::make`]. The reason when it cannot (the counts are
+/// then kept in [`AREA`]).
+pub(super) fn publish(session: u64) -> Result<(), &'static str> {
+    BASE.store(published::make(session)?, Relaxed);
+    Ok(())
 }
 
-static COUNTERS: [Counters; Func::COUNT] = [const {
-    Counters {
-        calls: AtomicU64::new(0),
-        bytes: AtomicU64::new(0),
-        errors: AtomicU64::new(0),
-        blocked: AtomicU64::new(0),
+/// In a forked child (one thread): its counts start at zero, in [`AREA`],
+/// and, if the parent published its own, in a file of the child's, made at
+/// its first count, so that a child that only execs or exits leaves no
+/// file. Only memory and `munmap`.
+pub(super) fn after_fork_in_child() {
+    let old = BASE.load(Relaxed);
+    BASE.store(AREA.0.get().cast(), Relaxed);
+    reset();
+    if published::made() {
+        published::forget();
+        PENDING.store(true, Relaxed);
+        // SAFETY: the parent's mapping, which the child must not write; its
+        // one thread uses AREA from now on.
+        unsafe { libc::munmap(old.cast(), SIZE) };
     }
-}; Func::COUNT];
+}
+
+/// A forked child's first count: its file made, if it is pending.
+#[cold]
+fn make_pending() {
+    if PENDING.swap(false, Relaxed) {
+        if let Ok(base) = published::make(published::session()) {
+            BASE.store(base, Relaxed);
+        }
+    }
+}
+
+/// Block `i` (at most [`SHARED`]) of the counters at `base`.
+#[inline(always)]
+fn block_at(base: *mut u8, i: usize) -> *mut u8 {
+    // SAFETY: inside the layout's SIZE bytes for the callers' `i`.
+    unsafe { base.add(layout::block_offset(N, i)) }
+}
+
+/// A block's owner (0: free) and its thread's id.
+fn owner(b: *mut u8) -> &'static AtomicU64 {
+    // SAFETY: the first 8 bytes of a block, aligned; the memory lives as
+    // long as the process (a mapping is never unmapped under a counter).
+    unsafe { AtomicU64::from_ptr(b.cast()) }
+}
+
+fn tid(b: *mut u8) -> &'static AtomicU32 {
+    // SAFETY: bytes 8 to 11 of a block, aligned; as in `owner`.
+    unsafe { AtomicU32::from_ptr(b.add(8).cast()) }
+}
+
+/// Counter `column` of `f` in block `b`.
+fn counter(b: *mut u8, f: Func, column: usize) -> &'static AtomicU64 {
+    let at = layout::BLOCK_HEAD + (f as usize * layout::COLUMNS + column) * 8;
+    // SAFETY: inside the block, aligned; as in `owner`.
+    unsafe { AtomicU64::from_ptr(b.add(at).cast()) }
+}
+
+/// This thread's identity: its thread pointer (the x86-64 and AArch64 ABIs
+/// keep it in `%fs:0` and `tpidr_el0`; glibc's `pthread_self()` elsewhere),
+/// unique among live threads, never 0.
+#[inline(always)]
+fn me() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let tp: u64;
+        // SAFETY: reads the first word of the thread's control block, the
+        // thread pointer itself (the ABI's TLS layout).
+        unsafe {
+            core::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags))
+        };
+        tp
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let tp: u64;
+        // SAFETY: reads the thread pointer register.
+        unsafe {
+            core::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nomem, nostack, preserves_flags))
+        };
+        tp
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    // SAFETY: pthread_self cannot fail.
+    unsafe {
+        libc::pthread_self() as u64
+    }
+}
+
+/// Where a thread looks first (below [`SHARED`]): thread pointers differ
+/// in their middle bits (stacks are megabytes apart), which the multiply
+/// carries to the top.
+#[inline(always)]
+fn home(me: u64) -> usize {
+    let x = (me >> 12).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (x >> 58) as usize % layout::THREAD_BLOCKS
+}
+
+/// The `k`-th block from a thread's home.
+#[inline(always)]
+fn near(base: *mut u8, me: u64, k: usize) -> *mut u8 {
+    block_at(base, (home(me) + k) % layout::THREAD_BLOCKS)
+}
+
+/// This thread's own block; `None`: it must count in the shared one. Its
+/// home, or the next one (a thread whose home another has), are looked at
+/// here; further ones in [`find`].
+#[inline(always)]
+fn mine() -> Option<*mut u8> {
+    let base = BASE.load(Relaxed);
+    let me = me();
+    let b = near(base, me, 0);
+    if owner(b).load(Relaxed) == me {
+        return Some(b);
+    }
+    let b = near(base, me, 1);
+    if owner(b).load(Relaxed) == me {
+        return Some(b);
+    }
+    find(base, me)
+}
+
+/// A thread's first count (or one after its block was taken over): the
+/// block it owns, a free one it claims, or one of an exited thread it takes
+/// over, near its home; `None` when there is none.
+#[cold]
+#[inline(never)]
+fn find(base: *mut u8, me: u64) -> Option<*mut u8> {
+    if PENDING.load(Relaxed) {
+        make_pending();
+        return find(BASE.load(Relaxed), me);
+    }
+    let near = |k: usize| near(base, me, k);
+    let take = |b: *mut u8, from: u64| {
+        let won = owner(b)
+            .compare_exchange(from, me, Relaxed, Relaxed)
+            .is_ok();
+        if won {
+            // SAFETY: gettid cannot fail.
+            tid(b).store(unsafe { libc::gettid() } as u32, Relaxed);
+        }
+        won
+    };
+    if let Some(b) = (0..PROBES)
+        .map(near)
+        .find(|&b| owner(b).load(Relaxed) == me)
+    {
+        return Some(b);
+    }
+    for k in 0..PROBES {
+        let b = near(k);
+        if owner(b).load(Relaxed) == 0 && take(b, 0) {
+            return Some(b);
+        }
+    }
+    // SAFETY: getpid cannot fail.
+    let pid = unsafe { libc::getpid() };
+    for k in 0..PROBES {
+        let b = near(k);
+        let o = owner(b).load(Relaxed);
+        let t = tid(b).load(Relaxed) as c_int;
+        // SAFETY: signal 0 only asks whether the thread exists.
+        let gone = unsafe { libc::syscall(libc::SYS_tgkill, pid, t, 0) } != 0
+            && unsafe { *libc::__errno_location() } == libc::ESRCH;
+        if gone && take(b, o) {
+            return Some(b);
+        }
+    }
+    None
+}
+
+/// Adds `n` to counter `column` of `f` in a thread's own block: a plain
+/// load and store.
+#[inline(always)]
+fn add(b: *mut u8, f: Func, column: usize, n: u64) {
+    let c = counter(b, f, column);
+    c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
+}
+
+/// As [`add`], in the shared block: an atomic add.
+#[cold]
+fn add_shared(f: Func, column: usize, n: u64) {
+    counter(block_at(BASE.load(Relaxed), SHARED), f, column).fetch_add(n, Relaxed);
+}
 
 /// Adds one call of `f` to its counters.
+#[inline]
 pub(super) fn tally(f: Func, failed: bool, bytes: u64) {
-    let c = &COUNTERS[f as usize];
-    c.calls.fetch_add(1, Relaxed);
+    let Some(b) = mine() else {
+        return tally_shared(f, failed, bytes);
+    };
+    add(b, f, layout::CALLS, 1);
     if failed {
-        c.errors.fetch_add(1, Relaxed);
+        add(b, f, layout::ERRORS, 1);
     }
     if bytes != 0 {
-        c.bytes.fetch_add(bytes, Relaxed);
+        add(b, f, layout::BYTES, bytes);
     }
+}
+
+/// [`tally`] in the shared block.
+#[cold]
+#[inline(never)]
+fn tally_shared(f: Func, failed: bool, bytes: u64) {
+    add_shared(f, layout::CALLS, 1);
+    if failed {
+        add_shared(f, layout::ERRORS, 1);
+    }
+    add_shared(f, layout::BYTES, bytes);
 }
 
 /// Counts a call of `f` that had to wait for a completion event.
 pub(super) fn blocked(f: Func) {
-    COUNTERS[f as usize].blocked.fetch_add(1, Relaxed);
+    match mine() {
+        Some(b) => add(b, f, layout::BLOCKED, 1),
+        None => add_shared(f, layout::BLOCKED, 1),
+    }
 }
 
-/// Sets every counter to zero (in the child of a fork, whose calls are its
-/// own).
-pub(super) fn reset() {
-    for c in &COUNTERS {
-        for n in [&c.calls, &c.bytes, &c.errors, &c.blocked] {
-            n.store(0, Relaxed);
+/// Every counter at zero, every block free.
+fn reset() {
+    let base = BASE.load(Relaxed);
+    for i in 0..layout::BLOCKS {
+        let b = block_at(base, i);
+        owner(b).store(0, Relaxed);
+        for &f in Func::ALL {
+            for column in 0..layout::COLUMNS {
+                counter(b, f, column).store(0, Relaxed);
+            }
         }
     }
+}
+
+/// The sum over all blocks of counter `column` of `f`.
+fn total(f: Func, column: usize) -> u64 {
+    let base = BASE.load(Relaxed);
+    (0..layout::BLOCKS)
+        .map(|i| counter(block_at(base, i), f, column).load(Relaxed))
+        .fold(0, u64::wrapping_add)
 }
 
 /// The counters as a table, one `write(2)` per line (async-signal-safe: a
 /// signal handler prints it too); nothing when no call was made (a
 /// preloaded shell prints no empty table).
 pub(super) fn print_table(fd: c_int) {
-    if COUNTERS.iter().all(|c| c.calls.load(Relaxed) == 0) {
+    if Func::ALL.iter().all(|&f| total(f, layout::CALLS) == 0) {
         return;
     }
     // SAFETY: getpid cannot fail.
@@ -68,8 +309,8 @@ pub(super) fn print_table(fd: c_int) {
         line.push(b"rdmaverbs: function            ");
         line.push(b"        calls          bytes     errors    blocked");
     });
-    for (&f, c) in Func::ALL.iter().zip(&COUNTERS) {
-        let calls = c.calls.load(Relaxed);
+    for &f in Func::ALL {
+        let calls = total(f, layout::CALLS);
         if calls == 0 {
             continue;
         }
@@ -77,10 +318,10 @@ pub(super) fn print_table(fd: c_int) {
             line.push(b"rdmaverbs: ");
             line.left(f.name().as_bytes(), 20);
             line.right(calls, 13);
-            line.right(c.bytes.load(Relaxed), 15);
-            line.right(c.errors.load(Relaxed), 11);
+            line.right(total(f, layout::BYTES), 15);
+            line.right(total(f, layout::ERRORS), 11);
             if f.may_block() {
-                line.right(c.blocked.load(Relaxed), 11);
+                line.right(total(f, layout::BLOCKED), 11);
             } else {
                 line.push(b"          -");
             }

@@ -35,6 +35,6 @@ extern "C" fn in_child() {
     flusher::after_fork_in_child();
     writer::after_fork();
     buffer::after_fork(true);
-    counters::reset();
+    counters::after_fork_in_child();
     writer::after_fork_in_child();
 }

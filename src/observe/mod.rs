@@ -22,6 +22,7 @@ mod line;
 mod mine;
 mod ops;
 mod probes;
+mod published;
 mod say;
 mod scope;
 mod signals;

@@ -18,7 +18,7 @@ use core::ffi::c_int;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use super::{counters, writer};
+use super::{counters, published, writer};
 
 /// The signals whose default action ends the process.
 const FATAL: [c_int; 9] = [
@@ -81,6 +81,7 @@ extern "C" fn fatal(sig: c_int) {
     if TABLE.load(Relaxed) {
         counters::print_table(libc::STDERR_FILENO);
     }
+    published::remove();
     if !matches!(
         sig,
         libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE | libc::SIGABRT

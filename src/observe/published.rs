@@ -1,0 +1,304 @@
+//! The counters' file: with `RDMAVERBS_STATS` set, a process counts in a
+//! file of its own, mapped, that `rdmaverbs-stat` reads while it runs and
+//! `rdmaverbs-trace -c` after it ends (the layout: `rdmaverbs-format`).
+//! Counting in it is what counting in the library's memory is: no system
+//! call.
+//!
+//! The rules (the file holds what a program does, so another user must
+//! never read it; and a path in a shared directory is an attacker's way in,
+//! as with the JVM's `hsperfdata`):
+//!
+//! - The directory is `$XDG_RUNTIME_DIR/rdmaverbs` (the variable read with
+//!   `secure_getenv`, and only an absolute path), else
+//!   `/dev/shm/rdmaverbs-UID`; made `0700` if missing, then opened without
+//!   following a symbolic link and checked: a directory, owned by the
+//!   process's effective user, with no permission for group or others.
+//! - The file, named by the process id, is created in it (`openat`, no
+//!   symbolic link followed, `O_EXCL`: an old file of that name, from an
+//!   exited process or this one before an `exec`, is removed first),
+//!   `0600`, its space reserved (`fallocate`: a full `/dev/shm` is found
+//!   now, not later as a `SIGBUS` in the program).
+//! - A set-user-ID process publishes nothing: it reads no `RDMAVERBS_*`.
+//! - A forked child gets a file of its own, starting at zero, made at its
+//!   first count (a child that only execs or exits leaves none).
+//! - At exit the file is removed, unless `rdmaverbs-trace -c` asked for it
+//!   (`RDMAVERBS_STATS_SESSION`); the file of a process that was killed is
+//!   removed by the commands, which tell it by its start time.
+//! - The mapping is never unmapped under the process's threads (one may
+//!   still count while the program exits); a library unloaded with
+//!   `dlclose` leaves it, some 90 KiB, until the process exits.
+//!
+//! When the file cannot be made, one warning, and the counts stay in the
+//! library's memory (the exit table is printed as ever).
+
+use core::cell::UnsafeCell;
+use core::ffi::{CStr, c_int};
+use core::mem::MaybeUninit;
+use core::ptr;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use rdmaverbs_format as layout;
+
+use super::line::{Line, room};
+use crate::functions::Func;
+use crate::sys::{monotonic, secure_getenv};
+
+const PATH_MAX: usize = libc::PATH_MAX as usize;
+
+/// The file's path (NUL-terminated), for its removal; empty when none.
+static PATH: Path = Path(UnsafeCell::new([0; PATH_MAX]));
+struct Path(UnsafeCell<[u8; PATH_MAX]>);
+// SAFETY: written when the file is made (at load, or in a forked child,
+// one thread), read when it is removed.
+unsafe impl Sync for Path {}
+
+/// The file is kept at exit (`rdmaverbs-trace -c` reads it).
+static KEEP: AtomicBool = AtomicBool::new(false);
+/// The session it is kept for.
+static SESSION: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes of a counters file.
+pub(super) const SIZE: usize = layout::file_size(Func::COUNT);
+
+/// Makes, maps and fills in this process's file (at load, and in a forked
+/// child at its first count); `session` is `RDMAVERBS_STATS_SESSION`'s
+/// value, 0 for none. The mapping, or the reason when it cannot.
+pub(super) fn make(session: u64) -> Result<*mut u8, &'static str> {
+    SESSION.store(session, Relaxed);
+    KEEP.store(session != 0, Relaxed);
+    make_file()
+}
+
+/// The session of the file made last.
+pub(super) fn session() -> u64 {
+    SESSION.load(Relaxed)
+}
+
+/// Whether this process has a file (its path is set).
+pub(super) fn made() -> bool {
+    path_bytes().first().is_some_and(|&c| c != 0)
+}
+
+/// In a forked child: the parent's file is not its own (not to be removed
+/// by it). Only memory.
+pub(super) fn forget() {
+    // SAFETY: the child has one thread; the path is cleared.
+    unsafe { *PATH.0.get().cast::<u8>() = 0 };
+}
+
+/// Removes the file (at exit, and on a fatal signal), unless it is kept.
+/// Async-signal-safe.
+pub(super) fn remove() {
+    if KEEP.load(Relaxed) || path_bytes().first().is_none_or(|&c| c == 0) {
+        return;
+    }
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::unlink(PATH.0.get().cast()) };
+}
+
+/// The path's bytes.
+fn path_bytes() -> &'static [u8; PATH_MAX] {
+    // SAFETY: see `Path`.
+    unsafe { &*PATH.0.get() }
+}
+
+/// Makes, maps and fills in this process's file; its mapping.
+fn make_file() -> Result<*mut u8, &'static str> {
+    let mut dir = [0u8; PATH_MAX];
+    let dlen = directory(&mut dir).ok_or("no directory for it (the path is too long)")?;
+    // SAFETY: `dir` is NUL-terminated at `dlen`; mkdir fails harmlessly
+    // when it exists.
+    unsafe { libc::mkdir(dir.as_ptr().cast(), 0o700) };
+    // SAFETY: as above.
+    let dfd = unsafe {
+        libc::open(
+            dir.as_ptr().cast(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if dfd < 0 {
+        return Err("cannot open its directory");
+    }
+    let made = in_dir(dfd, dir.get(..dlen).unwrap_or_default());
+    // SAFETY: our own descriptor.
+    unsafe { libc::close(dfd) };
+    made
+}
+
+/// With the directory open: checked, then the file made in it.
+fn in_dir(dfd: c_int, dir: &[u8]) -> Result<*mut u8, &'static str> {
+    // SAFETY: getuid-like calls cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let st = fstat(dfd).ok_or("cannot stat its directory")?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFDIR || st.st_uid != me || st.st_mode & 0o077 != 0 {
+        return Err("its directory is not this user's own, or others may enter it");
+    }
+    let mut name = room();
+    let mut n = Line::on(&mut name);
+    // SAFETY: getpid cannot fail.
+    n.dec(b"", unsafe { libc::getpid() }.into());
+    n.push(b"\0");
+    let name = n.text();
+    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: `name` is NUL-terminated; `dfd` is open.
+    let mut fd = unsafe { libc::openat(dfd, name.as_ptr().cast(), flags, 0o600) };
+    // SAFETY: errno of this thread.
+    if fd < 0 && unsafe { *libc::__errno_location() } == libc::EEXIST {
+        // An old file of this id: an exited process's, or ours before exec.
+        // SAFETY: as above.
+        unsafe {
+            libc::unlinkat(dfd, name.as_ptr().cast(), 0);
+            fd = libc::openat(dfd, name.as_ptr().cast(), flags, 0o600);
+        }
+    }
+    if fd < 0 {
+        return Err("cannot create its file");
+    }
+    // SAFETY: our new file, its space reserved before it is mapped.
+    let base = unsafe {
+        if libc::fallocate(fd, 0, 0, SIZE as libc::off_t) != 0 {
+            libc::unlinkat(dfd, name.as_ptr().cast(), 0);
+            libc::close(fd);
+            return Err("no room for its file (a full /dev/shm?)");
+        }
+        let p = libc::mmap(
+            ptr::null_mut(),
+            SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        );
+        libc::close(fd);
+        p
+    };
+    if base == libc::MAP_FAILED {
+        return Err("cannot map its file");
+    }
+    let base = base.cast::<u8>();
+    fill_header(base);
+    // The path, for the removal at exit.
+    let path = PATH.0.get().cast::<u8>();
+    let total = dir.len() + 1 + name.len();
+    if total <= PATH_MAX {
+        // SAFETY: `total` bytes fit; `name` ends with its NUL.
+        unsafe {
+            ptr::copy_nonoverlapping(dir.as_ptr(), path, dir.len());
+            *path.add(dir.len()) = b'/';
+            ptr::copy_nonoverlapping(name.as_ptr(), path.add(dir.len() + 1), name.len());
+        }
+    }
+    Ok(base)
+}
+
+/// The directory's path into `out`, NUL-terminated; its length.
+fn directory(out: &mut [u8; PATH_MAX]) -> Option<usize> {
+    let mut room = room();
+    let mut p = Line::on(&mut room);
+    // SAFETY: a C string; the value is used at once.
+    let xdg = unsafe { secure_getenv(c"XDG_RUNTIME_DIR".as_ptr()) };
+    // SAFETY: non-NULL, so a C string.
+    let xdg = (!xdg.is_null()).then(|| unsafe { CStr::from_ptr(xdg) }.to_bytes());
+    match xdg.filter(|x| x.first() == Some(&b'/')) {
+        Some(x) => {
+            p.push(x);
+            p.push(b"/");
+            p.push(layout::DIR_IN_RUNTIME.as_bytes());
+        }
+        None => {
+            p.push(layout::SHM_DIR_PREFIX.as_bytes());
+            // SAFETY: geteuid cannot fail.
+            p.dec(b"", unsafe { libc::geteuid() }.into());
+        }
+    }
+    let text = p.text();
+    // A line may have been cut at its room: then the path is not whole.
+    if text.len() + 1 >= super::line::MAX || text.len() + 1 > out.len() {
+        return None;
+    }
+    // SAFETY: `text.len() + 1` bytes fit in `out` (checked above).
+    unsafe {
+        ptr::copy_nonoverlapping(text.as_ptr(), out.as_mut_ptr(), text.len());
+        *out.as_mut_ptr().add(text.len()) = 0;
+    }
+    Some(text.len())
+}
+
+fn fstat(fd: c_int) -> Option<libc::stat> {
+    let mut st = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat writes `st` or fails.
+    (unsafe { libc::fstat(fd, st.as_mut_ptr()) } == 0).then(|| unsafe { st.assume_init() })
+}
+
+/// The header and the names, in a new (zeroed) file at `base`.
+fn fill_header(base: *mut u8) {
+    let mut comm = [0u8; 16];
+    // SAFETY: PR_GET_NAME writes at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_GET_NAME, comm.as_mut_ptr()) };
+    let now = monotonic();
+    let h = layout::Header {
+        magic: layout::MAGIC,
+        version: layout::VERSION,
+        header_size: layout::HEADER_SIZE as u32,
+        // SAFETY: getpid cannot fail.
+        pid: unsafe { libc::getpid() } as u32,
+        nfuncs: Func::COUNT as u32,
+        nblocks: layout::BLOCKS as u32,
+        block_size: layout::block_size(Func::COUNT) as u32,
+        start_ticks: start_ticks(),
+        start_ns: (now.tv_sec as u64) * 1_000_000_000 + now.tv_nsec as u64,
+        session: SESSION.load(Relaxed),
+        comm,
+        reserved: [0; 184],
+    };
+    // SAFETY: the header's 256 bytes at the start of the mapping.
+    unsafe { ptr::write(base.cast::<layout::Header>(), h) };
+    for (i, &f) in Func::ALL.iter().enumerate().take(layout::MAX_FUNCS) {
+        let name = f.name().as_bytes();
+        let at = layout::NAMES_OFFSET + i * layout::NAME_SIZE;
+        let n = name.len().min(layout::NAME_SIZE - 1);
+        // SAFETY: inside the header page.
+        unsafe {
+            ptr::copy_nonoverlapping(name.as_ptr(), base.add(at), n);
+            if f.may_block() {
+                *base.add(at + layout::NAME_SIZE - 1) = layout::MAY_BLOCK;
+            }
+        }
+    }
+}
+
+/// Field 22 of `/proc/self/stat`: when the process started (0 if unknown).
+fn start_ticks() -> u64 {
+    let mut buf = [0u8; 1024];
+    // SAFETY: a C string; our own descriptor, read into `buf`.
+    let n = unsafe {
+        let fd = libc::open(
+            c"/proc/self/stat".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return 0;
+        }
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    let text = buf.get(..n.max(0) as usize).unwrap_or_default();
+    // The name, in parentheses, may hold spaces: count from the last ')'.
+    let Some(close) = text.iter().rposition(|&c| c == b')') else {
+        return 0;
+    };
+    let fields = text.get(close + 1..).unwrap_or_default();
+    fields
+        .split(|&c| c == b' ')
+        .filter(|f| !f.is_empty())
+        .nth(19)
+        .map_or(0, |f| {
+            f.iter()
+                .take_while(|c| c.is_ascii_digit())
+                .fold(0u64, |n, &c| {
+                    n.wrapping_mul(10)
+                        .wrapping_add(u64::from(c.wrapping_sub(b'0')))
+                })
+        })
+}
