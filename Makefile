@@ -1,6 +1,6 @@
 # rdmaverbs: build, test, install.
 #
-#   make                 the two libraries and the uninstalled pkg-config file
+#   make                 the two libraries, the commands, the uninstalled pkg-config file
 #   make demo            the Soft-RoCE demo (installs what is missing first)
 #   make check           installs what is missing, then make test
 #   make test-quick      the quick tier: no VM, about a minute (for every edit)
@@ -8,7 +8,7 @@
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
 #   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh)
 #   make e2e-pair        two Soft-RoCE guests joined by a link, under faults
-#   make install         PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= MANDIR=
+#   make install         PREFIX=/usr/local DESTDIR= LIBDIR= BINDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
 #   make header          regenerates the generated files (see src/tests/generated.rs)
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
@@ -33,6 +33,7 @@ PRELOAD    := $(NAME)-preload.so
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
+BINDIR     ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 PRELOADDIR  = $(LIBDIR)/rdmaverbs
@@ -53,6 +54,12 @@ PC         := $(B)/pkgconfig/rdmaverbs-uninstalled.pc
 LIBRARY    := $(SHARED) $(PRELOADED) $(PC)
 HEADERS    := include/rdma/rdma_verbs.h include/rdmaverbs.h
 MAN3       := $(wildcard man/*.3)
+MAN1       := $(wildcard man/*.1)
+# The commands (tools/), built with the path where this installation puts
+# the preload library (they preload it); RDMAVERBS_PRELOAD overrides it at
+# run time (the tests point it at build/lib).
+COMMANDS   := rdmaverbs-trace rdmaverbs-stat
+TOOLS      := $(addprefix $(B)/bin/,$(COMMANDS))
 
 # C code builds as a user's program would: warnings are errors, and every
 # flag for the library comes from pkg-config (the uninstalled .pc in build/).
@@ -66,11 +73,12 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-hardening test-timeout \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands \
+	test-hardening test-timeout \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
-all: $(LIBRARY) $(LIB)/$(NAME).a
+all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
 
 # cargo decides what is stale; make relinks what depends on the archive only
 # when cargo rewrote it. rustc writes $(NATIVE) whenever it builds the archive.
@@ -110,6 +118,14 @@ $(LIB)/$(NAME).a: $(RUST_A)
 	@mkdir -p $(@D)
 	cp $(RUST_A) $@
 
+# cargo rebuilds them when RDMAVERBS_PRELOAD_PATH changes (option_env!).
+$(addprefix target/release/,$(COMMANDS)) &: FORCE
+	RDMAVERBS_PRELOAD_PATH=$(PRELOADDIR)/$(PRELOAD) $(CARGO) build --release --locked -p rdmaverbs-tools
+
+$(B)/bin/%: target/release/%
+	@mkdir -p $(@D)
+	cp $< $@
+
 # rdmaverbs.pc for PREFIX etc. ($1), or, uninstalled, for this tree, with an
 # rpath so that test programs run without LD_LIBRARY_PATH. pkg-config
 # prefers a "-uninstalled" file when it is on the path.
@@ -140,7 +156,7 @@ check: deps
 
 # The quick tier, for every edit: no VM, no package build.
 test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-live test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
+	test-trace test-live test-commands test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
 	@echo "make test-quick: all passed"
 
 # Within make test, the package builds' own run of the quick tier (the RPM's
@@ -153,9 +169,11 @@ test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb t
 	@echo "make test: all passed"
 
 # Rust unit tests: the generated files are current, the struct layout matches
-# the system headers, the shape of src/.
+# the system headers, the shape of src/; the layout crate's and the
+# commands' own.
 test-rust:
 	$(CARGO) test --release --locked
+	$(CARGO) test --release --locked -p rdmaverbs-format -p rdmaverbs-tools
 
 test-symbols: $(LIBRARY)
 	c-tests/tools/check-symbols.sh $(SHARED) $(PRELOADED)
@@ -184,7 +202,7 @@ $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
-$(addprefix $(B)/$(1)/,differential robustness trace live noalloc): $(B)/$(1)/fake.o
+$(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
@@ -232,6 +250,11 @@ test-timeout: $(B)/fake/timeout
 test-trace: $(B)/fake/trace
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
+
+# The commands, rdmaverbs-trace and rdmaverbs-stat, on the fake provider.
+test-commands: $(B)/fake/poster $(TOOLS) $(B)/bench/ops $(PRELOADED)
+	rm -rf $(B)/commands.d && mkdir -p $(B)/commands.d
+	c-tests/fake/commands.sh $(B) $(B)/commands.d
 
 # A trace followed live: lines in the file while the program idles, after
 # SIGKILL, under truncation, deletion, a size limit and a full disk.
@@ -378,17 +401,20 @@ test-install: $(LIBRARY)
 	c-tests/tools/install-test.sh
 
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PRELOADDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man3
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(NAME).so
 	install -m 644 $(LIB)/$(NAME).a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(PRELOADED) $(DESTDIR)$(PRELOADDIR)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 include/rdma/rdma_verbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/
 	install -m 644 include/rdmaverbs.h $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/
 	install -m 644 man/rdmaverbs.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	$(call pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(PRELOADDIR),) > $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc
 
@@ -399,7 +425,8 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/rdmaverbs.pc \
 	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma/rdma_verbs.h \
 	      $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdmaverbs.h \
-	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
+	      $(DESTDIR)$(MANDIR)/man7/rdmaverbs.7 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3))) \
+	      $(addprefix $(DESTDIR)$(BINDIR)/,$(COMMANDS)) $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	-rmdir $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(INCLUDEDIR)/rdmaverbs/rdma \
 		$(DESTDIR)$(INCLUDEDIR)/rdmaverbs
 

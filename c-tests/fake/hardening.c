@@ -240,6 +240,46 @@ static void setuid_case(void)
 	   "and RDMAVERBS_STATS (its control run without the bit obeys them)");
 }
 
+/* The counters' file (RDMAVERBS_STATS=1): its directory under
+ * XDG_RUNTIME_DIR is refused when it is a symbolic link (to a directory of
+ * the attacker's choosing: nothing is made there) or open to others; the
+ * program counts all the same and prints its table, with one warning. */
+static void stats_dir_cases(void)
+{
+	static const char *const why[] = {
+		"cannot open its directory",
+		"its directory is not this user's own, or others may enter it",
+	};
+	char xdg[4200], link[4300], elsewhere[4300], env_xdg[4400];
+	const char *env[] = { "RDMAVERBS_STATS=1", env_xdg, NULL };
+	int k, rc, bad = 0;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(xdg, sizeof(xdg), "%s/xdg%d", dir, k);
+		snprintf(link, sizeof(link), "%s/rdmaverbs", xdg);
+		snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", xdg);
+		mkdir(xdg, 0700);
+		mkdir(elsewhere, 0700);
+		if (k == 0) {
+			if (symlink(elsewhere, link) && errno != EEXIST)
+				FAIL("stats dir: cannot make the symbolic link");
+		} else {
+			mkdir(link, 0755);
+			chmod(link, 0755);
+		}
+		snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
+		rc = run(k ? "stats-open" : "stats-link", env);
+		if (rc || lines_with(why[k]) != 1 || lines_with("rdmaverbs: calls of process") != 1 ||
+		    count_in(elsewhere) != 0 || (k == 1 && count_in(link) != 0)) {
+			FAIL("stats dir %d: exit %d, stderr: %s", k, rc, err_text());
+			bad++;
+		}
+	}
+	if (!bad)
+		OK("stats dir: its directory a symbolic link, or open to others: refused, nothing made "
+		   "there, one warning, the table printed all the same");
+}
+
 int main(int argc, char **argv)
 {
 	static const char *bad[] = { "yes", "2", "-1", " 1" };
@@ -263,6 +303,7 @@ int main(int argc, char **argv)
 	self = exe;
 
 	setuid_case();
+	stats_dir_cases();
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=%s", bad[i]);

@@ -1,0 +1,68 @@
+/*
+ * A program for the commands' tests (commands.sh), built against our
+ * header, on the fake provider: N rdma_post_send calls of 8 bytes, SLEEP_MS
+ * apart, then exit status 3, or death by signal SIG.
+ *
+ * Usage: poster N [SLEEP_MS [SIG]]
+ *        poster fork N     N posts, and a forked child's N more
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/rdma_verbs.h>
+#include "fake.h"
+
+static struct fake F;
+
+static int nop_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	(void)qp; (void)wr; (void)bad;
+	return 0;
+}
+
+static void post(long n, long sleep_ms)
+{
+	char buf[8];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		rdma_post_send(&F.id, (void *)(uintptr_t)(i + 1), buf, sizeof(buf), NULL,
+			       IBV_SEND_INLINE);
+		if (sleep_ms)
+			usleep(sleep_ms * 1000);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int st;
+
+	fake_init(&F);
+	F.ctx.ops.post_send = nop_post_send;
+	if (argc == 3 && !strcmp(argv[1], "fork")) {
+		pid_t pid;
+
+		post(atol(argv[2]), 0);
+		pid = fork();
+		if (pid == 0) {
+			post(atol(argv[2]), 0);
+			exit(0);
+		}
+		waitpid(pid, &st, 0);
+		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 3 : 1;
+	}
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: poster N [SLEEP_MS [SIG]] | poster fork N\n");
+		return 2;
+	}
+	post(atol(argv[1]), argc > 2 ? atol(argv[2]) : 0);
+	if (argc > 3)
+		raise(atoi(argv[3]));
+	return 3;
+}
