@@ -12,12 +12,13 @@ ok() { echo "ok: $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pkgs="librdmaverbs-dev librdmaverbs1"
+pkgs="rdmaverbs-tools librdmaverbs-dev librdmaverbs1"
 [ "$(id -u)" = 0 ] || { echo "deb-test.sh: installing packages needs root" >&2; exit 2; }
 
 dpkg --purge $pkgs >/dev/null 2>&1	# a previous run's, if any
-if dpkg -i "$dir"/librdmaverbs1_*.deb "$dir"/librdmaverbs-dev_*.deb > "$tmp/dpkg.log" 2>&1; then
-	ok "dpkg -i: $(cd "$dir" && ls librdmaverbs1_*.deb librdmaverbs-dev_*.deb | tr '\n' ' ')"
+if dpkg -i "$dir"/librdmaverbs1_*.deb "$dir"/librdmaverbs-dev_*.deb "$dir"/rdmaverbs-tools_*.deb \
+	> "$tmp/dpkg.log" 2>&1; then
+	ok "dpkg -i: $(cd "$dir" && ls librdmaverbs1_*.deb librdmaverbs-dev_*.deb rdmaverbs-tools_*.deb | tr '\n' ' ')"
 else
 	bad "dpkg -i failed"; cat "$tmp/dpkg.log"
 fi
@@ -27,7 +28,8 @@ for f in /usr/lib/$multiarch/librdmaverbs.so.1 /usr/lib/$multiarch/librdmaverbs.
 	 /usr/lib/$multiarch/librdmaverbs.a /usr/lib/$multiarch/pkgconfig/rdmaverbs.pc \
 	 /usr/lib/$multiarch/rdmaverbs/librdmaverbs-preload.so \
 	 /usr/include/rdmaverbs/rdma/rdma_verbs.h /usr/include/rdmaverbs/rdmaverbs.h \
-	 /usr/share/man/man7/rdmaverbs.7.gz /usr/share/man/man3/rdma_get_recv_comp_timeout.3.gz; do
+	 /usr/share/man/man7/rdmaverbs.7.gz /usr/share/man/man3/rdma_get_recv_comp_timeout.3.gz \
+	 /usr/bin/rdmaverbs-trace /usr/bin/rdmaverbs-stat /usr/share/man/man1/rdmaverbs-trace.1.gz; do
 	[ -e "$f" ] || bad "not installed: $f"
 done
 
@@ -56,6 +58,18 @@ if out=$(LD_PRELOAD=$pre RDMAVERBS_STATS=1 env -u LD_LIBRARY_PATH "$tmp/example"
 else
 	bad "the example preloaded: $(cat "$tmp/pre.err")"
 fi
+
+# The installed commands find the installed preload library by themselves.
+mkdir -m 700 "$tmp/run"
+if XDG_RUNTIME_DIR=$tmp/run env -u RDMAVERBS_PRELOAD -u LD_LIBRARY_PATH rdmaverbs-trace -c "$tmp/example" \
+	> /dev/null 2> "$tmp/count" && grep -Eq '^rdma_post_send +[1-9]' "$tmp/count" &&
+   XDG_RUNTIME_DIR=$tmp/run rdmaverbs-stat > "$tmp/stat" && grep -q '^ *PID  COMMAND' "$tmp/stat"; then
+	ok "rdmaverbs-trace -c counts the example with the installed preload library; rdmaverbs-stat runs"
+else
+	bad "the commands: $(cat "$tmp/count" "$tmp/stat" 2>/dev/null)"
+fi
+dpkg-query -W -f='${Depends}' rdmaverbs-tools | grep -q "librdmaverbs1 (= " &&
+	ok "rdmaverbs-tools depends on librdmaverbs1 of its own version" || bad "rdmaverbs-tools's Depends"
 
 dpkg --purge $pkgs > "$tmp/purge.log" 2>&1 || { bad "dpkg --purge failed"; cat "$tmp/purge.log"; }
 left=

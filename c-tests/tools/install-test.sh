@@ -21,7 +21,9 @@ for f in $libdir/librdmaverbs.so.$version $libdir/librdmaverbs.so.1 $libdir/libr
 	 $libdir/librdmaverbs.a $libdir/pkgconfig/rdmaverbs.pc $libdir/rdmaverbs/librdmaverbs-preload.so \
 	 $prefix/include/rdmaverbs/rdma/rdma_verbs.h $prefix/include/rdmaverbs/rdmaverbs.h \
 	 $prefix/share/man/man3/rdma_get_send_comp_timeout.3 \
-	 $prefix/share/man/man3/rdma_get_recv_comp_timeout.3; do
+	 $prefix/share/man/man3/rdma_get_recv_comp_timeout.3 \
+	 $prefix/bin/rdmaverbs-trace $prefix/bin/rdmaverbs-stat \
+	 $prefix/share/man/man1/rdmaverbs-trace.1 $prefix/share/man/man1/rdmaverbs-stat.1; do
 	[ -e "$root$f" ] || bad "not installed: $f"
 done
 # The man pages are installed and render without a warning (the .so link of
@@ -63,6 +65,23 @@ for f in rdma_post_send rdma_get_send_comp rdma_seterrno; do
 done
 LD_LIBRARY_PATH="$root$libdir" ldd "$tmp/example" | grep -q "librdmaverbs.so.1 => $root$libdir/" &&
 	ok "ldd resolves librdmaverbs.so.1 in the installed tree" || bad "ldd: librdmaverbs.so.1 not from DESTDIR"
+
+# The commands know the installation's preload library (LIBDIR's, not a
+# hard-coded /usr): without DESTDIR in the way they would find it; here they
+# name it, and run with RDMAVERBS_PRELOAD pointing into DESTDIR.
+trace=$root$prefix/bin/rdmaverbs-trace
+env -u RDMAVERBS_PRELOAD "$trace" -c true 2> "$tmp/where" && bad "rdmaverbs-trace ran without its preload library"
+grep -qF "$libdir/rdmaverbs/librdmaverbs-preload.so: no preload library there" "$tmp/where" &&
+	ok "rdmaverbs-trace looks for $libdir/rdmaverbs/librdmaverbs-preload.so" ||
+	bad "rdmaverbs-trace looks elsewhere: $(cat "$tmp/where")"
+mkdir -m 700 "$tmp/run"
+if RDMAVERBS_PRELOAD=$root$libdir/rdmaverbs/librdmaverbs-preload.so XDG_RUNTIME_DIR=$tmp/run \
+	LD_LIBRARY_PATH="$root$libdir" "$trace" -c "$tmp/example" > /dev/null 2> "$tmp/count" &&
+   grep -Eq '^rdma_post_send +[1-9]' "$tmp/count"; then
+	ok "the installed rdmaverbs-trace -c counts the example's calls"
+else
+	bad "rdmaverbs-trace -c: $(cat "$tmp/count")"
+fi
 
 make -s uninstall DESTDIR="$root" PREFIX=$prefix LIBDIR=$libdir >/dev/null
 left=$(find "$root" -type f -o -type l)

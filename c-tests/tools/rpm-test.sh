@@ -18,8 +18,23 @@ arch=$(rpm --eval '%{_arch}')
 libdir=$(rpm --eval '%{_libdir}')
 rpmof() { ls "$dir"/RPMS/"$arch"/"$1"-"$version"-*."$arch".rpm 2>/dev/null | head -n 1; }
 lib=$(rpmof rdmaverbs) devel=$(rpmof rdmaverbs-devel) dbg=$(rpmof rdmaverbs-debuginfo)
-for p in "$lib" "$devel" "$dbg"; do [ -n "$p" ] || bad "a binary RPM is missing in $dir/RPMS/$arch"; done
-[ -n "$lib" ] && [ -n "$devel" ] || { echo "rpm: $pass passed, $fail failed"; exit 1; }
+tools=$(rpmof rdmaverbs-tools)
+for p in "$lib" "$devel" "$dbg" "$tools"; do [ -n "$p" ] || bad "a binary RPM is missing in $dir/RPMS/$arch"; done
+[ -n "$lib" ] && [ -n "$devel" ] || { # The unpacked rdmaverbs-trace names the preload library where rdmaverbs
+# puts it, and counts with it (pointed into the unpacked tree).
+"$root/usr/bin/rdmaverbs-trace" -c true 2> "$tmp/where"
+grep -qF "$libdir/rdmaverbs/librdmaverbs-preload.so: no preload library there" "$tmp/where" &&
+	ok "rdmaverbs-trace looks for $libdir/rdmaverbs/librdmaverbs-preload.so" ||
+	bad "rdmaverbs-trace looks elsewhere: $(cat "$tmp/where")"
+mkdir -m 700 "$tmp/run"
+if RDMAVERBS_PRELOAD=$root$pre XDG_RUNTIME_DIR=$tmp/run LD_LIBRARY_PATH=$root$libdir \
+	"$root/usr/bin/rdmaverbs-trace" -c "$tmp/example" > /dev/null 2> "$tmp/count" &&
+   grep -Eq '^rdma_post_send +[1-9]' "$tmp/count"; then
+	ok "the unpacked rdmaverbs-trace -c counts the example's calls"
+else
+	bad "rdmaverbs-trace -c: $(cat "$tmp/count")"
+fi
+echo "rpm: $pass passed, $fail failed"; exit 1; }
 ls "$dir"/SRPMS/rdmaverbs-"$version"-*.src.rpm >/dev/null 2>&1 && ok "the source RPM is there" || bad "no source RPM"
 
 # Which files went where (the .a is not shipped: Fedora wants a -static
@@ -45,6 +60,13 @@ want_devel="/usr/include/rdmaverbs
 /usr/share/man/man3/rdma_get_send_comp_timeout.3.gz
 $libdir/librdmaverbs.so
 $libdir/pkgconfig/rdmaverbs.pc"
+want_tools="/usr/bin/rdmaverbs-stat
+/usr/bin/rdmaverbs-trace
+/usr/share/licenses/rdmaverbs-tools
+/usr/share/licenses/rdmaverbs-tools/LICENSE-APACHE
+/usr/share/licenses/rdmaverbs-tools/LICENSE-MIT
+/usr/share/man/man1/rdmaverbs-stat.1.gz
+/usr/share/man/man1/rdmaverbs-trace.1.gz"
 same() {	# WHAT WANT GOT
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1"; diff <(echo "$2") <(echo "$3"); fi
 }
@@ -52,6 +74,11 @@ same "rdmaverbs holds the library, the preload library, rdmaverbs(7), the licens
 	"$(sort <<< "$want_lib")" "$(files "$lib")"
 same "rdmaverbs-devel holds the headers, the .so link, the .pc, the man3 pages" \
 	"$(sort <<< "$want_devel")" "$(files "$devel")"
+same "rdmaverbs-tools holds the two commands and their man pages" \
+	"$(sort <<< "$want_tools")" "$(files "$tools")"
+rpm -qp --requires "$tools" | grep -qxF "rdmaverbs(x86-64) = $version-1" &&
+	ok "rdmaverbs-tools requires rdmaverbs(x86-64) = $version-1 (its preload library)" ||
+	bad "rdmaverbs-tools's requires: $(rpm -qp --requires "$tools" | tr '\n' ' ')"
 [ "$(rpm -qpl "$lib" | grep -c '^/usr/lib/\.build-id/../.')" = 2 ] &&
 	ok "rdmaverbs has a build-id link for each of its 2 libraries" || bad "build-id links: $(rpm -qpl "$lib" | grep -c build-id)"
 [ -n "$dbg" ] && rpm -qpl "$dbg" | grep -q "/usr/lib/debug$libdir/librdmaverbs.so.$version-.*\.debug$" &&
@@ -79,7 +106,7 @@ grep -qxF "rdmaverbs(x86-64) = $version-1" <<< "$dreq" && ok "rdmaverbs-devel re
 
 # Unpacked as an installation would put it, under $tmp/root.
 mkdir -p "$tmp/root"
-for p in "$lib" "$devel"; do (cd "$tmp/root" && rpm2cpio "$p" | cpio -idm --quiet) || bad "rpm2cpio $p"; done
+for p in "$lib" "$devel" "$tools"; do (cd "$tmp/root" && rpm2cpio "$p" | cpio -idm --quiet) || bad "rpm2cpio $p"; done
 root=$tmp/root
 export PKG_CONFIG_PATH=$root$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
 flags=$(pkg-config --cflags --libs rdmaverbs) || bad "pkg-config rdmaverbs"
@@ -102,6 +129,20 @@ if out=$(LD_PRELOAD=$root$pre RDMAVERBS_STATS=1 LD_LIBRARY_PATH=$root$libdir "$t
 	ok "the example runs preloaded, counted by the preload library"
 else
 	bad "the example preloaded: $(cat "$tmp/pre.err")"
+fi
+# The unpacked rdmaverbs-trace names the preload library where rdmaverbs
+# puts it, and counts with it (pointed into the unpacked tree).
+"$root/usr/bin/rdmaverbs-trace" -c true 2> "$tmp/where"
+grep -qF "$libdir/rdmaverbs/librdmaverbs-preload.so: no preload library there" "$tmp/where" &&
+	ok "rdmaverbs-trace looks for $libdir/rdmaverbs/librdmaverbs-preload.so" ||
+	bad "rdmaverbs-trace looks elsewhere: $(cat "$tmp/where")"
+mkdir -m 700 "$tmp/run"
+if RDMAVERBS_PRELOAD=$root$pre XDG_RUNTIME_DIR=$tmp/run LD_LIBRARY_PATH=$root$libdir \
+	"$root/usr/bin/rdmaverbs-trace" -c "$tmp/example" > /dev/null 2> "$tmp/count" &&
+   grep -Eq '^rdma_post_send +[1-9]' "$tmp/count"; then
+	ok "the unpacked rdmaverbs-trace -c counts the example's calls"
+else
+	bad "rdmaverbs-trace -c: $(cat "$tmp/count")"
 fi
 echo "rpm: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -27,10 +27,11 @@ while read -r name ver; do
 	[ "$(lock "$name")" = "$ver" ] && ok "$spec bundles $name $ver, as Cargo.lock" ||
 		bad "$spec bundles $name $ver, Cargo.lock has '$(lock "$name")'"
 done < <(sed -n 's/^Provides: *bundled(crate(\([^)]*\))) = \(.*\)/\1 \2/p' $spec)
-# ... and every crate linked into the library is declared (but those of
-# this source tree, such as format/, which cargo tree shows with their path).
-linked=$(cargo tree --locked -p rdmaverbs -e normal --prefix none --format '{p}' 2>/dev/null |
-	awk '$1 != "rdmaverbs" && $NF != "(proc-macro)" && $NF !~ /^\(\// { print $1 }' | sort -u)
+# ... and every crate linked into the library or the commands is declared
+# (but those of this source tree, such as format/, which cargo tree shows
+# with their path).
+linked=$(cargo tree --locked -p rdmaverbs -p rdmaverbs-tools -e normal --prefix none --format '{p}' 2>/dev/null |
+	awk 'NF && $NF != "(proc-macro)" && $NF !~ /^\(\// { print $1 }' | sort -u)
 declared=$(sed -n 's/^Provides: *bundled(crate(\([^)]*\))).*/\1/p' $spec | sort -u)
 [ -n "$linked" ] && [ "$linked" = "$declared" ] && ok "$spec declares every crate linked in: $(echo $linked)" ||
 	bad "crates linked in: $(echo $linked); declared bundled: $(echo $declared)"
