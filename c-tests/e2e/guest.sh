@@ -85,6 +85,21 @@ else
 	sed 's/^/    /' "$OUT/pingpong-trace.log" "$OUT/pingpong-trace.err" | tail -20
 	fail=1
 fi
+# rdmaverbs-trace --latency on that trace: a send and a receive latency
+# per message, every completion matched with its post; and the histogram.
+msgs=$((2 * R + M + 1))
+if "$B/bin/rdmaverbs-trace" --latency "$OUT/pingpong.trace" --svg "$OUT/latency.svg" \
+		> "$OUT/latency.txt" 2>&1 &&
+   awk -v m=$msgs '$1 == "SEND" && $2 == m && $3 > 0 { s = 1 } $1 == "RECV" && $2 == m && $3 > 0 { r = 1 }
+	END { exit !(s && r) }' "$OUT/latency.txt" &&
+   grep -q '; 0 completions without a post$' "$OUT/latency.txt" && grep -q '^<svg' "$OUT/latency.svg"; then
+	row latency ours PASS $((2 * msgs)) -
+	sed 's/^/    /' "$OUT/latency.txt"
+else
+	row latency ours FAIL - -
+	sed 's/^/    /' "$OUT/latency.txt"
+	fail=1
+fi
 # LD_PRELOAD on programs never built against librdmaverbs: their inlined
 # verbs calls go through the provider's ops, which the preloaded library
 # wraps when tracing (c-tests/e2e/preload.sh checks the counts).
@@ -184,6 +199,23 @@ traced "$OUT/bpftrace-stock.log" "usdt:$PRE:rdmaverbs:ibv_post_send { @sends = c
 	usdt:$PRE:rdmaverbs:ibv_poll_cq /arg2 == 0 && arg3 == 128/ { @recvs = count(); }" \
 	env LD_PRELOAD="$PRE" "$B/stock/pingpong" $port $R $M
 bpf_row stock-preload "$OUT/bpftrace-stock.log"
+
+# The trace's t= and bpftrace's nsecs are one clock (CLOCK_MONOTONIC): the
+# first rdma_post_send of a traced run, as its line says and as its probe
+# fired (just after the line is made), within a millisecond.
+port=$((port + 1))
+traced "$OUT/bpftrace-clock.log" "usdt:$LIBSO:rdmaverbs:rdma_post_send /@first == 0/ { @first = nsecs; }" \
+	env RDMAVERBS_TRACE="$OUT/clock.trace" "$B/ours/pingpong" $port $R $M
+probe=$(sed -n 's/^@first: \([0-9]*\)$/\1/p' "$OUT/bpftrace-clock.log")
+line=$(grep -m1 ': rdma_post_send t=' "$OUT/clock.trace" | sed 's/.* t=\([0-9]*\)\.\([0-9]*\) .*/\1\2/')
+if [ -n "$probe" ] && [ -n "$line" ] && [ $((probe - line)) -ge 0 ] && [ $((probe - line)) -lt 1000000 ]; then
+	row clock ours PASS 1 -
+	echo "e2e: the first rdma_post_send: t=$line ns in the trace, nsecs=$probe at its probe"
+else
+	row clock ours FAIL - -
+	echo "e2e: clock: probe '$probe', trace line '$line'"; sed 's/^/    /' "$OUT/bpftrace-clock.log" | tail -5
+	fail=1
+fi
 
 # Spin polling: the same exchange, with RDMAVERBS_POLL_SPIN.
 port=$((port + 1))

@@ -118,6 +118,27 @@ for t in ib_send_lat ib_write_bw; do
 	[ $ok = 1 ] || tail -5 "$OUT/$t-c.out" "$OUT/$t-plain-c.out"
 done
 
+# 3b. rdmaverbs-trace -c on the stock perftest, server and client each
+#     under it: each side's table, from the counters of the command's
+#     session, has its N ping-pong sends (and perftest's own, at most 2).
+TRACE=$B/bin/rdmaverbs-trace
+mkdir -p -m 700 "$OUT/run"
+next_port
+PRE="RDMAVERBS_PRELOAD=$LIB XDG_RUNTIME_DIR=$OUT/run"
+pair count "$TRACE -c ib_send_lat -R --use_old_post_send -n $N -p $port" \
+	"$TRACE -c ib_send_lat -R --use_old_post_send -n $N -p $port $ADDR"
+ok=1 total=0
+[ "$rc_s $rc_c" = "0 0" ] || { echo "rdmaverbs-trace -c ib_send_lat: exit $rc_s $rc_c"; ok=0; }
+for side in s c; do
+	read -r calls bytes errors <<< "$(awk '$1 == "ibv_post_send" { print $2, $3, $4 }' "$OUT/count-$side.err")"
+	if ! { [ "${calls:-0}" -ge $N ] && [ "$calls" -le $((N + 2)) ] && [ "$bytes" = $((calls * 2)) ] &&
+	       [ "$errors" = 0 ] && grep -q '^rdmaverbs-trace: counted in 1 process of ib_send_lat' "$OUT/count-$side.err"; }; then
+		echo "rdmaverbs-trace -c, $side:"; cat "$OUT/count-$side.err"; ok=0
+	fi
+	total=$((total + ${calls:-0}))
+done
+[ $ok = 1 ] && row trace-c stock PASS $total $((total * 2)) || row trace-c stock FAIL - -
+
 # 4. Two devices: rxe1 on dummy1 at 192.0.2.2 (guest-only, like rxe0).
 #    Every process now opens and wraps two contexts; the connection to
 #    192.0.2.2 runs on the second one.
