@@ -288,7 +288,8 @@ test-valgrind: $(B)/fake/differential $(B)/fake/robustness $(B)/example-uninstal
 # flags, NULL or not) and the provider's answers. Valid input must give the
 # original's result; invalid input a clear error. The library is linked
 # statically, built with libFuzzer's coverage instrumentation, so the fuzzer
-# is guided by its branches too.
+# is guided by its branches too. (-rdynamic: the test finds the address
+# functions by name, as a program would.)
 FUZZ_A     := target/fuzz/$(NAME).a
 SANCOV     := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=3 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
@@ -302,7 +303,7 @@ $(FUZZ_A): FORCE
 $(B)/fuzz: c-tests/fake/fuzz.c c-tests/fake/cases.c c-tests/fake/fake.c c-tests/original.c \
 		$(FAKE_H) $(FUZZ_A) $(PC)
 	clang $(FUZZ_FLAGS) $(WARN) -c -o $(B)/fuzz-original.o c-tests/original.c $(STOCK_CFLAGS)
-	clang $(FUZZ_FLAGS) $(WARN) $(RV_CFLAGS) -o $@ c-tests/fake/fuzz.c c-tests/fake/cases.c \
+	clang $(FUZZ_FLAGS) $(WARN) $(RV_CFLAGS) -rdynamic -o $@ c-tests/fake/fuzz.c c-tests/fake/cases.c \
 		c-tests/fake/fake.c $(B)/fuzz-original.o $(FUZZ_A) $$(cat $(NATIVE))
 
 # About a minute, as part of make test; `make fuzz` runs FUZZ_TIME seconds.
@@ -449,13 +450,13 @@ example: all
 E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire) $(addprefix $(B)/stock/,e2e pingpong wire exapi open10)
 
 # One guest, then two (never beside each other: two guests share the cores).
-e2e: $(LIBRARY) $(E2E_PROGRAMS)
+e2e: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
 	c-tests/e2e/e2e.sh $(B); one=$$?; c-tests/e2e/pair.sh $(B) && exit $$one
 
-e2e-host: $(LIBRARY) $(E2E_PROGRAMS)
+e2e-host: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
 	c-tests/e2e/e2e.sh $(B)
 
-e2e-pair: $(LIBRARY) $(E2E_PROGRAMS)
+e2e-pair: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
 	c-tests/e2e/pair.sh $(B)
 
 # The README's first command: install what is missing, build, boot the

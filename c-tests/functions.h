@@ -4,7 +4,8 @@
  * The exports as X-macro lists: X(return type, name, (parameters),
  * (arguments)), one list per symbol version node, then all of them; the
  * exports that may block, X(name); and the provider ops that the preload
- * library wraps, X(name).
+ * library wraps, X(name). No header declares the functions of RDMAVERBS_1.2: a
+ * test reaches ours by dlvsym (<rdma/rdma_cma.h> defines them inline).
  */
 #ifndef RDMAVERBS_FUNCTIONS_H
 #define RDMAVERBS_FUNCTIONS_H
@@ -33,10 +34,16 @@
 	X(int, rdma_get_send_comp_timeout, (struct rdma_cm_id *id, struct ibv_wc *wc, int timeout_ms), (id, wc, timeout_ms)) \
 	X(int, rdma_get_recv_comp_timeout, (struct rdma_cm_id *id, struct ibv_wc *wc, int timeout_ms), (id, wc, timeout_ms))
 
+/* RDMAVERBS_1.2 */
+#define RDMAVERBS_1_2_FUNCTIONS(X) \
+	X(struct sockaddr *, rdma_get_local_addr, (struct rdma_cm_id *id), (id)) \
+	X(struct sockaddr *, rdma_get_peer_addr, (struct rdma_cm_id *id), (id))
+
 /* Every export. */
 #define RDMAVERBS_FUNCTIONS(X) \
 	RDMAVERBS_1_0_FUNCTIONS(X) \
-	RDMAVERBS_1_1_FUNCTIONS(X)
+	RDMAVERBS_1_1_FUNCTIONS(X) \
+	RDMAVERBS_1_2_FUNCTIONS(X)
 
 /* The exports that may wait for a completion event. */
 #define RDMAVERBS_MAY_BLOCK(X) \

@@ -13,7 +13,9 @@
 #include "original.h"
 
 RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_SAME_TYPE)
+RDMAVERBS_1_2_FUNCTIONS(RDMAVERBS_SAME_TYPE)
 
 #define ORIGINAL(ret, name, params, args) \
 	ret original_##name params { return name args; }
 RDMAVERBS_1_0_FUNCTIONS(ORIGINAL)
+RDMAVERBS_1_2_FUNCTIONS(ORIGINAL)

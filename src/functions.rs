@@ -36,6 +36,8 @@ macro_rules! function_table {
                 GetRecvComp         rdma_get_recv_comp          "RDMAVERBS_1.0" true;
                 GetSendCompTimeout  rdma_get_send_comp_timeout  "RDMAVERBS_1.1" true;
                 GetRecvCompTimeout  rdma_get_recv_comp_timeout  "RDMAVERBS_1.1" true;
+                GetLocalAddr        rdma_get_local_addr         "RDMAVERBS_1.2" false;
+                GetPeerAddr         rdma_get_peer_addr          "RDMAVERBS_1.2" false;
             }
             ops {
                 OpPostSend          ibv_post_send;
@@ -75,6 +77,12 @@ pub(crate) use function_table;
 /// and libibverbs may require that node of librdmaverbs.so.1; the node keeps
 /// such programs loading, and their calls now resolve in libibverbs.
 pub const RETIRED_NODES: &[&str] = &["IBVERBS_1.1"];
+
+/// Version nodes whose functions no header of this library declares:
+/// `<rdma/rdma_cma.h>` defines them `static inline` under the same names, so
+/// a declaration would collide with it. Programs reach them by name (an
+/// FFI, `dlsym`).
+pub const UNDECLARED_NODES: &[&str] = &["RDMAVERBS_1.2"];
 
 /// Defines [`Func`] and its tables from [`function_table!`].
 macro_rules! define_func {

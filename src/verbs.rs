@@ -58,9 +58,8 @@ pub struct rdma_cm_id {
     pub context: *mut c_void,
     /// `struct ibv_qp *qp`.
     pub qp: *mut ibv_qp,
-    /// `struct rdma_route route`: two `sockaddr_storage`, a `rdma_ib_addr`,
-    /// a path record pointer and a count, 312 bytes on LP64 targets.
-    pub route: [u64; 39],
+    /// `struct rdma_route route`.
+    pub route: rdma_route,
     /// `enum rdma_port_space ps`.
     pub ps: c_int,
     /// `uint8_t port_num`.
@@ -81,6 +80,19 @@ pub struct rdma_cm_id {
     pub pd: *mut ibv_pd,
     /// `enum ibv_qp_type qp_type`.
     pub qp_type: c_uint,
+}
+
+/// `struct rdma_route` from `<rdma/rdma_cma.h>`: its `struct rdma_addr`
+/// (the source and destination addresses, each in a `sockaddr_storage`, and
+/// an `rdma_ib_addr`), a path record pointer and a count, 312 bytes on LP64
+/// targets. Only the two addresses are named.
+#[repr(C)]
+pub struct rdma_route {
+    /// `addr.src_addr` (a `struct sockaddr_storage`).
+    pub src_addr: [u64; 16],
+    /// `addr.dst_addr`.
+    pub dst_addr: [u64; 16],
+    _rest: [u64; 7],
 }
 
 // The five data-path verbs are `static inline` in verbs.h: each one is a call

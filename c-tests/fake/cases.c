@@ -10,12 +10,15 @@
 #include <rdmaverbs.h>
 
 #include "cases.h"
+#include "../ours.h"
 
 /* Each export has exactly the original's type (see original.h). */
 RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_SAME_TYPE)
 
 #define RDMAVERBS_NAME(ret, name, params, args) #name,
-const char *const fn_name[F_COUNT] = { RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_NAME) };
+const char *const fn_name[F_COUNT] = {
+	RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_NAME) RDMAVERBS_1_2_FUNCTIONS(RDMAVERBS_NAME)
+};
 
 #define ERRNO_SENTINEL 4242
 
@@ -128,12 +131,25 @@ void run(const struct args *a, int ours, struct outcome *o)
 		o->ret = ours && a->bounded ? rdma_get_recv_comp_timeout(id, wc, a->timeout_ms) :
 		         CALL(rdma_get_recv_comp, id, wc);
 		break;
+	/* RDMAVERBS_1.2: ours by name (the header's are the inline ones). */
+	case F_rdma_get_local_addr:
+		o->pret = ours ? ours_rdma_get_local_addr()(id) : original_rdma_get_local_addr(id);
+		break;
+	case F_rdma_get_peer_addr:
+		o->pret = ours ? ours_rdma_get_peer_addr()(id) : original_rdma_get_peer_addr(id);
+		break;
 	case F_COUNT:
 		abort();
 	}
 	o->err = errno;
 	o->nlog = F.nlog;
 	memcpy(o->log, F.log, sizeof(o->log));
+}
+
+int returns_pointer(enum fn f)
+{
+	return (f >= F_rdma_reg_msgs && f <= F_rdma_reg_write) || f == F_rdma_get_local_addr ||
+	       f == F_rdma_get_peer_addr;
 }
 
 int is_vectored(enum fn f)

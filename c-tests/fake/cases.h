@@ -1,6 +1,6 @@
 /*
  * Cases of the differential test and the fuzzer: one call of one of the 16
- * functions, with its arguments and what the fake provider answers, run on
+ * functions (or of the 2 address functions of <rdma/rdma_cma.h>), with its arguments and what the fake provider answers, run on
  * the inline original (original.c) and on ours, and compared: the return
  * value, errno, the completion written, and every provider call in order
  * with every work request field the original sets.
@@ -13,9 +13,10 @@
 #include "fake.h"
 #include "../original.h"
 
-/* The functions, from the table: F_rdma_seterrno, ..., then F_COUNT. */
+/* The functions, from the table: F_rdma_seterrno, ..., the address
+ * functions of RDMAVERBS_1.2, then F_COUNT. */
 #define RDMAVERBS_ENUM(ret, name, params, args) F_##name,
-enum fn { RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_ENUM) F_COUNT };
+enum fn { RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_ENUM) RDMAVERBS_1_2_FUNCTIONS(RDMAVERBS_ENUM) F_COUNT };
 extern const char *const fn_name[F_COUNT];
 
 /* Input the original would crash on, assert on or truncate (the
@@ -70,6 +71,8 @@ int pick(int n);
 void random_case(struct args *a);
 void run(const struct args *a, int ours, struct outcome *o);
 int is_vectored(enum fn f);
+/* A registration or an address function: NULL, not -1, is its error. */
+int returns_pointer(enum fn f);
 
 /* Runs `a` on both and compares; on a difference says why (the first ten
  * times) and counts it. Returns 1 when equal; `*ref` is the original's

@@ -60,7 +60,7 @@ static int applies(const struct args *a, enum brk b)
 static int clear_error(const struct args *a, const struct outcome *o)
 {
 	int want = a->brk == BRK_FOREIGN_EVENT ? EIO : EINVAL;
-	int i, ret = a->fn >= F_rdma_reg_msgs && a->fn <= F_rdma_reg_write ? (o->pret ? 0 : -1) : o->ret;
+	int i, ret = returns_pointer(a->fn) ? (o->pret ? 0 : -1) : o->ret;
 
 	if (ret != -1 || o->err != want)
 		return 0;

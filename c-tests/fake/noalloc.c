@@ -13,6 +13,7 @@
 #include <rdmaverbs.h>
 #include "fake.h"
 #include "../functions.h"
+#include "../ours.h"
 
 /* How many functions the table has (burst() calls each of them). */
 #define ONE(ret, name, params, args) +1
@@ -102,11 +103,14 @@ static long burst(const struct fake_script *s, int srq)
 	DO(rdma_get_recv_comp(&F.id, &wc));
 	DO(rdma_get_send_comp_timeout(&F.id, &wc, 1000));
 	DO(rdma_get_recv_comp_timeout(&F.id, &wc, -1));
+	DO(ours_rdma_get_local_addr()(&F.id));
+	DO(ours_rdma_get_peer_addr()(&F.id));
 	/* invalid input */
 	DO(rdma_post_send(NULL, NULL, buf, 8, NULL, 0));
 	DO(rdma_post_recv(&F.id, NULL, buf, (size_t)1 << 40, &F.mr));
 	DO(rdma_get_send_comp(&F.id, NULL));
 	DO(rdma_reg_msgs(NULL, buf, 8));
+	DO(ours_rdma_get_peer_addr()(NULL));
 	return calls;
 }
 

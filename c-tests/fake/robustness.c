@@ -16,6 +16,7 @@
 #include <rdma/rdma_verbs.h>
 #include <rdmaverbs.h>
 #include "fake.h"
+#include "../ours.h"
 
 static struct fake F;
 static struct ibv_sge sgl[2];
@@ -60,6 +61,9 @@ CASE(null_id_get_send_comp) { return result(rdma_get_send_comp(NULL, &wc)); }
 CASE(null_id_get_recv_comp) { return result(rdma_get_recv_comp(NULL, &wc)); }
 CASE(null_id_get_send_comp_timeout) { return result(rdma_get_send_comp_timeout(NULL, &wc, 10)); }
 CASE(null_id_get_recv_comp_timeout) { return result(rdma_get_recv_comp_timeout(NULL, &wc, 10)); }
+/* The address functions, found by name (RDMAVERBS_1.2). */
+CASE(null_id_get_local_addr) { return result_ptr(ours_rdma_get_local_addr()(NULL)); }
+CASE(null_id_get_peer_addr) { return result_ptr(ours_rdma_get_peer_addr()(NULL)); }
 CASE(null_wc_get_send_comp_timeout) { return result(rdma_get_send_comp_timeout(ID, NULL, 10)); }
 CASE(null_wc_get_recv_comp_timeout) { return result(rdma_get_recv_comp_timeout(ID, NULL, 10)); }
 
@@ -155,6 +159,7 @@ static const struct {
 	EINVAL_CASE(null_id_post_write), EINVAL_CASE(null_id_post_ud_send),
 	EINVAL_CASE(null_id_get_send_comp), EINVAL_CASE(null_id_get_recv_comp),
 	EINVAL_CASE(null_id_get_send_comp_timeout), EINVAL_CASE(null_id_get_recv_comp_timeout),
+	EINVAL_CASE(null_id_get_local_addr), EINVAL_CASE(null_id_get_peer_addr),
 	EINVAL_CASE(null_wc_get_send_comp_timeout), EINVAL_CASE(null_wc_get_recv_comp_timeout),
 	EINVAL_CASE(null_cq_get_send_comp_timeout), EINVAL_CASE(null_cq_get_recv_comp_timeout),
 	EINVAL_CASE(no_qp_post_sendv), EINVAL_CASE(no_qp_post_readv),

@@ -27,6 +27,7 @@
 #include <rdmaverbs.h>
 #include "fake.h"
 #include "../functions.h"
+#include "../ours.h"
 
 static struct fake F;
 static FILE *expected;
@@ -146,6 +147,25 @@ static void reg_calls(void)
 	err = errno;
 	expect(F_rdma_dereg_mr, " mr=0x0%s", retf(ret, err));
 	count(F_rdma_dereg_mr, ret < 0, 0);
+}
+
+/* The address functions (RDMAVERBS_1.2), by name: the pointer into the id,
+ * or NULL and EINVAL for a NULL id. */
+static void addr_calls(void)
+{
+	struct sockaddr *a;
+	int err;
+
+	a = ours_rdma_get_local_addr()(&F.id);
+	expect(F_rdma_get_local_addr, "%s ret=%#lx", idf(&F.id), p2u(a));
+	count(F_rdma_get_local_addr, a == NULL, 0);
+	a = ours_rdma_get_peer_addr()(&F.id);
+	expect(F_rdma_get_peer_addr, "%s ret=%#lx", idf(&F.id), p2u(a));
+	count(F_rdma_get_peer_addr, a == NULL, 0);
+	a = ours_rdma_get_peer_addr()(NULL);
+	err = errno;
+	expect(F_rdma_get_peer_addr, " id=0x0 ret=NULL errno=%d", err);
+	count(F_rdma_get_peer_addr, a == NULL, 0);
 }
 
 static void post_calls(void)
@@ -401,6 +421,7 @@ static int child(const char *mode, const char *dir)
 	reg_calls();
 	post_calls();
 	comp_calls();
+	addr_calls();
 	fclose(expected);
 	snprintf(path, sizeof(path), "%s/expected-stats", dir);
 	expected = fopen(path, "w");

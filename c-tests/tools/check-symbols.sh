@@ -3,7 +3,8 @@
 #
 # librdmaverbs.so.1: its soname; it exports exactly the `static inline`
 # functions of the system's <rdma/rdma_verbs.h> at RDMAVERBS_1.0 (the names
-# come from that header itself), and the later nodes' functions of its
+# come from that header itself), the inline address functions of
+# <rdma/rdma_cma.h> at RDMAVERBS_1.2, and the later nodes' functions of its
 # version script, and nothing else; it defines no ibv_* symbol at all, not
 # even a local one; it still defines the retired empty node IBVERBS_1.1.
 # librdmaverbs-preload.so: no soname, not unloadable (NODELETE); it exports
@@ -52,6 +53,14 @@ linked=$(map_symbols "$dir/src/librdmaverbs.map")
 same "the version script's RDMAVERBS_1.0 and the header's inline functions" \
 	"$inline" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.0$')" &&
 	ok "src/librdmaverbs.map has RDMAVERBS_1.0 = the $ninline inline functions of $hdr" || fail=$((fail + 1))
+# RDMAVERBS_1.2: the static inline address functions of <rdma/rdma_cma.h>.
+cma=$(pkg-config --variable=includedir librdmacm)/rdma/rdma_cma.h
+addr=$(awk '/^static inline struct sockaddr \*rdma_get_[a-z_]*_addr\(/ {
+		s = $0; sub(/\(.*/, "", s); sub(/.*\*/, "", s); print s " RDMAVERBS_1.2" }' "$cma" | sort)
+same "the version script's RDMAVERBS_1.2 and the inline address functions of rdma_cma.h" \
+	"$addr" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.2$')" &&
+	ok "src/librdmaverbs.map has RDMAVERBS_1.2 = $(echo $addr | sed 's/ RDMAVERBS_1.2//g'), inline in $cma" ||
+	fail=$((fail + 1))
 same "librdmaverbs.so.1's exports" "$linked" "$(exported "$lib")" &&
 	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script, each at its node" ||
 	fail=$((fail + 1))

@@ -56,6 +56,8 @@ want_devel="/usr/include/rdmaverbs
 /usr/include/rdmaverbs/rdma
 /usr/include/rdmaverbs/rdma/rdma_verbs.h
 /usr/include/rdmaverbs/rdmaverbs.h
+/usr/share/man/man3/rdma_get_local_addr.3.gz
+/usr/share/man/man3/rdma_get_peer_addr.3.gz
 /usr/share/man/man3/rdma_get_recv_comp_timeout.3.gz
 /usr/share/man/man3/rdma_get_send_comp_timeout.3.gz
 $libdir/librdmaverbs.so
@@ -87,7 +89,8 @@ rpm -qp --requires "$tools" | grep -qxF "rdmaverbs(x86-64) = $version-1" &&
 # What rpm's generators made of the ELF files and the .pc.
 prov=$(rpm -qp --provides "$lib")
 for p in "librdmaverbs.so.1()(64bit)" "librdmaverbs.so.1(RDMAVERBS_1.0)(64bit)" \
-	 "librdmaverbs.so.1(RDMAVERBS_1.1)(64bit)" "rdmaverbs(x86-64) = $version-1"; do
+	 "librdmaverbs.so.1(RDMAVERBS_1.1)(64bit)" "librdmaverbs.so.1(RDMAVERBS_1.2)(64bit)" \
+	 "rdmaverbs(x86-64) = $version-1"; do
 	grep -qxF "$p" <<< "$prov" && ok "rdmaverbs provides $p" || bad "rdmaverbs does not provide $p"
 done
 grep -q 'preload' <<< "$prov" && bad "the preload library is provided: $(grep preload <<< "$prov")" ||

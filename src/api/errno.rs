@@ -53,6 +53,12 @@ impl Refused for *mut ibv_mr {
     }
 }
 
+impl Refused for *mut libc::sockaddr {
+    fn refused() -> Self {
+        invalid_ptr()
+    }
+}
+
 /// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
 ///
 /// # Safety

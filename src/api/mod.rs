@@ -1,5 +1,6 @@
 //! The exports: the functions of `<rdma/rdma_verbs.h>`, one module per area
-//! ([`errno`], [`registration`], [`post`], [`completion`]).
+//! ([`errno`], [`registration`], [`post`], [`completion`]), and the address
+//! accessors of `<rdma/rdma_cma.h>` ([`address`]).
 //!
 //! Every export has the same shape, given by [`export`]: its fast path is
 //! its body, behind one compare of a pointer argument with the observer's
@@ -16,7 +17,9 @@ pub mod post;
 mod request;
 pub mod completion;
 mod wait;
+pub mod address;
 
+pub use address::{rdma_get_local_addr, rdma_get_peer_addr};
 pub use completion::{
     rdma_get_recv_comp, rdma_get_recv_comp_timeout, rdma_get_send_comp, rdma_get_send_comp_timeout,
 };

@@ -37,6 +37,8 @@ pub(crate) enum Call {
         flags: c_int,
         op: Option<SendOp>,
     },
+    /// `rdma_get_local_addr` / `rdma_get_peer_addr`.
+    Addr(*mut rdma_cm_id),
     /// `rdma_get_send_comp` / `rdma_get_recv_comp`, and (with a time-out)
     /// their bounded forms.
     Comp {
@@ -89,7 +91,7 @@ impl Call {
             } => unsafe { sge_bytes(sgl, n) },
             // SAFETY: a successful call wrote `*wc`.
             Call::Comp { wc, .. } => recv_bytes(unsafe { &*wc.cast::<ibv_wc_head>() }),
-            Call::SetErrno(_) | Call::Dereg(_) => 0,
+            Call::SetErrno(_) | Call::Dereg(_) | Call::Addr(_) => 0,
         }
     }
 }
@@ -114,6 +116,7 @@ impl Call {
                 if ok { 0 } else { -1 },
             ],
             Call::Dereg(mr) => [mr as isize, 0, 0, 0, 0, r],
+            Call::Addr(id) => [id as isize, r, 0, 0, 0, if ok { 0 } else { -1 }],
             Call::Post {
                 id,
                 context,
@@ -187,6 +190,22 @@ impl Returned for c_int {
     }
     fn show(self, line: &mut Line) {
         line.dec(b" ret=", self.into());
+    }
+}
+
+impl Returned for *mut libc::sockaddr {
+    fn failed(self) -> bool {
+        self.is_null()
+    }
+    fn value(self) -> isize {
+        self as isize
+    }
+    fn show(self, line: &mut Line) {
+        if self.is_null() {
+            line.push(b" ret=NULL");
+        } else {
+            line.hex(b" ret=", self as usize as u64);
+        }
     }
 }
 

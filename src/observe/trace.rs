@@ -39,6 +39,8 @@ unsafe fn describe<R: Returned>(line: &mut Line, call: Call, ret: R) {
             line.dec(b" length=", length as i64);
         }
         Call::Dereg(mr) => line.hex(b" mr=", mr as usize as u64),
+        // SAFETY: forwarded.
+        Call::Addr(id) => unsafe { show_id(line, id) },
         Call::Post {
             id,
             context,

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use crate::functions::{Func, RETIRED_NODES};
+use crate::functions::{Func, RETIRED_NODES, UNDECLARED_NODES};
 
 const NOTE: &str = "Generated from src/functions.rs by `make header`; do not edit.";
 
@@ -46,16 +46,36 @@ fn exports_at(node: &str, at: bool) -> Vec<String> {
         .collect()
 }
 
+/// The exports of the nodes that no header declares (`UNDECLARED_NODES`).
+fn undeclared() -> Vec<String> {
+    UNDECLARED_NODES
+        .iter()
+        .flat_map(|n| exports_at(n, true))
+        .collect()
+}
+
 /// The drop-in `<rdma/rdma_verbs.h>`: the original's functions only.
 fn header() -> String {
     cbindgen(|c| c.export.exclude.extend(exports_at(FIRST_NODE, false)))
 }
 
+/// The C declarations of the undeclared nodes' exports (for the C tests'
+/// list of signatures only: they call them through `dlvsym`).
+fn undeclared_signatures() -> String {
+    let declared: Vec<String> = Func::EXPORTS
+        .iter()
+        .map(|f| f.name().to_string())
+        .filter(|n| !undeclared().contains(n))
+        .collect();
+    cbindgen(|c| c.export.exclude.extend(declared))
+}
+
 /// `<rdmaverbs.h>`: the functions of the later nodes, this library's own
-/// API, after the drop-in header.
+/// API, after the drop-in header (but those of the undeclared nodes).
 fn api_header() -> String {
     cbindgen(|c| {
         c.export.exclude.extend(exports_at(FIRST_NODE, true));
+        c.export.exclude.extend(undeclared());
         c.header = Some(
             "/*\n * <rdmaverbs.h>: what rdmaverbs adds to librdmacm's <rdma/rdma_verbs.h>,\n \
              * which it includes: bounded waits for completions (RDMAVERBS_1.1).\n *\n \
@@ -182,7 +202,8 @@ fn signature(header: &str, name: &str) -> (String, String, String) {
 /// The C tests' X-macro lists.
 fn c_list(header: &str) -> String {
     let mut s = format!(
-        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node, then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps, X(name).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n"
+        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node, then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps, X(name). No header declares the functions of {}: a\n * test reaches ours by dlvsym (<rdma/rdma_cma.h> defines them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
+        UNDECLARED_NODES.join(", ")
     );
     let mut all = Vec::new();
     for (node, names) in nodes() {
@@ -243,7 +264,11 @@ fn generated_files_are_current() {
         ("src/preload.map", preload_map()),
         (
             "c-tests/functions.h",
-            c_list(&format!("{header}{}", api_header())),
+            c_list(&format!(
+                "{header}{}{}",
+                api_header(),
+                undeclared_signatures()
+            )),
         ),
         ("debian/librdmaverbs1.symbols", debian_symbols()),
     ];

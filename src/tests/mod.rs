@@ -50,6 +50,8 @@ fn layout_matches_system_headers() {
             "verbs" => verbs, "qp" => qp, "send_cq_channel" => send_cq_channel,
             "send_cq" => send_cq, "recv_cq_channel" => recv_cq_channel,
             "recv_cq" => recv_cq, "srq" => srq, "pd" => pd, "qp_type" => qp_type,
+            "route" => route, "route.addr.src_storage" => route.src_addr,
+            "route.addr.dst_storage" => route.dst_addr,
         }
         "struct ibv_context" ibv_context { "ops" => ops, "abi_compat" => abi_compat }
         "struct ibv_qp_init_attr_ex" ibverbs_sys::ibv_qp_init_attr_ex { "comp_mask" => comp_mask }
