@@ -32,10 +32,14 @@ pair() {	# NAME SERVER_CMD CLIENT_CMD (strings; word-split), env in PRE
 #    each side, two completions each.
 next_port
 PRE="LD_PRELOAD=$LIB" ; pair plain "rdma_server -s $ADDR -p $port" "rdma_client -s $ADDR -p $port"
+# Two processes trace: a file each (%p), put together for the counts. (On
+# the guest's 9p mount of the host's directory, as on NFS, appends of two
+# processes to one file are not atomic: rdmaverbs(7).)
 next_port
-PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/cm.trace"
-rm -f "$OUT/cm.trace"
+PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/cm.%p.trace"
+rm -f "$OUT"/cm.*trace
 pair cm "rdma_server -s $ADDR -p $port" "rdma_client -s $ADDR -p $port"
+cat "$OUT"/cm.*.trace > "$OUT/cm.trace"
 ok=1
 for side in s c; do
 	grep -q 'end 0' "$OUT/cm-$side.out" || { echo "rdma_$side: did not end 0"; ok=0; }
@@ -85,9 +89,10 @@ for t in ib_send_lat ib_write_bw; do
 	pair "$t-plain" "$t -R --use_old_post_send -n $N -p $port" "$t -R --use_old_post_send -n $N -p $port $ADDR"
 	plain="$rc_s $rc_c"
 	next_port
-	rm -f "$OUT/$t.trace"
-	PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/$t.trace"
+	rm -f "$OUT/$t".*trace
+	PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/$t.%p.trace"
 	pair "$t" "$t -R --use_old_post_send -n $N -p $port" "$t -R --use_old_post_send -n $N -p $port $ADDR"
+	cat "$OUT/$t".*.trace > "$OUT/$t.trace"
 	ok=1
 	# (perftest writes its own warnings to stderr under emulation, such as
 	# "Correlation coefficient r^2 < 0.9"; none may come from the library.)
@@ -115,12 +120,14 @@ for t in ib_send_lat ib_write_bw; do
 	grep -Eq '^rdmaverbs: ibv_post_send +[0-9]+ ' "$OUT/$t-c.err" ||
 		{ echo "$t: no exit table"; cat "$OUT/$t-c.err"; ok=0; }
 	[ $ok = 1 ] && row "$t" traced PASS "$sent" "$bytes" || row "$t" traced FAIL - -
-	[ $ok = 1 ] || tail -5 "$OUT/$t-c.out" "$OUT/$t-plain-c.out"
+	[ $ok = 1 ] || tail -n 5 "$OUT/$t-c.out" "$OUT/$t-plain-c.out"
 done
 
 # 3b. rdmaverbs-trace -c on the stock perftest, server and client each
 #     under it: each side's table, from the counters of the command's
-#     session, has its N ping-pong sends (and perftest's own, at most 2).
+#     session, has its N ping-pong sends of 2 bytes and perftest's own few
+#     (its handshake: some 10 more, 400 bytes), no error; the two sides
+#     alike.
 TRACE=$B/bin/rdmaverbs-trace
 mkdir -p -m 700 "$OUT/run"
 next_port
@@ -131,12 +138,15 @@ ok=1 total=0
 [ "$rc_s $rc_c" = "0 0" ] || { echo "rdmaverbs-trace -c ib_send_lat: exit $rc_s $rc_c"; ok=0; }
 for side in s c; do
 	read -r calls bytes errors <<< "$(awk '$1 == "ibv_post_send" { print $2, $3, $4 }' "$OUT/count-$side.err")"
-	if ! { [ "${calls:-0}" -ge $N ] && [ "$calls" -le $((N + 2)) ] && [ "$bytes" = $((calls * 2)) ] &&
-	       [ "$errors" = 0 ] && grep -q '^rdmaverbs-trace: counted in 1 process of ib_send_lat' "$OUT/count-$side.err"; }; then
+	if ! { [ "${calls:-0}" -ge $N ] && [ "$calls" -le $((N + 20)) ] && [ "$bytes" -ge $((2 * N)) ] &&
+	       [ "$bytes" -le $((2 * N + 1000)) ] && [ "$errors" = 0 ] &&
+	       grep -q '^rdmaverbs-trace: counted in 1 process of ib_send_lat' "$OUT/count-$side.err"; }; then
 		echo "rdmaverbs-trace -c, $side:"; cat "$OUT/count-$side.err"; ok=0
 	fi
 	total=$((total + ${calls:-0}))
 done
+[ "$(awk '$1 == "ibv_post_send"' "$OUT/count-s.err")" = "$(awk '$1 == "ibv_post_send"' "$OUT/count-c.err")" ] ||
+	{ echo "rdmaverbs-trace -c: the two sides differ"; ok=0; }
 [ $ok = 1 ] && row trace-c stock PASS $total $((total * 2)) || row trace-c stock FAIL - -
 
 # 4. Two devices: rxe1 on dummy1 at 192.0.2.2 (guest-only, like rxe0).
@@ -146,9 +156,10 @@ ip link add dummy1 type dummy && ip addr add 192.0.2.2/32 dev dummy1 &&
 	ip link set dummy1 up && rdma link add rxe1 type rxe netdev dummy1
 for i in $(seq 50); do rdma link show rxe1/1 2>/dev/null | grep -q 'state ACTIVE' && break; sleep 0.2; done
 next_port
-rm -f "$OUT/two.trace"
-PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/two.trace"
+rm -f "$OUT"/two.*trace
+PRE="LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/two.%p.trace"
 pair two "rdma_server -s 192.0.2.2 -p $port" "rdma_client -s 192.0.2.2 -p $port"
+cat "$OUT"/two.*.trace > "$OUT/two.trace"
 t=$OUT/two.trace
 ndev=$(ibv_devices | grep -c rxe)
 if [ "$ndev" = 2 ] && grep -q 'end 0' "$OUT/two-s.out" && grep -q 'end 0' "$OUT/two-c.out" &&
