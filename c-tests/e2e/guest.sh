@@ -202,14 +202,15 @@ bpf_row stock-preload "$OUT/bpftrace-stock.log"
 
 # The trace's t= and bpftrace's nsecs are one clock (CLOCK_MONOTONIC): the
 # first rdma_post_send of a traced run, as its line says (the earliest t=:
-# each thread's lines are written out apart) and as its probe fired (just
-# after the line is made), within a millisecond.
+# each thread's lines are written out apart) and as its probe fired (after
+# the line is made; the first line also starts the writer thread, some
+# 0.5 ms under TCG), within 10 ms. (CLOCK_REALTIME would be decades off.)
 port=$((port + 1))
 traced "$OUT/bpftrace-clock.log" "usdt:$LIBSO:rdmaverbs:rdma_post_send /@first == 0/ { @first = nsecs; }" \
 	env RDMAVERBS_TRACE="$OUT/clock.trace" "$B/ours/pingpong" $port $R $M
 probe=$(sed -n 's/^@first: \([0-9]*\)$/\1/p' "$OUT/bpftrace-clock.log")
 line=$(grep ': rdma_post_send t=' "$OUT/clock.trace" | sed 's/.* t=\([0-9]*\)\.\([0-9]*\) .*/\1\2/' | sort -n | head -n 1)
-if [ -n "$probe" ] && [ -n "$line" ] && [ $((probe - line)) -ge 0 ] && [ $((probe - line)) -lt 1000000 ]; then
+if [ -n "$probe" ] && [ -n "$line" ] && [ $((probe - line)) -ge 0 ] && [ $((probe - line)) -lt 10000000 ]; then
 	row clock ours PASS 1 -
 	echo "e2e: the first rdma_post_send: t=$line ns in the trace, nsecs=$probe at its probe"
 else
