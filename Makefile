@@ -3,7 +3,8 @@
 #   make                 the two libraries, the commands, the uninstalled pkg-config file
 #   make demo            the Soft-RoCE demo (installs what is missing first)
 #   make check           installs what is missing, then make test
-#   make test-quick      the quick tier: no VM, about a minute (for every edit)
+#   make test-quick      the quick tier: no VM, a few minutes (for every edit)
+#   make bindings        the bindings for other languages, built and installed in build/bindings
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
 #   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh)
@@ -74,7 +75,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands \
-	test-hardening test-timeout \
+	test-hardening test-timeout bindings test-bindings test-lib \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
@@ -154,12 +155,17 @@ deps:
 check: deps
 	$(MAKE) test
 
-# The quick tier, for every edit: no VM, no package build.
-test-quick: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-live test-commands test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
+# The quick tier, for every edit: no VM, no package build. test-lib is all
+# of it but the bindings (whose runtimes and npm a package build has not):
+# the packages' own check (debian/rules, the RPM's %check) runs it.
+test-quick: test-lib test-bindings
 	@echo "make test-quick: all passed"
 
-# Within make test, the package builds' own run of the quick tier (the RPM's
+test-lib: test-rust test-symbols test-headers test-differential test-robustness \
+	test-trace test-live test-commands test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
+	@echo "make test-lib: all passed"
+
+# Within make test, the package builds' own run of test-lib (the RPM's
 # %check, debian/rules' dh_auto_test), which make test has just run on the
 # same tree, is skipped, to keep CI under 20 minutes on two cores; make rpm,
 # make deb and make trixie alone run it.
@@ -319,6 +325,82 @@ fuzz: $(B)/fuzz
 	$(B)/fuzz -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
 		-artifact_prefix=$(B)/ $(B)/fuzz-corpus
 
+# ---- the bindings for other languages (bindings/, bindings/README.md) ----
+
+# Each built, and the Python and Node.js packages installed, as their users
+# would (bindings/run.sh says how each runs from here).
+BIND       := $(B)/bindings
+JNA_JAR    ?= /usr/share/java/jna.jar
+JAVAC      := javac -Xlint:all -Werror -encoding UTF-8
+MCS        := mcs -nologo -warnaserror -warn:4
+BINDINGS   := $(BIND)/layout $(BIND)/venv/.installed $(BIND)/node/.installed \
+	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
+	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc
+
+bindings: $(BINDINGS)
+
+# What each binding's layout is compared with: the system headers' sizes,
+# offsets and constants, printed by a C program generate.py writes.
+$(BIND)/layout: bindings/generate.py bindings/api.py
+	@mkdir -p $(@D)
+	python3 bindings/generate.py --layout-c > $@.c
+	$(CC) $(WARN) $(STOCK_CFLAGS) -o $@ $@.c
+
+# pip install of bindings/python (a copy: pip builds in the folder) into a
+# fresh venv; its wheel, built and installed into another.
+$(BIND)/venv/.installed: bindings/python/pyproject.toml bindings/python/README.md \
+		$(wildcard bindings/python/rdmaverbs/*.py)
+	rm -rf $(BIND)/venv $(BIND)/wheel $(BIND)/wheel-venv $(BIND)/python && mkdir -p $(BIND)
+	cp -r bindings/python $(BIND)/python
+	python3 -m venv $(BIND)/venv
+	$(BIND)/venv/bin/pip install -q --disable-pip-version-check $(BIND)/python
+	$(BIND)/venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w $(BIND)/wheel $(BIND)/python
+	python3 -m venv $(BIND)/wheel-venv
+	$(BIND)/wheel-venv/bin/pip install -q --disable-pip-version-check --no-index $(BIND)/wheel/rdmaverbs-*.whl
+	RDMAVERBS_LIBRARY=$(CURDIR)/$(LIB)/$(SONAME) $(BIND)/wheel-venv/bin/python3 -c 'import rdmaverbs'
+	touch $@
+
+# npm install of bindings/node (packed, as npm publishes it) into a fresh
+# folder; koffi comes from npm.
+$(BIND)/node/.installed: bindings/node/package.json bindings/node/package-lock.json \
+		bindings/node/index.js bindings/node/api.js bindings/node/README.md
+	rm -rf $(BIND)/node && mkdir -p $(BIND)/node
+	cd $(BIND)/node && npm pack -q --pack-destination . $(CURDIR)/bindings/node > /dev/null && \
+		npm install -q --no-audit --no-fund --ignore-scripts ./rdmaverbs-*.tgz
+	touch $@
+
+$(BIND)/rdmaverbs.jar: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
+	rm -rf $(BIND)/java/classes && mkdir -p $(BIND)/java/classes
+	$(JAVAC) -cp $(JNA_JAR) -d $(BIND)/java/classes $^
+	jar --create --file $@ -C $(BIND)/java/classes .
+
+# The test and the example, each compiled against the jar.
+$(BIND)/java/test/.built: $(wildcard bindings/java/test/org/rdmaverbs/*.java)
+$(BIND)/java/examples/.built: $(wildcard bindings/java/examples/*.java)
+$(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(JAVAC) -cp $(JNA_JAR):$< -d $(@D) $(filter %.java,$^)
+	touch $@
+
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs
+	@mkdir -p $(@D)
+	$(MCS) -target:library -out:$@ $^
+
+$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+
+$(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+
+# The crate, linked as pkg-config finds librdmaverbs (here: this tree's
+# uninstalled .pc); cargo decides what is stale.
+$(BIND)/rust/debug/examples/rc: $(PC) FORCE
+	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
+		$(CARGO) build -q --locked --examples
+
+test-bindings: $(LIBRARY) $(BINDINGS)
+	bindings/test.sh $(B)
+
 # ---- programs built twice: against our header (ours) and the stock one ----
 
 # The same source, as a user would build it with our pkg-config file (ours)
@@ -447,7 +529,8 @@ example: all
 
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 
-E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire) $(addprefix $(B)/stock/,e2e pingpong wire exapi open10)
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer) $(addprefix $(B)/stock/,e2e pingpong wire exapi open10) \
+	$(BINDINGS)
 
 # One guest, then two (never beside each other: two guests share the cores).
 e2e: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)

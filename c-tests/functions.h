@@ -5,7 +5,7 @@
  * (arguments)), one list per symbol version node, then all of them; the
  * exports that may block, X(name); and the provider ops that the preload
  * library wraps, X(name). No header declares the functions of RDMAVERBS_1.2: a
- * test reaches ours by dlvsym (<rdma/rdma_cma.h> defines them inline).
+ * test reaches ours by dlsym (<rdma/rdma_cma.h> defines them inline).
  */
 #ifndef RDMAVERBS_FUNCTIONS_H
 #define RDMAVERBS_FUNCTIONS_H

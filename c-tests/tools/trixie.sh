@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The next Debian: builds the .deb packages, with the quick test tier as the
-# build's own test (debian/rules runs make test-quick), inside a Debian 13
+# build's own test (debian/rules runs make test-lib), inside a Debian 13
 # (trixie) root made by mmdebstrap from Debian's archive, with trixie's own
 # toolchain (rustc and cargo 1.85, gcc 14, rdma-core 56), then lintian of
 # trixie. Not part of make check: the root alone is some 1.5 GB of packages.
@@ -53,6 +53,6 @@ unshare --mount $nonet --fork sh -euc '
 		lintian --allow-root --fail-on error --info --pedantic ../*.changes
 		ls ../*.deb"
 ' sh "$root" "$version"
-echo "trixie.sh: built, tested (make test-quick) and lintian-checked in $((SECONDS - t0)) s"
+echo "trixie.sh: built, tested (make test-lib) and lintian-checked in $((SECONDS - t0)) s"
 mkdir -p "$out/deb" && cp "$root"/src/*.deb "$out/deb/"
 ls "$out/deb"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One version everywhere: Cargo.toml's (which the Makefile, the soname's
 # real name and the .pc take) is the one debian/changelog, rpm/rdmaverbs.spec
-# (Version and its %changelog) and the man pages' headers give; the crates
+# (Version and its %changelog), the man pages' headers and the bindings'
+# packages give; the crates
 # the spec declares bundled are those Cargo.lock pins.
 set -u
 cd "$(dirname "$0")/../.."
@@ -21,6 +22,10 @@ for m in man/*.[0-9]; do
 	grep -q '^\.so ' "$m" && continue
 	check "$m" "$(sed -n 's/^\.TH .*"rdmaverbs \([^"]*\)".*/\1/p' "$m")"
 done
+# The bindings' packages.
+check "bindings/python/pyproject.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/python/pyproject.toml)"
+check "bindings/node/package.json" "$(sed -n 's/^  "version": "\(.*\)",/\1/p' bindings/node/package.json)"
+check "bindings/rust/Cargo.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/rust/Cargo.toml | head -n 1)"
 # The bundled crates: each Provides: bundled(crate(NAME)) = VERSION as Cargo.lock.
 lock() { awk -v n="$1" '$0 == "name = \"" n "\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock; }
 while read -r name ver; do

@@ -202,7 +202,7 @@ fn signature(header: &str, name: &str) -> (String, String, String) {
 /// The C tests' X-macro lists.
 fn c_list(header: &str) -> String {
     let mut s = format!(
-        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node, then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps, X(name). No header declares the functions of {}: a\n * test reaches ours by dlvsym (<rdma/rdma_cma.h> defines them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
+        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node, then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps, X(name). No header declares the functions of {}: a\n * test reaches ours by dlsym (<rdma/rdma_cma.h> defines them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
         UNDECLARED_NODES.join(", ")
     );
     let mut all = Vec::new();

@@ -1,0 +1,93 @@
+// rdmaverbs: librdmacm's inline <rdma/rdma_verbs.h> functions (and
+// rdma_get_local_addr, rdma_get_peer_addr) from C#, through
+// librdmaverbs.so.1, with P/Invoke (Mono).
+//
+// Every function is a static method of Rdma with its C name and C types
+// (Api.cs, generated from the library's table); a failure (-1, or NULL)
+// throws RdmaVerbsException carrying the errno the call left (SetLastError:
+// the runtime saves errno right after the call). Native has the P/Invoke
+// declarations themselves: a program that calls them directly with
+// RDMAVERBS_LIBRARY set calls Rdma.Init() first, in a method other than the
+// one that calls Native (Mono resolves a DllImport when it compiles the
+// method that calls it). The structs and constants are in Api.cs,
+// checked against the system headers (mono RdmaVerbsTest.exe --layout).
+//
+// The libraries: librdmaverbs.so.1 and librdmacm.so.1, found by the dynamic
+// loader; RDMAVERBS_LIBRARY names another copy of librdmaverbs, loaded
+// before the first call (its soname then answers the DllImport).
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+
+namespace RdmaVerbs
+{
+    /// <summary>A function of the C API failed: its name and errno.</summary>
+    public class RdmaVerbsException : Exception
+    {
+        /// <summary>The errno the failed call left.</summary>
+        public int Errno { get; private set; }
+
+        /// <summary>The function that failed.</summary>
+        public string Function { get; private set; }
+
+        public RdmaVerbsException(string function, int errno)
+            : base(function + ": " + Rdma.StrError(errno) + " (errno " + errno + ")")
+        {
+            Function = function;
+            Errno = errno;
+        }
+    }
+
+    public static partial class Rdma
+    {
+        const int RTLD_NOW = 2, RTLD_GLOBAL = 0x100;
+
+        [DllImport("libc.so.6")]
+        static extern IntPtr dlopen(string file, int mode);
+
+        [DllImport("libc.so.6")]
+        static extern IntPtr dlerror();
+
+        [DllImport("libc.so.6")]
+        static extern IntPtr strerror(int errnum);
+
+        /// <summary>The librdmaverbs the calls go to: RDMAVERBS_LIBRARY, or the soname.</summary>
+        public static readonly string Library =
+            string.IsNullOrEmpty(Environment.GetEnvironmentVariable("RDMAVERBS_LIBRARY"))
+                ? "librdmaverbs.so.1" : Environment.GetEnvironmentVariable("RDMAVERBS_LIBRARY");
+
+        static volatile bool loaded;
+
+        /// <summary>Loads Library, once; every function of Rdma calls it first.</summary>
+        public static void Init()
+        {
+            if (loaded)
+                return;
+            lock (typeof(Rdma)) {
+                if (!loaded && dlopen(Library, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero)
+                    throw new DllNotFoundException(Marshal.PtrToStringAnsi(dlerror()));
+                loaded = true;
+            }
+        }
+
+        /// <summary>strerror of an errno.</summary>
+        public static string StrError(int errno)
+        {
+            return Marshal.PtrToStringAnsi(strerror(errno));
+        }
+
+        /// <summary>This binding's layout lines, as the C layout program prints
+        /// the system headers': "STRUCT sizeof N", "STRUCT.FIELD offset N",
+        /// "NAME value N".</summary>
+        public static IEnumerable<string> Layout()
+        {
+            foreach (var s in Structs) {
+                yield return s.Item1.Name + " sizeof " + Marshal.SizeOf(s.Item1);
+                foreach (var f in s.Item2)
+                    yield return s.Item1.Name + "." + f + " offset " + Marshal.OffsetOf(s.Item1, f);
+            }
+            foreach (var c in Constants)
+                yield return c + " value " + typeof(Rdma).GetField(c).GetValue(null);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# How each binding's programs run from this tree, once `make bindings` has
+# built them into BUILD_DIR/bindings (the Python package installed in a
+# venv there, the Node.js package in a folder there, the jar, the .dll, the
+# Rust examples):
+#
+#   run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]
+#   run.sh --list                   the languages
+#
+# layout prints the binding's layout lines (compared with the system
+# headers' by test.sh), test runs its test, rc its example of
+# rc-protocol.md. The one list of the languages and their commands:
+# test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
+# it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
+# build/'s rpath) at the tree's librdmaverbs.so.1.
+set -u
+LANGUAGES="python java node rust csharp lua"
+if [ "${1:-}" = --list ]; then
+	echo $LANGUAGES
+	exit 0
+fi
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+B=$(realpath "$1") lang=$2 what=$3
+shift 3
+BIND=$B/bindings
+export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
+JNA=${JNA_JAR:-/usr/share/java/jna.jar}
+PY=$BIND/venv/bin/python3
+export NODE_PATH=$BIND/node/node_modules
+RUST=$BIND/rust/debug/examples
+export LUA_PATH="$PWD/bindings/lua/?.lua;;"
+
+case $lang:$what in
+python:layout) exec "$PY" -m rdmaverbs --layout ;;
+python:test) exec "$PY" -m unittest discover -s bindings/python/tests ;;
+python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
+java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
+java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
+java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
+node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
+node:test) exec node bindings/node/test/test.js ;;
+node:rc) exec node bindings/node/examples/rc.js "$@" ;;
+rust:layout) exec "$RUST/layout" ;;
+rust:test)
+	cd bindings/rust &&
+		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" cargo test -q --locked ;;
+rust:rc) exec "$RUST/rc" "$@" ;;
+csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
+csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
+csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
+lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
+lua:test) exec luajit bindings/lua/test/test.lua ;;
+lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
+*) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
+esac
