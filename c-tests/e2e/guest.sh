@@ -228,31 +228,69 @@ else
 	sed 's/^/    /' "$OUT/spin.log"
 	fail=1
 fi
-# Another language: Python's ctypes, librdmaverbs and librdmacm only.
-port=$((port + 1))
-if timeout 120 python3 c-tests/examples/ctypes_rc.py "$B/lib/librdmaverbs.so.1" 192.0.2.1 $port \
-		> "$OUT/ctypes.log" 2>&1; then
-	res=$(sed -n 's/^ctypes: PASS msgs=\([0-9]*\) bytes=\([0-9]*\)$/\1 \2/p' "$OUT/ctypes.log")
-	row ctypes python PASS $res
+# The bindings (bindings/): each language's example of
+# bindings/rc-protocol.md as the client against the C peer's server, then as
+# the server against the C peer's client; both sides check every
+# completion and byte, and print the same PASS line.
+listening() {	# LOG: waits until it says "rc: listening" (a JVM starts slowly)
+	local i
+	for i in $(seq 1 600); do
+		grep -q '^rc: listening' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+rc_pair() {	# NAME SERVER_CMD... -- CLIENT_CMD...: logs $OUT/NAME-{server,client}.log
+	local name=$1 srv=() cli=() spid
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	port=$((port + 1))
+	timeout 120 "${srv[@]}" 192.0.2.1 $port > "$OUT/$name-server.log" 2>&1 &
+	spid=$!
+	if listening "$OUT/$name-server.log"; then
+		timeout 120 "${cli[@]}" 192.0.2.1 $port > "$OUT/$name-client.log" 2>&1 || kill $spid 2> /dev/null
+	else
+		echo "rc: the server never listened" > "$OUT/$name-client.log"
+		kill $spid 2> /dev/null
+	fi
+	wait $spid
+	local s=$?
+	grep -qx "rc: PASS role=server sends=4 bytes=384" "$OUT/$name-server.log" &&
+		grep -qx "rc: PASS role=client sends=4 bytes=384" "$OUT/$name-client.log" && [ $s -eq 0 ]
+}
+for lang in $(bindings/run.sh --list); do
+	for role in client server; do
+		if [ $role = client ]; then
+			rc_pair "$lang-$role" "$B/ours/peer" server -- bindings/run.sh "$B" "$lang" rc client
+		else
+			rc_pair "$lang-$role" bindings/run.sh "$B" "$lang" rc server -- "$B/ours/peer" client
+		fi
+		if [ $? -eq 0 ]; then
+			row "$lang" "$role" PASS 4 384
+		else
+			row "$lang" "$role" FAIL - -
+			sed 's/^/    /' "$OUT/$lang-$role"-*.log
+			fail=1
+		fi
+	done
+done
+# ... and one preloaded, with counting on: Python's client. The binding's
+# librdmaverbs.so.1 sees the preload library's marker and leaves the
+# watching to it, which sees the calls through the wrapped ops: each counted
+# once, by one table (6 sends of 64 bytes: the keys, 2 messages, the write,
+# the read, DONE; 4 receives).
+rc_pair python-preloaded "$B/ours/peer" server -- env LD_PRELOAD="$B/lib/librdmaverbs-preload.so" \
+	RDMAVERBS_STATS=1 bindings/run.sh "$B" python rc client
+if [ $? -eq 0 ] && [ "$(grep -c '^rdmaverbs: calls of process' "$OUT/python-preloaded-client.log")" = 1 ] &&
+   ! grep -q '^rdmaverbs: rdma_' "$OUT/python-preloaded-client.log" &&
+   grep -Eq '^rdmaverbs: ibv_post_send +6 +384 +0 ' "$OUT/python-preloaded-client.log" &&
+   grep -Eq '^rdmaverbs: ibv_post_recv +4 +256 +0 ' "$OUT/python-preloaded-client.log"; then
+	row python preloaded PASS 6 384
 else
-	row ctypes python FAIL - -
-	sed 's/^/    /' "$OUT/ctypes.log"
-	fail=1
-fi
-# ... and preloaded, with counting on: librdmaverbs.so.1 (dlopen'ed by ctypes)
-# sees the preload library's marker and leaves the watching to it, which
-# sees the calls through the wrapped ops: each counted once, by one table.
-port=$((port + 1))
-if LD_PRELOAD=$B/lib/librdmaverbs-preload.so RDMAVERBS_STATS=1 timeout 120 python3 \
-		c-tests/examples/ctypes_rc.py "$B/lib/librdmaverbs.so.1" 192.0.2.1 $port \
-		> "$OUT/ctypes-pre.log" 2> "$OUT/ctypes-pre.err" &&
-   [ "$(grep -c '^rdmaverbs: calls of process' "$OUT/ctypes-pre.err")" = 1 ] &&
-   ! grep -q '^rdmaverbs: rdma_' "$OUT/ctypes-pre.err" &&
-   grep -Eq '^rdmaverbs: ibv_post_send +32 +2048 +0 ' "$OUT/ctypes-pre.err"; then
-	row ctypes preloaded PASS 32 2048
-else
-	row ctypes preloaded FAIL - -
-	sed 's/^/    /' "$OUT/ctypes-pre.log" "$OUT/ctypes-pre.err"
+	row python preloaded FAIL - -
+	sed 's/^/    /' "$OUT"/python-preloaded-*.log
 	fail=1
 fi
 
