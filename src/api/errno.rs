@@ -25,7 +25,7 @@ fn fail(ret: c_int) -> c_int {
 }
 
 /// The error for input the original would crash on, assert on or silently
-/// truncate (see the README's deviation table): -1 with `errno = EINVAL`.
+/// truncate (see docs/deviations.md): -1 with `errno = EINVAL`.
 /// Out of line, so that the checks cost the fast path only a compare each.
 #[cold]
 #[inline(never)]

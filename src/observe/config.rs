@@ -1,6 +1,6 @@
 //! Configuration from the environment, read once when the library is loaded:
-//! `RDMAVERBS_TRACE`, `RDMAVERBS_STATS` and `RDMAVERBS_POLL_SPIN` (see the
-//! README and `rdmaverbs(7)`).
+//! `RDMAVERBS_TRACE`, `RDMAVERBS_STATS` and `RDMAVERBS_POLL_SPIN` (see
+//! `rdmaverbs(7)`).
 //!
 //! The rules, for a library that is loaded into other people's processes:
 //! the variables are read with `secure_getenv(3)`, so a set-user-ID (or
