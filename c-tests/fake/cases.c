@@ -41,7 +41,7 @@ void run(const struct args *a, int ours, struct outcome *o)
 	struct rdma_cm_id *id = &F.id;
 	struct ibv_mr *mr = a->mr_null ? NULL : &F.mr;
 	struct ibv_mr *req_mr = &F.mr;	/* where the original requires one */
-	struct ibv_sge *sgl = (struct ibv_sge *)a->sgl;
+	struct ibv_sge *sgl = a->sgl_null ? NULL : (struct ibv_sge *)a->sgl;
 	void *addr = (void *)(uintptr_t)a->addr;
 	/* integer arithmetic: a->addr is arbitrary unless fn is rdma_post_recv */
 	char *recv_addr = (char *)((uintptr_t)mr_buf + a->addr);
@@ -303,46 +303,89 @@ static void comp_script(struct fake_script *s)
 	}
 }
 
+uint64_t edge(uint64_t max)
+{
+	uint64_t v = case_rnd();
+
+	switch (pick(15)) {
+	case 0: return 0;
+	case 1: return 1 & max;
+	case 2: return max - 1;
+	case 3: return max;
+	case 4: return max / 2 + 1;
+	default: return max == UINT64_MAX ? v : v % (max + 1);
+	}
+}
+
+/* An int at its boundaries (0, 1, -1, INT_MAX, INT_MIN) one time in three. */
+static int edge_int(void)
+{
+	static const int e[] = { 0, 1, -1, 0x7fffffff, -0x7fffffff - 1 };
+
+	return pick(3) ? (int)case_rnd() : e[pick(5)];
+}
+
+/* Where a receive buffer lies in its MR (the original asserts that it is
+ * inside): the exact ends, empty, whole, or anywhere inside. */
+static void recv_place(struct args *a)
+{
+	uint64_t size = sizeof(mr_buf);
+
+	switch (pick(6)) {
+	case 0: a->length = (size_t)pick((int)size) + 1; a->addr = size - a->length; break;	/* ends at the MR's end */
+	case 1: a->addr = 0; a->length = (size_t)size; break;					/* the whole MR */
+	case 2: a->addr = size; a->length = 0; break;						/* empty, at the end */
+	case 3: a->addr = (uint64_t)pick((int)size + 1); a->length = 0; break;			/* empty */
+	default:
+		a->addr = (uint64_t)pick((int)size + 1);
+		a->length = (size_t)pick((int)(size - a->addr) + 1);
+	}
+}
+
 void random_case(struct args *a)
 {
+	static const uint32_t opcodes[] = { IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
+		IBV_WC_COMP_SWAP, IBV_WC_FETCH_ADD, IBV_WC_BIND_MW, IBV_WC_LOCAL_INV, IBV_WC_TSO,
+		IBV_WC_RECV, IBV_WC_RECV_RDMA_WITH_IMM };
 	int i;
 
 	memset(a, 0, sizeof(*a));
 	a->fn = (enum fn)pick(F_COUNT);
-	a->seterrno_arg = pick(2) ? 0 : (int)case_rnd();
-	a->ctx = pick(4) ? (void *)(uintptr_t)case_rnd() : NULL;
+	a->seterrno_arg = pick(2) ? 0 : edge_int();
+	a->ctx = pick(4) ? (void *)(uintptr_t)edge(UINT64_MAX) : NULL;
 	a->nsge = pick(9);
+	a->sgl_null = a->nsge == 0 && pick(2);
 	for (i = 0; i < 8; i++) {
-		a->sgl[i].addr = case_rnd();
-		a->sgl[i].length = (uint32_t)case_rnd();
-		a->sgl[i].lkey = (uint32_t)case_rnd();
+		a->sgl[i].addr = edge(UINT64_MAX);
+		a->sgl[i].length = (uint32_t)edge(UINT32_MAX);
+		a->sgl[i].lkey = (uint32_t)edge(UINT32_MAX);
 	}
-	a->flags = pick(2) ? pick(32) : (int)case_rnd();
-	a->raddr = case_rnd();
-	a->rkey = (uint32_t)case_rnd();
+	a->flags = pick(2) ? pick(32) : edge_int();
+	a->raddr = edge(UINT64_MAX);
+	a->rkey = (uint32_t)edge(UINT32_MAX);
 	a->mr_null = pick(2);
 	a->srq = pick(2);
 	a->ah = (struct ibv_ah *)(uintptr_t)(case_rnd() | 1);
-	a->qpn = (uint32_t)case_rnd() & 0xffffff;
-	a->addr = case_rnd() >> pick(64);
-	a->length = (size_t)(case_rnd() & UINT32_MAX);
-	if (a->fn == F_rdma_post_recv) {	/* inside the MR, as the original asserts */
-		a->addr = (uint64_t)pick((int)sizeof(mr_buf) + 1);
-		a->length = (size_t)pick((int)(sizeof(mr_buf) - a->addr) + 1);
-	}
+	a->qpn = (uint32_t)edge(0xffffff);
+	a->addr = edge(UINT64_MAX) >> pick(64);
+	a->length = (size_t)edge(UINT32_MAX);
+	if (a->fn == F_rdma_post_recv)
+		recv_place(a);
 	a->script.post_ret = op_result();
-	a->script.wc.wr_id = case_rnd();
+	a->script.wc.wr_id = edge(UINT64_MAX);
 	a->script.wc.status = (enum ibv_wc_status)pick(22);
-	a->script.wc.opcode = (enum ibv_wc_opcode)pick(8);
-	a->script.wc.byte_len = (uint32_t)case_rnd();
-	a->script.wc.qp_num = (uint32_t)case_rnd();
+	a->script.wc.opcode = (enum ibv_wc_opcode)opcodes[pick(10)];
+	a->script.wc.byte_len = (uint32_t)edge(UINT32_MAX);
+	a->script.wc.qp_num = (uint32_t)edge(0xffffff);
 	a->script.reg_ret = pick(4) ? &F.mr : NULL;
 	a->script.reg_errno = pick(2) ? ENOMEM : EINVAL;
 	a->script.dereg_ret = op_result();
 	if (a->fn == F_rdma_get_send_comp || a->fn == F_rdma_get_recv_comp) {
+		static const int timeouts[] = { -1, 60000, 0x7fffffff };
+
 		comp_script(&a->script);
 		a->bounded = !pick(3);
-		a->timeout_ms = pick(2) ? -1 : 60000;
+		a->timeout_ms = timeouts[pick(3)];
 	}
 }
 
@@ -352,9 +395,10 @@ static void print_case(const struct args *a)
 
 	if (a->bounded)
 		fprintf(stderr, "  (ours: the _timeout form, timeout_ms=%d)\n", a->timeout_ms);
-	fprintf(stderr, "  %s: ctx=%p nsge=%d flags=%d raddr=%llx rkey=%u addr=%llx "
+	fprintf(stderr, "  %s: ctx=%p nsge=%d%s flags=%d raddr=%llx rkey=%u addr=%llx "
 		"length=%zu mr_null=%d srq=%d post_ret=%d\n", fn_name[a->fn],
-		a->ctx, a->nsge, a->flags, (unsigned long long)a->raddr, a->rkey,
+		a->ctx, a->nsge, a->sgl_null ? " (sgl NULL)" : "", a->flags,
+		(unsigned long long)a->raddr, a->rkey,
 		(unsigned long long)a->addr, a->length, a->mr_null, a->srq,
 		a->script.post_ret);
 	fprintf(stderr, "  script: poll");

@@ -34,6 +34,7 @@ struct args {
 	void *ctx;
 	struct ibv_sge sgl[8];
 	int nsge;
+	int sgl_null;		/* with nsge 0: sgl NULL, which the original posts */
 	int flags;
 	uint64_t raddr;
 	uint32_t rkey;
@@ -69,6 +70,9 @@ extern uint64_t (*case_rnd)(void);
 int pick(int n);
 
 void random_case(struct args *a);
+/* A value at a boundary of [0, max] (0, 1, max - 1, max, the middle) one
+ * time in three, else any: what a fuzzer's value dictionary gives. */
+uint64_t edge(uint64_t max);
 void run(const struct args *a, int ours, struct outcome *o);
 int is_vectored(enum fn f);
 /* A registration or an address function: NULL, not -1, is its error. */

@@ -30,7 +30,9 @@ static uint64_t xorshift(void)
 enum branch {
 	B_SRQ, B_QP, B_MR_NULL, B_MR, B_OP_OK, B_OP_POSITIVE, B_OP_NEGATIVE,
 	B_POLL_FIRST, B_POLL_SECOND, B_POLL_LATER, B_POLL_NEGATIVE,
-	B_ARM_FAILS, B_WAIT_FAILS, B_REG_FAILS, B_COUNT
+	B_ARM_FAILS, B_WAIT_FAILS, B_REG_FAILS,
+	/* boundaries of valid input, which the generator makes on purpose */
+	B_SGL_NULL, B_LEN_ZERO, B_LEN_MAX, B_RECV_AT_END, B_COUNT
 };
 
 static const char *const branch_name[B_COUNT] = {
@@ -38,8 +40,14 @@ static const char *const branch_name[B_COUNT] = {
 	"op returns errno", "op returns negative", "completion at 1st poll",
 	"completion at 2nd poll", "completion at a later poll",
 	"poll negative", "arming fails", "event wait fails",
-	"registration fails",
+	"registration fails", "sgl NULL, nsge 0", "length 0", "length UINT32_MAX",
+	"buffer ending at the MR's end",
 };
+
+static int one_buffer(enum fn f)
+{
+	return f >= F_rdma_post_recv && f <= F_rdma_post_ud_send;
+}
 
 static long covered[F_COUNT][B_COUNT];
 
@@ -60,6 +68,14 @@ static void count_branches(const struct args *a, const struct outcome *o)
 		  B_OP_POSITIVE : B_OP_NEGATIVE]++;
 	if (a->fn >= F_rdma_reg_msgs && a->fn <= F_rdma_reg_write && !a->script.reg_ret)
 		c[B_REG_FAILS]++;
+	if (is_vectored(a->fn) && a->sgl_null)
+		c[B_SGL_NULL]++;
+	if (one_buffer(a->fn) && a->length == 0)
+		c[B_LEN_ZERO]++;
+	if (one_buffer(a->fn) && a->length == UINT32_MAX)
+		c[B_LEN_MAX]++;
+	if (a->fn == F_rdma_post_recv && a->length && a->addr + a->length == sizeof(mr_buf))
+		c[B_RECV_AT_END]++;
 	if (a->fn == F_rdma_get_send_comp || a->fn == F_rdma_get_recv_comp) {
 		for (i = 0; i < o->nlog; i++)
 			polls += o->log[i].call == FC_POLL_CQ;
@@ -89,6 +105,14 @@ static int expected(enum fn f, enum branch b)
 		return post || f == F_rdma_dereg_mr;
 	case B_REG_FAILS:
 		return f >= F_rdma_reg_msgs && f <= F_rdma_reg_write;
+	case B_SGL_NULL:
+		return is_vectored(f);
+	case B_LEN_ZERO:
+		return one_buffer(f);
+	case B_LEN_MAX:
+		return one_buffer(f) && f != F_rdma_post_recv;
+	case B_RECV_AT_END:
+		return f == F_rdma_post_recv;
 	case B_COUNT:
 		return 0;
 	default:
@@ -160,6 +184,67 @@ static void directed(void)
 			a.script.wc.wr_id = 0xc0ffee + i;
 			a.script.wc.byte_len = 64;
 			test(&a);
+		}
+	}
+}
+
+/* Directed cases at the boundaries of valid input: a vectored post with no
+ * SGEs and no list (the original posts it), one-buffer posts of length 0
+ * (still one SGE) and UINT32_MAX, a receive buffer that ends exactly at its
+ * MR's end, fills it, or is empty at its end; each with the op succeeding
+ * and failing, with and without an MR. */
+static void boundaries(void)
+{
+	static const size_t lengths[] = { 0, 1, UINT32_MAX - 1, UINT32_MAX };
+	static const struct { uint64_t addr; size_t length; } places[] = {
+		{ sizeof(mr_buf) - 1, 1 }, { sizeof(mr_buf) - 64, 64 }, { 0, sizeof(mr_buf) },
+		{ sizeof(mr_buf), 0 }, { 0, 0 },
+	};
+	struct args a;
+	size_t i;
+	int f, ret, mr;
+
+	for (ret = 0; ret < 2; ret++) {
+		for (f = 0; f < F_COUNT; f++) {
+			if (is_vectored((enum fn)f)) {
+				memset(&a, 0, sizeof(a));
+				a.fn = (enum fn)f;
+				a.sgl_null = 1;
+				a.ctx = (void *)(uintptr_t)0xb0;
+				a.script.post_ret = ret ? ENOMEM : 0;
+				test(&a);
+				a.srq = 1;
+				test(&a);
+			}
+			if (!one_buffer((enum fn)f) || f == F_rdma_post_recv)
+				continue;
+			for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+				for (mr = 0; mr < 2; mr++) {
+					memset(&a, 0, sizeof(a));
+					a.fn = (enum fn)f;
+					a.addr = 0x1000;
+					a.length = lengths[i];
+					a.mr_null = mr;
+					a.flags = IBV_SEND_SIGNALED;
+					a.raddr = UINT64_MAX;
+					a.rkey = UINT32_MAX;
+					a.qpn = 0xffffff;
+					a.ah = (struct ibv_ah *)&F;
+					a.script.post_ret = ret ? -1 : 0;
+					test(&a);
+				}
+			}
+		}
+		for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+			for (mr = 0; mr < 2; mr++) {
+				memset(&a, 0, sizeof(a));
+				a.fn = F_rdma_post_recv;
+				a.addr = places[i].addr;
+				a.length = places[i].length;
+				a.srq = mr;
+				a.script.post_ret = ret ? EAGAIN : 0;
+				test(&a);
+			}
 		}
 	}
 }
@@ -287,6 +372,7 @@ int main(int argc, char **argv)
 	case_rnd = xorshift;
 	cases_init();
 	directed();
+	boundaries();
 	nfaults = faults();
 	for (i = 0; i < n; i++) {
 		struct args a;

@@ -320,7 +320,9 @@ static void check_idle(void)
 		OK("idle: SIGKILL 1 s later: still 10 and 10 lines, the file ends at a line's end");
 }
 
-enum { KILLS = 30 };
+/* 6 under make mutants (RDMAVERBS_TEST_QUICK): a mutant is a wrong
+ * value, not a rare moment. */
+#define KILLS (getenv("RDMAVERBS_TEST_QUICK") ? 6 : 30)
 
 static void check_killed(void)
 {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,6 +295,46 @@ static void comp_calls(void)
 	expect(F_rdma_get_send_comp, "%s%s", idf(&F.id), retf(ret, err));
 	count(F_rdma_get_send_comp, ret < 0, 0);
 
+	/* a wait twice over: one call that blocked; an immediate receive's
+	 * bytes are received bytes */
+	{
+		struct fake_script twice = { .npoll = 5, .poll_ret = { 0, 0, 0, 0, 1 },
+			.nnotify = 2, .nevent = 2 };
+
+		twice.wc.wr_id = 0x3003;
+		twice.wc.status = IBV_WC_SUCCESS;
+		twice.wc.opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		twice.wc.byte_len = 300;
+		fake_reset(&F, &twice);
+		ret = rdma_get_recv_comp(&F.id, &wc);
+		expect(F_rdma_get_recv_comp, "%s ret=%d wr_id=0x3003 status=SUCCESS "
+		       "opcode=RECV_RDMA_WITH_IMM byte_len=300", idf(&F.id), ret);
+		count(F_rdma_get_recv_comp, ret < 0, 300);
+		counts[F_rdma_get_recv_comp].blocked++;
+	}
+	/* no bytes for a receive in error, nor for a read's completion */
+	ready.wc.wr_id = 0x4004;
+	ready.wc.status = IBV_WC_WR_FLUSH_ERR;
+	ready.wc.opcode = IBV_WC_RECV;
+	ready.wc.byte_len = 500;
+	ready.wc.vendor_err = 7;
+	fake_reset(&F, &ready);
+	ret = rdma_get_recv_comp(&F.id, &wc);
+	expect(F_rdma_get_recv_comp, "%s ret=%d wr_id=0x4004 status=WR_FLUSH_ERR vendor_err=0x7",
+	       idf(&F.id), ret);
+	count(F_rdma_get_recv_comp, ret < 0, 0);
+	ready.wc.wr_id = 0x5005;
+	ready.wc.status = IBV_WC_SUCCESS;
+	ready.wc.opcode = IBV_WC_RDMA_READ;
+	ready.wc.byte_len = 600;
+	fake_reset(&F, &ready);
+	ret = rdma_get_send_comp(&F.id, &wc);
+	expect(F_rdma_get_send_comp, "%s ret=%d wr_id=0x5005 status=SUCCESS opcode=RDMA_READ "
+	       "byte_len=600", idf(&F.id), ret);
+	count(F_rdma_get_send_comp, ret < 0, 0);
+	ready.wc.wr_id = 0x1001;
+	ready.wc.byte_len = 0;
+
 	/* the bounded forms: a ready completion, one after a wait, a miss */
 	ready.wc.status = IBV_WC_SUCCESS;
 	ready.wc.vendor_err = 0;
@@ -358,12 +399,40 @@ static void exit_on_signal(int sig)
 	exit(100 + sig);
 }
 
+/* errno after each call while no trace line can be written (stderr is
+ * /dev/full): the call's own, as without tracing. In mode "eintr", the
+ * program's errno is EINTR before a call that succeeds: the line is
+ * written once, errno left as it was. A bit per check that failed. */
+static int errno_calls(int eintr)
+{
+	struct fake_script ok = { 0 }, fail = { .post_ret = ENOMEM };
+	struct rlimit small = { 1 << 20, 1 << 20 };
+	char buf[8];
+	int bad = 0;
+
+	setrlimit(RLIMIT_FSIZE, &small);	/* a line written for ever ends here */
+	alarm(10);
+	fake_reset(&F, &ok);
+	errno = eintr ? EINTR : 1234;
+	bad |= rdma_post_send(&F.id, NULL, buf, sizeof(buf), NULL, 0) != 0 ||
+	       errno != (eintr ? EINTR : 1234);
+	if (eintr)
+		return bad;
+	bad |= (rdma_post_send(NULL, NULL, buf, sizeof(buf), NULL, 0) != -1 || errno != EINVAL) << 1;
+	bad |= (rdma_seterrno(EIO) != -1 || errno != EIO) << 2;
+	fake_reset(&F, &fail);
+	bad |= (rdma_post_send(&F.id, NULL, buf, sizeof(buf), NULL, 0) != -1 || errno != ENOMEM) << 3;
+	return bad;
+}
+
 static int child(const char *mode, const char *dir)
 {
 	char path[4096];
 	int i;
 
 	fake_init(&F);
+	if (!strcmp(mode, "full") || !strcmp(mode, "eintr"))
+		return errno_calls(!strcmp(mode, "eintr"));
 	if (!strcmp(mode, "fork")) {	/* 100 lines, a child's 50, 30 more */
 		pid_t pid;
 		int st;
@@ -451,7 +520,10 @@ static int run(const char *mode, const char *const *env)
 	pid_t pid;
 	int st;
 
-	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+	if (!strcmp(mode, "full"))
+		snprintf(errpath, sizeof(errpath), "/dev/full");
+	else
+		snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
 	pid = fork();
 	if (pid == 0) {
 		unsetenv("RDMAVERBS_TRACE");
@@ -731,6 +803,27 @@ static void check_table_on_signals(void)
 		       "that calls exit(3): the table once, its exit status\n");
 }
 
+/* errno when the trace cannot be written, and a line written once when the
+ * program's errno was EINTR (see errno_calls). */
+static void check_errno(void)
+{
+	const char *env[] = { "RDMAVERBS_TRACE=1", "RDMAVERBS_STATS=1", NULL };
+	int rc = run("full", env), n, i, lines_seen = 0;
+
+	if (rc)
+		FAIL("full: the child exited %d (a bit per wrong errno: 1 success, 2 NULL id, "
+		     "4 rdma_seterrno, 8 provider failure)", rc);
+	rc = run("eintr", env);
+	n = lines("stderr", got, 10000);
+	for (i = 0; i < n; i++)
+		lines_seen += !strncmp(got[i], "rdmaverbs[", 10);
+	if (rc || lines_seen != 1)
+		FAIL("eintr: the child exited %d, %d trace lines for one call", rc, lines_seen);
+	if (!failures)
+		printf("trace: ok: the trace on /dev/full: each call's errno as without tracing; "
+		       "errno EINTR before a call: its line written once\n");
+}
+
 static void check_quiet(void)
 {
 	const char *bad[] = { "RDMAVERBS_TRACE=/nonexistent/dir/trace.log",
@@ -783,6 +876,7 @@ int main(int argc, char **argv)
 	check_threads();
 	check_fork_and_signals();
 	check_table_on_signals();
+	check_errno();
 	check_quiet();
 	printf("trace: %s\n", failures ? "FAILED" : "all checks passed");
 	return failures != 0;
