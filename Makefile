@@ -14,6 +14,7 @@
 #   make header          regenerates the generated files (see src/tests/generated.rs)
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
+#   make mutants         mutation testing of src/ (cargo-mutants), writes MUTANTS.md; hours
 #   make vendor          stores the crates for an offline build in vendor/
 #   make deb             Debian packages librdmaverbs1, librdmaverbs-dev in build/deb
 #   make rpm             RPM packages rdmaverbs, rdmaverbs-devel in build/rpm
@@ -49,6 +50,14 @@ LIB        := $(B)/lib
 RUST_A     := target/release/$(NAME).a
 # The native libraries the static archive needs, as rustc prints them.
 NATIVE     := target/release/native-static-libs.txt
+# make test-mutant (run by cargo test for make mutants) links the archive
+# cargo has just built of a mutant, ARCHIVE, as it is; make mutants gives
+# the native libraries (NATIVE_LIBS) and the commands, built once
+# (TOOLS_FROM), in the environment.
+ifdef ARCHIVE
+RUST_A     := $(ARCHIVE)
+NATIVE     := $(B)/native-static-libs.txt
+endif
 SHARED     := $(LIB)/$(REALNAME)
 PRELOADED  := $(LIB)/$(PRELOAD)
 PC         := $(B)/pkgconfig/rdmaverbs-uninstalled.pc
@@ -75,7 +84,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands \
-	test-hardening test-timeout bindings test-bindings test-lib \
+	test-hardening test-timeout bindings test-bindings test-lib mutants test-mutant \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
@@ -83,8 +92,14 @@ all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
 
 # cargo decides what is stale; make relinks what depends on the archive only
 # when cargo rewrote it. rustc writes $(NATIVE) whenever it builds the archive.
+ifdef ARCHIVE
+$(NATIVE):
+	@mkdir -p $(@D)
+	echo '$(NATIVE_LIBS)' > $@
+else
 $(RUST_A) $(NATIVE) &: FORCE
 	$(CARGO) rustc --release --locked --lib -- --print native-static-libs=$(CURDIR)/$(NATIVE)
+endif
 
 FORCE:
 
@@ -123,7 +138,7 @@ $(LIB)/$(NAME).a: $(RUST_A)
 $(addprefix target/release/,$(COMMANDS)) &: FORCE
 	RDMAVERBS_PRELOAD_PATH=$(PRELOADDIR)/$(PRELOAD) $(CARGO) build --release --locked -p rdmaverbs-tools
 
-$(B)/bin/%: target/release/%
+$(B)/bin/%: $(if $(ARCHIVE),$(TOOLS_FROM),target/release)/%
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -221,15 +236,16 @@ $(B)/fake/libfakeverbs.so: c-tests/fake/fakeverbs.c c-tests/fake/fakeverbs.h c-t
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,--version-script=c-tests/fake/fakeverbs.map \
 		$(STOCK_CFLAGS) -o $@ $<
-$(B)/fake/preload: $(B)/fake/libfakeverbs.so
-$(B)/fake/preload: EXTRA_LIBS = -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
+$(B)/fake/preload $(B)/fake/opstrace: $(B)/fake/libfakeverbs.so
+$(B)/fake/preload $(B)/fake/opstrace: EXTRA_LIBS = -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
 
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
 # counting and spinning change nothing the caller sees.
+DIFF_CASES ?= 100000
 test-differential: $(B)/fake/differential
-	$(B)/fake/differential 100000
+	$(B)/fake/differential $(DIFF_CASES)
 	RDMAVERBS_TRACE=$(CURDIR)/$(B)/differential.trace RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
-		$(B)/fake/differential 100000 2>$(B)/differential-watched.err
+		$(B)/fake/differential $(DIFF_CASES) 2>$(B)/differential-watched.err
 	grep -q '^rdmaverbs: rdma_post_send ' $(B)/differential-watched.err
 	grep -q '^rdmaverbs\[[0-9]*\]: rdma_post_send ' $(B)/differential.trace
 	rm -f $(B)/differential.trace
@@ -241,8 +257,9 @@ test-hardening: $(B)/fake/hardening
 	$(B)/fake/hardening $(CURDIR)/$(SHARED) $(CURDIR)/$(B)/hardening.d
 
 # The preload library on a fake libibverbs (c-tests/fake/preload.c).
-test-preload: $(B)/fake/preload
+test-preload: $(B)/fake/preload $(B)/fake/opstrace
 	rm -rf $(B)/preload.d && mkdir -p $(B)/preload.d
+	$(B)/fake/opstrace $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 	$(B)/fake/preload $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 
 test-robustness: $(B)/fake/robustness
@@ -400,6 +417,30 @@ $(BIND)/rust/debug/examples/rc: $(PC) FORCE
 
 test-bindings: $(LIBRARY) $(BINDINGS)
 	bindings/test.sh $(B)
+
+# ---- mutation testing (MUTANTS.md; not in make check: hours) ----
+
+# cargo-mutants changes src/ one mutant at a time, in copies of the tree,
+# and runs cargo test there; with the feature c-tests, cargo test also runs
+# test-mutant against the library it built (tests/fake_provider.rs).
+# Installs cargo-mutants from crates.io if it is missing.
+MUTANTS_JOBS ?= 2
+MUTANTS_ARGS ?=
+mutants: $(LIBRARY) $(TOOLS)
+	command -v cargo-mutants > /dev/null || $(CARGO) install --locked cargo-mutants@27.1.0
+	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants -p rdmaverbs \
+		--features c-tests --jobs $(MUTANTS_JOBS) --timeout 300 --output $(B) $(MUTANTS_ARGS); \
+		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
+	python3 c-tests/tools/mutants.py $(B)/mutants.out > MUTANTS.md
+
+# One mutant's test: the C tests on the fake provider, the cheapest first,
+# stopping at the first failure, with fewer random cases and repetitions
+# than test-lib (a mutant is a wrong value, not a rare race).
+test-mutant: export RDMAVERBS_TEST_QUICK = 1
+test-mutant: DIFF_CASES = 20000
+test-mutant: test-trace test-robustness test-differential test-noalloc test-timeout test-hardening \
+		test-preload test-live test-commands $(B)/fake/concurrency
+	$(B)/fake/concurrency
 
 # ---- programs built twice: against our header (ours) and the stock one ----
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Writes MUTANTS.md from a cargo-mutants run (make mutants):
+
+    mutants.py OUTPUT_DIR/mutants.out > MUTANTS.md
+
+Counts per folder of src/ (tried, caught, missed, timed out, unviable, and
+the share of viable mutants the tests caught, a time-out counting as
+caught: the tests did not pass), then every survivor with why it is left:
+c-tests/tools/mutants-survivors.txt explains each by its name without the
+line and column ("src/FILE: replace X with Y in FUNCTION"), since lines
+move. A survivor without an explanation is listed as unexplained.
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def key(name):
+    """A mutant's name without its line and column."""
+    return re.sub(r"^(src/[^:]+):\d+:\d+: ", r"\1: ", name)
+
+
+def explanations():
+    out, current = {}, None
+    with open(os.path.join(HERE, "mutants-survivors.txt")) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("src/"):
+                current = line
+                out[current] = ""
+            elif current:
+                out[current] = (out[current] + " " + line.strip()).strip()
+    return out
+
+
+def main():
+    out_dir = sys.argv[1]
+    data = json.load(open(os.path.join(out_dir, "outcomes.json")))
+    why = explanations()
+    folders = {}
+    survivors = []
+    seconds = 0.0
+    for o in data["outcomes"]:
+        seconds += sum(p.get("duration", 0) for p in o.get("phase_results", []))
+        m = o["scenario"].get("Mutant") if isinstance(o["scenario"], dict) else None
+        if not m:
+            continue
+        folder = os.path.dirname(m["file"])
+        c = folders.setdefault(folder, {"tried": 0, "caught": 0, "missed": 0, "timeout": 0, "unviable": 0})
+        c["tried"] += 1
+        kind = {"CaughtMutant": "caught", "MissedMutant": "missed", "Timeout": "timeout",
+                "Unviable": "unviable"}[o["summary"]]
+        c[kind] += 1
+        if kind == "missed":
+            survivors.append(m["name"])
+    total = {k: sum(c[k] for c in folders.values()) for k in ("tried", "caught", "missed", "timeout", "unviable")}
+    p = print
+    p("# Mutation testing")
+    p()
+    p("`make mutants` (cargo-mutants over `src/`, each mutant tested by `cargo test --features")
+    p("c-tests`: the Rust unit tests, then the C tests on the fake provider against the library")
+    p("cargo built of the mutant, `make test-mutant`); this file is written by")
+    p("`c-tests/tools/mutants.py` from its last run. A mutant is caught when the tests fail")
+    p("(or hang past the time-out); unviable ones do not compile. cargo-mutants leaves `unsafe`")
+    p("functions and blocks alone, so the exports themselves (`unsafe extern \"C\"`) are")
+    p("covered by the differential test rather than mutated here.")
+    p()
+    wall = ""
+    try:
+        from datetime import datetime
+        t0, t1 = (datetime.fromisoformat(data[k].replace("Z", "+00:00")) for k in ("start_time", "end_time"))
+        wall = f", {(t1 - t0).total_seconds() / 60:.0f} minutes from start to end"
+    except (KeyError, ValueError, TypeError):
+        pass
+    p(f"cargo-mutants {data.get('cargo_mutants_version', '?')}; {total['tried']} mutants; "
+      f"{seconds / 60:.0f} minutes of build and test in all{wall} (on this 2-core machine, "
+      "`make mutants`' two jobs at once).")
+    p()
+    p("| folder | tried | caught | timed out | missed | unviable | caught of viable |")
+    p("|---|---|---|---|---|---|---|")
+    for folder in sorted(folders) + ["all"]:
+        c = total if folder == "all" else folders[folder]
+        viable = c["caught"] + c["timeout"] + c["missed"]
+        share = f"{100 * (c['caught'] + c['timeout']) / viable:.1f} %" if viable else "-"
+        name = "**all**" if folder == "all" else f"`{folder}`"
+        p(f"| {name} | {c['tried']} | {c['caught']} | {c['timeout']} | {c['missed']} | {c['unviable']} | {share} |")
+    p()
+    p("## Survivors, and why each is left")
+    p()
+    if not survivors:
+        p("None.")
+    unexplained = 0
+    for name in sorted(survivors):
+        text = why.get(key(name))
+        if text is None:
+            unexplained += 1
+            text = "**not explained**"
+        p(f"- `{name}`: {text}")
+    if unexplained:
+        print(f"mutants.py: {unexplained} survivors not explained in mutants-survivors.txt",
+              file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

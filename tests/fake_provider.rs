@@ -1,0 +1,30 @@
+//! The C tests on the fake provider, against this very build of the
+//! library: how `make mutants` tests each mutant (cargo-mutants runs `cargo
+//! test --features c-tests`; without the feature this test is not built,
+//! and `make test-lib` runs the C tests against the release build).
+
+#[test]
+fn c_tests_on_the_fake_provider() {
+    // target/<profile>/deps/fake_provider-HASH: beside it, the static
+    // archive cargo built of the library for this test (the newest, if
+    // other builds left theirs).
+    let exe = std::env::current_exe().expect("current_exe");
+    let deps = exe.parent().expect("deps");
+    let archive = std::fs::read_dir(deps)
+        .expect("deps")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("librdmaverbs-") && name.ends_with(".a")
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("no librdmaverbs-*.a beside the test");
+    let status = std::process::Command::new("make")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("-s")
+        .arg("test-mutant")
+        .arg(format!("ARCHIVE={}", archive.display()))
+        .status()
+        .expect("make");
+    assert!(status.success(), "make test-mutant failed: {status}");
+}
