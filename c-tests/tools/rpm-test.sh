@@ -20,21 +20,7 @@ rpmof() { ls "$dir"/RPMS/"$arch"/"$1"-"$version"-*."$arch".rpm 2>/dev/null | hea
 lib=$(rpmof rdmaverbs) devel=$(rpmof rdmaverbs-devel) dbg=$(rpmof rdmaverbs-debuginfo)
 tools=$(rpmof rdmaverbs-tools)
 for p in "$lib" "$devel" "$dbg" "$tools"; do [ -n "$p" ] || bad "a binary RPM is missing in $dir/RPMS/$arch"; done
-[ -n "$lib" ] && [ -n "$devel" ] || { # The unpacked rdmaverbs-trace names the preload library where rdmaverbs
-# puts it, and counts with it (pointed into the unpacked tree).
-"$root/usr/bin/rdmaverbs-trace" -c true 2> "$tmp/where"
-grep -qF "$libdir/rdmaverbs/librdmaverbs-preload.so: no preload library there" "$tmp/where" &&
-	ok "rdmaverbs-trace looks for $libdir/rdmaverbs/librdmaverbs-preload.so" ||
-	bad "rdmaverbs-trace looks elsewhere: $(cat "$tmp/where")"
-mkdir -m 700 "$tmp/run"
-if RDMAVERBS_PRELOAD=$root$pre XDG_RUNTIME_DIR=$tmp/run LD_LIBRARY_PATH=$root$libdir \
-	"$root/usr/bin/rdmaverbs-trace" -c "$tmp/example" > /dev/null 2> "$tmp/count" &&
-   grep -Eq '^rdma_post_send +[1-9]' "$tmp/count"; then
-	ok "the unpacked rdmaverbs-trace -c counts the example's calls"
-else
-	bad "rdmaverbs-trace -c: $(cat "$tmp/count")"
-fi
-echo "rpm: $pass passed, $fail failed"; exit 1; }
+[ -n "$lib" ] && [ -n "$devel" ] || { echo "rpm: $pass passed, $fail failed"; exit 1; }
 ls "$dir"/SRPMS/rdmaverbs-"$version"-*.src.rpm >/dev/null 2>&1 && ok "the source RPM is there" || bad "no source RPM"
 
 # Which files went where (the .a is not shipped: Fedora wants a -static
