@@ -232,14 +232,21 @@ fn reclaim(me: i32) -> Option<usize> {
 /// Takes the slot's flag; `wait`: spin while another writer holds it (else
 /// give up, as in a signal handler). True when taken.
 fn take(s: &Slot, wait: bool) -> bool {
+    spin_take(&s.flushing, || !wait)
+}
+
+/// Takes `flag` (a spin lock held for one write), spinning while another
+/// holds it, unless `give_up()` says not to wait; true when taken. Yields
+/// the CPU every 64 spins: the holder may need it to finish.
+pub(super) fn spin_take(flag: &AtomicBool, give_up: impl Fn() -> bool) -> bool {
     let mut spins = 0u32;
-    while s.flushing.swap(true, Ordering::Acquire) {
-        if !wait {
+    while flag.swap(true, Ordering::Acquire) {
+        if give_up() {
             return false;
         }
         spins = spins.wrapping_add(1);
         if spins % 64 == 0 {
-            // SAFETY: always safe; the holder may need this CPU to finish.
+            // SAFETY: always safe.
             unsafe { libc::sched_yield() };
         }
         core::hint::spin_loop();

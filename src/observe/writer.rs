@@ -129,19 +129,7 @@ pub(super) fn flush_dying() {
 /// Takes the write-out lock; while a fatal signal is handled, only tries
 /// (the interrupted thread may hold it). True when taken.
 fn lock() -> bool {
-    let mut spins = 0u32;
-    while WRITING.swap(true, Acquire) {
-        if DYING.load(Relaxed) {
-            return false;
-        }
-        spins = spins.wrapping_add(1);
-        if spins % 64 == 0 {
-            // SAFETY: always safe; the holder may need this CPU.
-            unsafe { libc::sched_yield() };
-        }
-        core::hint::spin_loop();
-    }
-    true
+    buffer::spin_take(&WRITING, || DYING.load(Relaxed))
 }
 
 fn unlock() {
