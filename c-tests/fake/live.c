@@ -19,6 +19,16 @@
  *             (no SIGXFSZ), the file within the limit, ending at a line's end
  *   full      a 64 KiB tmpfs (root only, in a mount namespace of its own):
  *             ENOSPC, one warning, exit 0, the file ending at a line's end
+ *   paced     100 lines 2 ms apart: all in the file, in few writes (the
+ *             writer thread's, every 50 ms; not one per line)
+ *   alone     no writer thread (pthread_create refused): one warning; lines
+ *             20 ms apart are written by their own thread once the oldest is
+ *             100 ms old, the newest kept; 2000 quick lines in as few writes
+ *             as full buffers make
+ *
+ * The child counts the writev(2) calls on the trace file (this program
+ * defines writev and pthread_create, which the library's calls reach: it
+ * is linked with -rdynamic, or with the library's archive).
  *
  * Usage: live DIR
  */
@@ -36,7 +46,10 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +90,32 @@ static void *forever(void *arg)
 	for (;;)
 		post((uintptr_t)arg);
 	return NULL;
+}
+
+/* ---- what the library asks of the system, counted or refused ---- */
+
+static int refuse_threads;	/* pthread_create fails with EAGAIN */
+static volatile long writes;	/* writev calls on a descriptor above 2 */
+
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+	if (refuse_threads)
+		return EAGAIN;
+	if (!real) {
+		void *p = dlsym(RTLD_NEXT, "pthread_create");
+
+		memcpy(&real, &p, sizeof(p));
+	}
+	return real(t, a, f, arg);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	if (fd > 2)
+		__atomic_add_fetch(&writes, 1, __ATOMIC_RELAXED);
+	return syscall(SYS_writev, fd, iov, n);
 }
 
 /* ---- what a trace file holds ---- */
@@ -167,6 +206,40 @@ static int child(const char *mode, const char *file)
 				usleep(5000);
 		}
 		post(3);
+		return 0;
+	}
+	if (!strcmp(mode, "paced")) {	/* 100 lines 2 ms apart; then the file and the writes */
+		struct scan s;
+
+		for (i = 0; i < 100; i++) {
+			post(1);
+			usleep(2000);
+		}
+		usleep(300000);		/* the writer thread's turn */
+		scan(file, &s);
+		printf("%ld lines, %ld writes\n", s.lines, writes);
+		return 0;
+	}
+	if (!strcmp(mode, "alone")) {	/* no writer thread: the thread's own rules */
+		struct scan s;
+		long w, lines, bytes;
+
+		refuse_threads = 1;
+		for (i = 0; i < 15; i++) {	/* 280 ms */
+			if (i)
+				usleep(20000);
+			post(1);
+		}
+		scan(file, &s);
+		printf("age: %ld lines, %ld writes\n", s.lines, writes);
+		w = writes;
+		lines = s.lines;
+		bytes = s.bytes;
+		for (i = 0; i < 2000; i++)
+			post(1);
+		scan(file, &s);
+		printf("size: %ld lines, %ld bytes, %ld writes\n", s.lines - lines, s.bytes - bytes,
+		       writes - w);
 		return 0;
 	}
 	if (!strcmp(mode, "many")) {	/* 3000 lines at once; then, what is in the file */
@@ -467,6 +540,59 @@ static void check_full(void)
 		   "(%ld lines), the file ending at a line's end", bytes, lines);
 }
 
+static void check_paced(void)
+{
+	char line[256];
+	long lines = -1, n = -1;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/paced.log", dir);
+	start("paced", out, NULL);
+	if (!fgets(line, sizeof(line), from_child) || sscanf(line, "%ld lines, %ld writes", &lines,
+							     &n) != 2)
+		line[0] = 0;
+	rc = finish();
+	/* about 200 ms of lines: 4 or 5 periods of the writer thread */
+	if (rc || lines != 100 || n < 1 || n > 30)
+		FAIL("paced: exit %d, %ld lines (want 100) in %ld writes (want 1 to 30)", rc, lines, n);
+	else
+		OK("paced: 100 lines 2 ms apart: all in the file after 300 ms, in %ld writes", n);
+}
+
+static void check_alone(void)
+{
+	char age[256] = "", size[256] = "";
+	long lines = -1, n = -1, slines = -1, bytes = -1, sn = -1, most;
+	int rc, total, warned;
+
+	snprintf(out, sizeof(out), "%s/alone.log", dir);
+	start("alone", out, NULL);
+	if (fgets(age, sizeof(age), from_child))
+		sscanf(age, "age: %ld lines, %ld writes", &lines, &n);
+	if (fgets(size, sizeof(size), from_child))
+		sscanf(size, "size: %ld lines, %ld bytes, %ld writes", &slines, &bytes, &sn);
+	rc = finish();
+	warned = warnings(out, "rdmaverbs: warning: cannot start the trace writer thread", &total);
+	/* 15 lines 20 ms apart: written when the oldest is over 100 ms old (at
+	 * about the 6th and the 12th), never the newest; each write holds all
+	 * the lines of the buffer, so 2 or 3 writes */
+	if (rc || warned != 1 || total != 1 || lines < 6 || lines > 14 || n < 1 || n > 3)
+		FAIL("alone: exit %d, %d warnings of %d lines; 15 lines 20 ms apart: %ld in the file "
+		     "(want 6 to 14) in %ld writes (want 1 to 3)", rc, warned, total, lines, n);
+	else
+		OK("alone: no writer thread: one warning; 15 lines 20 ms apart: %ld in the file by the "
+		   "age rule, in %ld writes", lines, n);
+	/* 2000 quick lines: a write when a buffer has less than a line's room
+	 * (512 bytes) left, so each holds more than 16384 - 512 bytes */
+	most = bytes / (16384 - 512) + 1;
+	if (slines < 2000 - 16384 / 100 || slines > 2015 || sn < 1 || sn > most)
+		FAIL("alone: 2000 quick lines: %ld in the file (%ld bytes) in %ld writes (want at "
+		     "most %ld)", slines, bytes, sn, most);
+	else
+		OK("alone: 2000 quick lines: %ld in the file, in %ld writes of full buffers", slines,
+		   sn);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "child"))
@@ -485,6 +611,8 @@ int main(int argc, char **argv)
 	check_delete();
 	check_limit();
 	check_full();
+	check_paced();
+	check_alone();
 	printf("live: %s\n", failures ? "FAILED" : "all checks passed");
 	return failures != 0;
 }

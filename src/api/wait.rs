@@ -211,3 +211,30 @@ pub(super) unsafe fn wait_for_comp(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The deadline `ms` from now, and what is left of it at once.
+    fn left(ms: c_int) -> c_int {
+        match Wait::within(ms) {
+            Wait::Until(deadline) => remaining_ms(&deadline),
+            Wait::Forever => -1,
+        }
+    }
+
+    #[test]
+    fn time_left_in_whole_milliseconds_rounded_up() {
+        assert_eq!(left(-1), -1);
+        for ms in [1, 250, 999, 1000, 1001, 1500, 61_000] {
+            let got = left(ms);
+            assert!((ms - 5..=ms).contains(&got), "{ms} ms: {got} left");
+        }
+        // Passed: 0. A nanosecond ahead: 1.
+        let now = monotonic();
+        assert_eq!(remaining_ms(&libc::timespec { tv_sec: now.tv_sec - 1, tv_nsec: now.tv_nsec }), 0);
+        let soon = libc::timespec { tv_sec: now.tv_sec + 100, tv_nsec: now.tv_nsec };
+        assert!((99_990..=100_000).contains(&remaining_ms(&soon)));
+    }
+}

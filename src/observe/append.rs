@@ -277,6 +277,8 @@ mod tests {
         assert_eq!(after_time(b"abc def\n"), 7);
         assert_eq!(after_time(b"x t=5.1 y\n"), 7);
         assert_eq!(after_time(b"x t=5.1\n"), 7);
+        // Only `t=` is the time stamp: another first `=` is not.
+        assert_eq!(after_time(b"ab x=1 y\n"), 8);
     }
 
     #[test]
@@ -286,5 +288,88 @@ mod tests {
         let lines = line.repeat(1000);
         let p = plan(1, &lines);
         assert!(p.n <= PIECES && p.used < lines.len() && p.used % 300 == 0);
+        // As many pieces as fit: a line of spaces first (its first line
+        // crosses), then two per page (the bytes before, the padding), and
+        // the rest.
+        let p = plan(4000, &lines);
+        assert_eq!(p.n, PIECES);
+        assert!(p.used < lines.len());
+    }
+
+    /// A signal handler that does nothing (so that a blocked write returns
+    /// early, cut short or with EINTR).
+    extern "C" fn nothing(_: c_int) {}
+
+    #[test]
+    fn write_pieces_goes_on_after_short_writes_and_eintr() {
+        // 32 pieces of 1 to 40000 bytes, each of its own byte, through a
+        // pipe of one page read slowly, the writer interrupted by a signal
+        // every 200 us: every byte arrives, in order.
+        let data: Vec<Vec<u8>> = (0..PIECES)
+            .map(|k| vec![b'A' + k as u8; 1 + k * k * 39])
+            .collect();
+        let pieces: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+        let want = data.concat();
+        let mut fds = [0; 2];
+        // SAFETY: plain calls on our own descriptors and handler.
+        unsafe {
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            libc::fcntl(fds[1], libc::F_SETPIPE_SZ, 4096);
+            let mut sa: libc::sigaction = core::mem::zeroed();
+            sa.sa_sigaction = nothing as extern "C" fn(c_int) as usize;
+            libc::sigaction(libc::SIGURG, &sa, core::ptr::null_mut());
+        }
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 1000];
+            loop {
+                // SAFETY: into our buffer.
+                let n = unsafe { libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len()) };
+                if n <= 0 {
+                    return got;
+                }
+                got.extend_from_slice(&buf[..n as usize]);
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        });
+        // SAFETY: this thread's id, signalled while it writes.
+        let me = unsafe { libc::pthread_self() } as usize;
+        let done = std::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+        let kicks = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !done.load(core::sync::atomic::Ordering::Relaxed) {
+                    // SAFETY: the writing thread exists until `done`.
+                    unsafe { libc::pthread_kill(me as libc::pthread_t, libc::SIGURG) };
+                    n += 1;
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                n
+            })
+        };
+        let ret = write_pieces(fds[1], &pieces);
+        done.store(true, core::sync::atomic::Ordering::Relaxed);
+        let kicks = kicks.join().unwrap();
+        // SAFETY: our descriptor.
+        unsafe { libc::close(fds[1]) };
+        let got = reader.join().unwrap();
+        // SAFETY: our descriptor.
+        unsafe { libc::close(fds[0]) };
+        assert_eq!(ret, Ok(()));
+        assert!(kicks > 10, "{kicks} signals");
+        assert_eq!(got.len(), want.len());
+        assert!(got == want, "the bytes differ");
+    }
+
+    #[test]
+    fn write_pieces_reports_a_write_of_nothing_as_enospc() {
+        // A write that writes nothing more (pieces of nothing here): ENOSPC,
+        // whatever errno was before.
+        let null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+        // SAFETY: this thread's errno.
+        unsafe { *libc::__errno_location() = libc::EBADF };
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&null);
+        assert_eq!(write_pieces(fd, &[b""]), Err(libc::ENOSPC));
     }
 }
