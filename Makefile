@@ -429,7 +429,7 @@ MUTANTS_ARGS ?=
 mutants: $(LIBRARY) $(TOOLS)
 	command -v cargo-mutants > /dev/null || $(CARGO) install --locked cargo-mutants@27.1.0
 	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants -p rdmaverbs \
-		--features c-tests --jobs $(MUTANTS_JOBS) --timeout 300 --output $(B) $(MUTANTS_ARGS); \
+		--features c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
 		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
 	python3 c-tests/tools/mutants.py $(B)/mutants.out > MUTANTS.md
 
