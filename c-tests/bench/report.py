@@ -100,6 +100,38 @@ def op_instructions(ops, preload, tmp):
     return out
 
 
+THREADS_N = 5_000_000  # sends per thread
+THREADS_RUNS = 5
+
+
+def thread_scaling(ops, preload):
+    """Nanoseconds of the slowest thread, 1 and 2 threads each posting
+    THREADS_N sends on its own QP, unwatched and counting (the fastest of
+    THREADS_RUNS runs, alternated); as ratios only."""
+    best = {}
+    for _ in range(THREADS_RUNS):
+        for mode, env in (("none", {}), ("stats", {"LD_PRELOAD": preload, "RDMAVERBS_STATS": "1"})):
+            for threads in (1, 2):
+                e = {k: v for k, v in os.environ.items() if not k.startswith("RDMAVERBS_")}
+                e.pop("LD_PRELOAD", None)
+                e.update(env)
+                out = subprocess.run([ops, "send", str(THREADS_N), str(threads)], env=e, check=True,
+                                     capture_output=True, text=True).stdout
+                ns = int(re.search(r"ns (\d+)", out).group(1))
+                best[mode, threads] = min(best.get((mode, threads), ns), ns)
+    return best
+
+
+def threads_table(b):
+    rows = []
+    for mode, what in (("none", "unwatched"), ("stats", "counting (`RDMAVERBS_STATS=1`)")):
+        rows.append(f"| {what} | {b[mode, 2] / b[mode, 1]:.2f} |")
+    rows.append(f"| counting over unwatched, 1 thread | {b['stats', 1] / b['none', 1]:.2f} |")
+    rows.append(f"| counting over unwatched, 2 threads | {b['stats', 2] / b['none', 2]:.2f} |")
+    return ("| preloaded | time of 2 threads over 1 (each thread its own QP, the same "
+            "sends) |\n|---|---|\n" + "\n".join(rows))
+
+
 def ops_table(n):
     rows = []
     for kind, what in OPS.items():
@@ -268,6 +300,7 @@ def main():
     t = timings(bench, libs)
     n = instructions(bench, libs, tmp)
     opt = ops_table(op_instructions(ops, preload, tmp))
+    thr = threads_table(thread_scaling(ops, preload))
     funcs = list(dict.fromkeys(f for f, _ in t))  # bench.c's order: the table's
     rows, misses = [], []
     for f in funcs:

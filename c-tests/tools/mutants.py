@@ -9,6 +9,12 @@ caught: the tests did not pass), then every survivor with why it is left:
 c-tests/tools/mutants-survivors.txt explains each by its name without the
 line and column ("src/FILE: replace X with Y in FUNCTION"), since lines
 move. A survivor without an explanation is listed as unexplained.
+
+After `make mutants MUTANTS_ARGS=--iterate`, the mutants caught (or found
+unviable) by an earlier run are not run again: cargo-mutants lists them in
+previously_caught.txt, and they are counted here as caught earlier, but
+those named in an unviable.txt of this run or the one before (mutants.out.old,
+where cargo-mutants moves it), which are counted as unviable.
 """
 import json
 import os
@@ -38,6 +44,22 @@ def explanations():
     return out
 
 
+def names(path):
+    try:
+        with open(path) as f:
+            return [line.strip() for line in f if line.strip()]
+    except OSError:
+        return []
+
+
+def carried(out_dir):
+    """(name, "caught" or "unviable") of the mutants an --iterate run skipped."""
+    unviable = set(names(os.path.join(out_dir, "unviable.txt")))
+    unviable |= set(names(os.path.join(out_dir + ".old", "unviable.txt")))
+    return [(n, "unviable" if n in unviable else "caught")
+            for n in names(os.path.join(out_dir, "previously_caught.txt"))]
+
+
 def main():
     out_dir = sys.argv[1]
     data = json.load(open(os.path.join(out_dir, "outcomes.json")))
@@ -58,6 +80,12 @@ def main():
         c[kind] += 1
         if kind == "missed":
             survivors.append(m["name"])
+    earlier = carried(out_dir)
+    for name, kind in earlier:
+        folder = os.path.dirname(name.split(":")[0])
+        c = folders.setdefault(folder, {"tried": 0, "caught": 0, "missed": 0, "timeout": 0, "unviable": 0})
+        c["tried"] += 1
+        c[kind] += 1
     total = {k: sum(c[k] for c in folders.values()) for k in ("tried", "caught", "missed", "timeout", "unviable")}
     p = print
     p("# Mutation testing")
@@ -73,13 +101,20 @@ def main():
     wall = ""
     try:
         from datetime import datetime
-        t0, t1 = (datetime.fromisoformat(data[k].replace("Z", "+00:00")) for k in ("start_time", "end_time"))
+        t0, t1 = (datetime.fromisoformat(re.sub(r"(\.\d{6})\d*", r"\1", data[k]).replace("Z", "+00:00"))
+                  for k in ("start_time", "end_time"))
         wall = f", {(t1 - t0).total_seconds() / 60:.0f} minutes from start to end"
-    except (KeyError, ValueError, TypeError):
+    except (KeyError, ValueError, TypeError, AttributeError):
         pass
     p(f"cargo-mutants {data.get('cargo_mutants_version', '?')}; {total['tried']} mutants; "
       f"{seconds / 60:.0f} minutes of build and test in all{wall} (on this 2-core machine, "
       "`make mutants`' two jobs at once).")
+    if earlier:
+        n_caught = sum(1 for _, k in earlier if k == "caught")
+        p()
+        p(f"This run was `--iterate`: {len(earlier)} mutants caught ({n_caught}) or unviable "
+          f"({len(earlier) - n_caught}) in an earlier run, against fewer tests, were not run again "
+          "and are counted here as they were then; the times above are this run's.")
     p()
     p("| folder | tried | caught | timed out | missed | unviable | caught of viable |")
     p("|---|---|---|---|---|---|---|")
