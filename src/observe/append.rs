@@ -366,7 +366,10 @@ mod tests {
     fn write_pieces_reports_a_write_of_nothing_as_enospc() {
         // A write that writes nothing more (pieces of nothing here): ENOSPC,
         // whatever errno was before.
-        let null = std::fs::OpenOptions::new().write(true).open("/dev/null").unwrap();
+        let null = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
         // SAFETY: this thread's errno.
         unsafe { *libc::__errno_location() = libc::EBADF };
         let fd = std::os::fd::AsRawFd::as_raw_fd(&null);
