@@ -189,13 +189,14 @@ bpf_row() {	# BUILD LOG: the counts of sends and receives against msgs
 }
 msgs=$((2 * R + M + 1))
 port=$((port + 1))
-traced "$OUT/bpftrace-ours.log" "usdt:$LIBSO:rdmaverbs:rdma_post_send { @sends = count(); }
-	usdt:$LIBSO:rdmaverbs:rdma_get_recv_comp /arg5 == 1/ { @recvs = count(); }" \
+# The probes' arguments too: a send's post has opcode IBV_WR_SEND (2); a
+# receive's completion status 0 and opcode IBV_WC_RECV (128).
+traced "$OUT/bpftrace-ours.log" "usdt:$LIBSO:rdmaverbs:rdma_post_send /arg2 == 2/ { @sends = count(); }
+	usdt:$LIBSO:rdmaverbs:rdma_get_recv_comp /arg5 == 1 && arg2 == 0 && arg3 == 128/ { @recvs = count(); }" \
 	"$B/ours/pingpong" $port $R $M
 bpf_row ours "$OUT/bpftrace-ours.log"
 port=$((port + 1))
-# (a receive's completion: status 0, opcode IBV_WC_RECV, 128)
-traced "$OUT/bpftrace-stock.log" "usdt:$PRE:rdmaverbs:ibv_post_send { @sends = count(); }
+traced "$OUT/bpftrace-stock.log" "usdt:$PRE:rdmaverbs:ibv_post_send /arg2 == 2/ { @sends = count(); }
 	usdt:$PRE:rdmaverbs:ibv_poll_cq /arg2 == 0 && arg3 == 128/ { @recvs = count(); }" \
 	env LD_PRELOAD="$PRE" "$B/stock/pingpong" $port $R $M
 bpf_row stock-preload "$OUT/bpftrace-stock.log"

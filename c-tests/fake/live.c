@@ -26,6 +26,15 @@
  *             100 ms old, the newest kept; 2000 quick lines in as few writes
  *             as full buffers make
  *
+ *   race      2 threads posting 30000 lines each at full speed, their own
+ *             write-outs meeting the writer thread's: every line once
+ *   reclaim   100 threads one after the other (3 lines each, errno ESRCH
+ *             at their first), the main thread alive: the slots of exited
+ *             threads are reused (a write per thread, not per line), the
+ *             main thread's kept
+ *   fork      5 lines, then fork(2): the child finds them in the file
+ *             (written out before the fork), and its own 5 come after
+ *
  * The child counts the writev(2) calls on the trace file (this program
  * defines writev and pthread_create, which the library's calls reach: it
  * is linked with -rdynamic, or with the library's archive).
@@ -82,6 +91,25 @@ static void *ten(void *arg)
 
 	for (i = 0; i < 10; i++)
 		post((uintptr_t)arg);
+	return NULL;
+}
+
+static void *many(void *arg)
+{
+	int i;
+
+	for (i = 0; i < 30000; i++)
+		post((uintptr_t)arg);
+	return NULL;
+}
+
+static void *three(void *arg)
+{
+	(void)arg;
+	errno = ESRCH;	/* as a failed tgkill of a gone thread leaves it */
+	post(2);
+	post(2);
+	post(2);
 	return NULL;
 }
 
@@ -175,6 +203,24 @@ static void scan(const char *path, struct scan *s)
 		fclose(f);
 }
 
+/* The wr_id of the first line of `path` ("1", "2", "3" or "none"). */
+static const char *first_id(const char *path)
+{
+	static char id[8];
+	char line[1024], *w;
+	FILE *f = fopen(path, "r");
+
+	strcpy(id, "none");
+	while (f && fgets(line, sizeof(line), f))
+		if ((w = strstr(line, " wr_id=0x")) != NULL) {
+			snprintf(id, sizeof(id), "%c", w[9]);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return id;
+}
+
 /* ---- the child ---- */
 
 static int child(const char *mode, const char *file)
@@ -240,6 +286,53 @@ static int child(const char *mode, const char *file)
 		scan(file, &s);
 		printf("size: %ld lines, %ld bytes, %ld writes\n", s.lines - lines, s.bytes - bytes,
 		       writes - w);
+		return 0;
+	}
+	if (!strcmp(mode, "race")) {	/* 2 threads, 30000 lines each */
+		struct scan s;
+
+		pthread_create(&t[0], NULL, many, (void *)1);
+		many((void *)2);
+		pthread_join(t[0], NULL);
+		usleep(200000);
+		scan(file, &s);
+		printf("%ld %ld lines, %ld broken, in order %d\n", s.per[1], s.per[2], s.bad,
+		       s.in_order);
+		return 0;
+	}
+	if (!strcmp(mode, "reclaim")) {	/* 100 threads one after the other */
+		struct scan s;
+
+		post(1);
+		for (i = 0; i < 100; i++) {
+			pthread_create(&t[0], NULL, three, NULL);
+			pthread_join(t[0], NULL);
+		}
+		post(1);
+		usleep(200000);
+		scan(file, &s);
+		printf("%ld %ld lines, %ld broken, %ld writes\n", s.per[1], s.per[2], s.bad, writes);
+		return 0;
+	}
+	if (!strcmp(mode, "fork")) {	/* the parent's lines before the child's */
+		struct scan s;
+		pid_t p;
+		int st;
+
+		for (i = 0; i < 5; i++)
+			post(1);
+		p = fork();
+		if (p == 0) {
+			scan(file, &s);
+			for (i = 0; i < 5; i++)
+				post(2);
+			exit(s.per[1] == 5 ? 0 : 3);
+		}
+		waitpid(p, &st, 0);
+		usleep(200000);
+		scan(file, &s);
+		printf("%ld %ld lines, child %d, first %s\n", s.per[1], s.per[2],
+		       WIFEXITED(st) ? WEXITSTATUS(st) : -1, first_id(file));
 		return 0;
 	}
 	if (!strcmp(mode, "many")) {	/* 3000 lines at once; then, what is in the file */
@@ -599,6 +692,47 @@ static void check_alone(void)
 		   sn);
 }
 
+/* Runs child MODE; its one line of results. */
+static int run(const char *mode, char *line, size_t size)
+{
+	snprintf(out, sizeof(out), "%s/%s.log", dir, mode);
+	start(mode, out, NULL);
+	if (!fgets(line, (int)size, from_child))
+		line[0] = 0;
+	return finish();
+}
+
+static void check_threads(void)
+{
+	char line[256];
+	long a = -1, b = -1, bad = -1, n = -1;
+	int rc, in_order = 0, child = -1;
+	char first[8] = "";
+
+	rc = run("race", line, sizeof(line));
+	sscanf(line, "%ld %ld lines, %ld broken, in order %d", &a, &b, &bad, &in_order);
+	if (rc || a != 30000 || b != 30000 || bad || !in_order)
+		FAIL("race: exit %d; the child saw: %s", rc, line);
+	else
+		OK("race: 2 threads, 30000 lines each at full speed: each line once, in order");
+	rc = run("reclaim", line, sizeof(line));
+	sscanf(line, "%ld %ld lines, %ld broken, %ld writes", &a, &b, &bad, &n);
+	/* a thread's lines are written out when it exits (one write each);
+	 * with 64 slots, threads 64 to 99 reuse those of exited threads, else
+	 * they would write each line at once (3 writes each: 172 in all) */
+	if (rc || a != 2 || b != 300 || bad || n < 1 || n > 140)
+		FAIL("reclaim: exit %d; the child saw: %s", rc, line);
+	else
+		OK("reclaim: 100 threads one after the other: all 302 lines, in %ld writes (the "
+		   "slots of exited threads reused)", n);
+	rc = run("fork", line, sizeof(line));
+	sscanf(line, "%ld %ld lines, child %d, first %7s", &a, &b, &child, first);
+	if (rc || a != 5 || b != 5 || child != 0 || strcmp(first, "1"))
+		FAIL("fork: exit %d; the child saw: %s", rc, line);
+	else
+		OK("fork: the parent's 5 lines in the file before the fork, the child's 5 after");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "child"))
@@ -619,6 +753,7 @@ int main(int argc, char **argv)
 	check_full();
 	check_paced();
 	check_alone();
+	check_threads();
 	printf("live: %s\n", failures ? "FAILED" : "all checks passed");
 	return failures != 0;
 }
