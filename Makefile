@@ -83,7 +83,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-robustness test-sanitizers \
-	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands \
+	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings test-bindings test-lib mutants test-mutant \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
@@ -177,7 +177,7 @@ test-quick: test-lib test-bindings
 	@echo "make test-quick: all passed"
 
 test-lib: test-rust test-symbols test-headers test-differential test-robustness \
-	test-trace test-live test-commands test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
+	test-trace test-live test-commands test-probes test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
 	@echo "make test-lib: all passed"
 
 # Within make test, the package builds' own run of test-lib (the RPM's
@@ -223,7 +223,7 @@ $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
-$(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster): $(B)/$(1)/fake.o
+$(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
@@ -273,6 +273,11 @@ test-timeout: $(B)/fake/timeout
 test-trace: $(B)/fake/trace
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
+
+# The probes' arguments, recorded by a library built with the feature
+# c-tests (make mutants; --must there): skipped by the release build.
+test-probes: $(B)/fake/probes
+	$(B)/fake/probes $(B)/probes.records $(if $(ARCHIVE),--must)
 
 # The commands, rdmaverbs-trace and rdmaverbs-stat, on the fake provider.
 test-commands: $(B)/fake/poster $(TOOLS) $(B)/bench/ops $(PRELOADED)
@@ -438,7 +443,7 @@ mutants: $(LIBRARY) $(TOOLS)
 # than test-lib (a mutant is a wrong value, not a rare race).
 test-mutant: export RDMAVERBS_TEST_QUICK = 1
 test-mutant: DIFF_CASES = 20000
-test-mutant: test-trace test-robustness test-differential test-noalloc test-timeout test-hardening \
+test-mutant: test-trace test-probes test-robustness test-differential test-noalloc test-timeout test-hardening \
 		test-preload test-live test-commands $(B)/fake/concurrency
 	$(B)/fake/concurrency
 

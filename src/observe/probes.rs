@@ -87,8 +87,69 @@ mod notes {
 pub(super) fn fire(f: Func, args: impl FnOnce() -> Args) {
     #[cfg(feature = "probes")]
     if attached() {
-        notes::fire(f, args());
+        let a = args();
+        #[cfg(feature = "c-tests")]
+        recorded::record(f, &a);
+        notes::fire(f, a);
     }
     #[cfg(not(feature = "probes"))]
     let _ = (f, args);
+}
+
+/// Under the feature `c-tests` only (`make mutants`): what a tracer would
+/// see, without one. With `RDMAVERBS_TEST_PROBES=FD` at load, the library
+/// counts the semaphore up as a tracer attaching does, and writes each
+/// firing's name and six arguments, a line each, to descriptor FD:
+/// `c-tests/fake/probes.c` checks them. Not in the library a user gets.
+#[cfg(all(feature = "c-tests", feature = "probes"))]
+pub(super) mod recorded {
+    use core::ffi::CStr;
+    use core::fmt::Write;
+    use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
+
+    use super::Args;
+    use crate::functions::Func;
+    use crate::observe::config::GATE;
+
+    static FD: AtomicI32 = AtomicI32::new(-1);
+
+    /// At load: `value` is the variable's.
+    pub(in crate::observe) fn attach(value: Option<&CStr>) {
+        let Some(fd) = value.and_then(|v| v.to_str().ok()?.parse::<i32>().ok()) else {
+            return;
+        };
+        FD.store(fd, Relaxed);
+        GATE.fetch_add(1 << 48, Relaxed);
+    }
+
+    /// Room for a line, on the stack.
+    struct Room {
+        b: [u8; 256],
+        n: usize,
+    }
+
+    impl Write for Room {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let end = self.n + s.len();
+            self.b
+                .get_mut(self.n..end)
+                .ok_or(core::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.n = end;
+            Ok(())
+        }
+    }
+
+    pub(super) fn record(f: Func, a: &Args) {
+        let fd = FD.load(Relaxed);
+        if fd < 0 {
+            return;
+        }
+        let mut r = Room { b: [0; 256], n: 0 };
+        let [a0, a1, a2, a3, a4, a5] = *a;
+        if writeln!(r, "{} {a0} {a1} {a2} {a3} {a4} {a5}", f.name()).is_ok() {
+            // SAFETY: the bytes written into the room.
+            unsafe { libc::write(fd, r.b.as_ptr().cast(), r.n) };
+        }
+    }
 }
