@@ -114,7 +114,7 @@ pub(super) mod recorded {
     static FD: AtomicI32 = AtomicI32::new(-1);
 
     /// At load: `value` is the variable's.
-    pub(in crate::observe) fn attach(value: Option<&CStr>) {
+    pub(crate) fn attach(value: Option<&CStr>) {
         let Some(fd) = value.and_then(|v| v.to_str().ok()?.parse::<i32>().ok()) else {
             return;
         };
