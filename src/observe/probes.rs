@@ -107,9 +107,9 @@ pub(super) mod recorded {
     use core::fmt::Write;
     use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
-    use super::Args;
     use crate::functions::Func;
     use crate::observe::config::GATE;
+    use crate::observe::probes::Args;
 
     static FD: AtomicI32 = AtomicI32::new(-1);
 
