@@ -96,6 +96,7 @@ ifdef ARCHIVE
 $(NATIVE):
 	@mkdir -p $(@D)
 	echo '$(NATIVE_LIBS)' > $@
+$(SHARED) $(PRELOADED): $(NATIVE)
 else
 $(RUST_A) $(NATIVE) &: FORCE
 	$(CARGO) rustc --release --locked --lib -- --print native-static-libs=$(CURDIR)/$(NATIVE)

@@ -155,9 +155,6 @@ fn load() {
             ),
         }
     }
-    // SAFETY: as above.
-    #[cfg(all(feature = "c-tests", feature = "probes"))]
-    super::probes::recorded::attach(unsafe { getenv(c"RDMAVERBS_TEST_PROBES") });
     if writer::tracing() || self::stats() {
         open_gate();
         super::fork::register();

@@ -113,9 +113,18 @@ pub(super) mod recorded {
 
     static FD: AtomicI32 = AtomicI32::new(-1);
 
-    /// At load: `value` is the variable's.
-    pub(crate) fn attach(value: Option<&CStr>) {
-        let Some(fd) = value.and_then(|v| v.to_str().ok()?.parse::<i32>().ok()) else {
+    /// At load.
+    #[ctor::ctor(unsafe)]
+    fn attach() {
+        // SAFETY: a constructor, before any thread can change the
+        // environment; the string is read at once.
+        let value = unsafe { libc::getenv(c"RDMAVERBS_TEST_PROBES".as_ptr()) };
+        if value.is_null() {
+            return;
+        }
+        // SAFETY: a C string of the environment.
+        let value = unsafe { CStr::from_ptr(value) };
+        let Some(fd) = value.to_str().ok().and_then(|v| v.parse::<i32>().ok()) else {
             return;
         };
         FD.store(fd, Relaxed);
