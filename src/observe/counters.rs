@@ -328,3 +328,7 @@ pub(super) fn print_table(fd: c_int) {
         });
     }
 }
+
+#[cfg(test)]
+#[path = "counters_tests.rs"]
+mod tests;
