@@ -316,6 +316,16 @@ int main(int argc, char **argv)
 	}
 	if (!failures)
 		OK("values: RDMAVERBS_TRACE=yes, 2, -1, ' 1' each give a warning and create no file");
+	{
+		static const char *const zero[] = { "RDMAVERBS_TRACE=0", "RDMAVERBS_STATS=0", NULL };
+
+		rc = run("zero", zero);
+		if (rc || err_text()[0])
+			FAIL("zero: RDMAVERBS_TRACE=0 RDMAVERBS_STATS=0: exit %d, stderr: %s", rc,
+			     err_text());
+		else
+			OK("zero: RDMAVERBS_TRACE=0 and RDMAVERBS_STATS=0: off, without a word");
+	}
 
 	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./t.%%p");
 	rc = run("percent", env);
