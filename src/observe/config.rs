@@ -238,7 +238,10 @@ mod tests {
         assert_eq!(parse_u32(b"4294967296"), None);
         assert_eq!(parse_u32(b"99999999999"), None);
         assert_eq!(parse_u64(b"1234567890123"), Some(1_234_567_890_123));
-        assert_eq!(parse_u64(b"1234567890123456789"), Some(1_234_567_890_123_456_789));
+        assert_eq!(
+            parse_u64(b"1234567890123456789"),
+            Some(1_234_567_890_123_456_789)
+        );
         assert_eq!(parse_u64(b"12345678901234567890"), None);
         for bad in [&b""[..], b"-1", b"+1", b" 1", b"1k", b"0x10"] {
             assert_eq!(parse_u32(bad), None);

@@ -379,3 +379,7 @@ mod tests {
         assert_eq!(l.finish().len(), MAX - 5);
     }
 }
+
+#[cfg(test)]
+#[path = "line_tests.rs"]
+mod cut_tests;
