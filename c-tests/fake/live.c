@@ -33,7 +33,8 @@
  *             threads are reused (a write per thread, not per line), the
  *             main thread's kept
  *   fork      5 lines, then fork(2): the child finds them in the file
- *             (written out before the fork), and its own 5 come after
+ *             (written out before the fork), and its own 5 come after,
+ *             under its own thread id
  *
  * The child counts the writev(2) calls on the trace file (this program
  * defines writev and pthread_create, which the library's calls reach: it
@@ -221,6 +222,22 @@ static const char *first_id(const char *path)
 	return id;
 }
 
+/* Lines of `path` made by thread `tid` with wr_id `id`. */
+static int lines_of(const char *path, int tid, int id)
+{
+	char line[1024], head[32], want[32];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	snprintf(head, sizeof(head), "rdmaverbs[%d]: ", tid);
+	snprintf(want, sizeof(want), " wr_id=0x%x ", id);
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, head, strlen(head)) && strstr(line, want);
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /* ---- the child ---- */
 
 static int child(const char *mode, const char *file)
@@ -331,8 +348,9 @@ static int child(const char *mode, const char *file)
 		waitpid(p, &st, 0);
 		usleep(200000);
 		scan(file, &s);
-		printf("%ld %ld lines, child %d, first %s\n", s.per[1], s.per[2],
-		       WIFEXITED(st) ? WEXITSTATUS(st) : -1, first_id(file));
+		printf("%ld %ld lines, child %d, first %s, %d of the child's its own\n", s.per[1],
+		       s.per[2], WIFEXITED(st) ? WEXITSTATUS(st) : -1, first_id(file),
+		       lines_of(file, p, 2));
 		return 0;
 	}
 	if (!strcmp(mode, "many")) {	/* 3000 lines at once; then, what is in the file */
@@ -726,11 +744,13 @@ static void check_threads(void)
 		OK("reclaim: 100 threads one after the other: all 302 lines, in %ld writes (the "
 		   "slots of exited threads reused)", n);
 	rc = run("fork", line, sizeof(line));
-	sscanf(line, "%ld %ld lines, child %d, first %7s", &a, &b, &child, first);
-	if (rc || a != 5 || b != 5 || child != 0 || strcmp(first, "1"))
+	n = -1;
+	sscanf(line, "%ld %ld lines, child %d, first %7[^,], %ld", &a, &b, &child, first, &n);
+	if (rc || a != 5 || b != 5 || child != 0 || strcmp(first, "1") || n != 5)
 		FAIL("fork: exit %d; the child saw: %s", rc, line);
 	else
-		OK("fork: the parent's 5 lines in the file before the fork, the child's 5 after");
+		OK("fork: the parent's 5 lines in the file before the fork, the child's 5 after, "
+		   "under its own thread id");
 }
 
 int main(int argc, char **argv)
