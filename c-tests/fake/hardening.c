@@ -69,6 +69,8 @@ static int count_threads(void)
 
 /* ---- the child: one case ---- */
 
+static const char *self, *lib, *dir;
+
 static int child(const char *lib, const char *mode)
 {
 	int i;
@@ -108,6 +110,11 @@ static int child(const char *lib, const char *mode)
 		       count_fds(), threads, count_threads());
 		return count_fds() != before || count_threads() != threads;
 	}
+	if (!strcmp(mode, "exec")) {	/* a count, then the same process anew */
+		rdma_seterrno(0);
+		execl("/proc/self/exe", "hardening", lib, dir, "exec2", (char *)NULL);
+		return 127;
+	}
 	/* every other case: one traced, counted call */
 	rdma_seterrno(0);
 	return 0;
@@ -115,7 +122,6 @@ static int child(const char *lib, const char *mode)
 
 /* ---- the parent ---- */
 
-static const char *self, *lib, *dir;
 static char cwd[4096], err[4096];
 
 /* Runs CASE with the environment `env` (NULL-terminated "VAR=value"s), as
@@ -278,6 +284,20 @@ static void stats_dir_cases(void)
 	if (!bad)
 		OK("stats dir: its directory a symbolic link, or open to others: refused, nothing made "
 		   "there, one warning, the table printed all the same");
+
+	/* exec(2) runs no exit handler: the file of the image before is there
+	 * when the new one makes its own, of the same pid, and is replaced */
+	snprintf(xdg, sizeof(xdg), "%s/xdgexec", dir);
+	snprintf(link, sizeof(link), "%s/rdmaverbs", xdg);
+	mkdir(xdg, 0700);
+	snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
+	rc = run("exec", env);
+	if (rc || lines_with("warning") || lines_with("rdmaverbs: calls of process") != 1 ||
+	    count_in(link) != 0)
+		FAIL("stats exec: exit %d, %d files left, stderr: %s", rc, count_in(link), err_text());
+	else
+		OK("stats exec: the file of the image before exec(2) replaced by the new one's, no "
+		   "warning, removed at exit");
 }
 
 int main(int argc, char **argv)
@@ -290,8 +310,10 @@ int main(int argc, char **argv)
 	size_t i;
 	int rc, fifo_reader;
 
-	if (argc == 4)
+	if (argc == 4) {
+		dir = argv[2];
 		return child(argv[1], argv[3]);
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s LIBRDMAVERBS_SO DIR\n", argv[0]);
 		return 2;
