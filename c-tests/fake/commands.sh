@@ -67,8 +67,9 @@ printf '#!/bin/sh\n' > "$S/noexec"; chmod 644 "$S/noexec"
 "$TRACE" 2> /dev/null; rc=$?
 [ $rc = 2 ] && ok "no PROGRAM: usage, 2" || bad "no PROGRAM: exit $rc"
 
-# rdmaverbs-stat on a running program: 200 posts, 10 ms apart.
-RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" 200 10 2> "$S/run.err" &
+# rdmaverbs-stat on a running program: a completion, then 200 posts, 10 ms
+# apart.
+RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" comp 200 10 2> "$S/run.err" &
 pid=$!
 sleep 0.5
 "$STAT" > "$S/list.out"; rc=$?
@@ -76,6 +77,10 @@ awk -v p=$pid '$1 == p && $2 == "poster"' "$S/list.out" | grep -q . && [ $rc = 0
 	ok "rdmaverbs-stat: lists $pid poster" || { bad "list: exit $rc"; cat "$S/list.out"; }
 "$STAT" -n 1 $pid > "$S/one.out"; rc=$?
 c1=$(awk '$1 == "rdma_post_send" { print $2 }' "$S/one.out")
+# (the completion: a call that may block, none blocked; the time counted
+# since the program started, about 0.5 s)
+comp=$(awk '$1 == "rdma_get_send_comp" { print $2, $7 }' "$S/one.out")
+since=$(sed -n 's/.*counting for \([0-9.]*\) s;.*/\1/p' "$S/one.out")
 "$STAT" -i 0.2 -n 3 $pid > "$S/three.out"; rc3=$?
 samples=$(grep -c '^rdmaverbs-stat: pid' "$S/three.out")
 c3=$(awk '$1 == "rdma_post_send" { print $2 }' "$S/three.out" | tr '\n' ' ')
@@ -83,10 +88,11 @@ wait $pid
 final=$(awk '$1 == "rdmaverbs:" && $2 == "rdma_post_send" { print $3 }' "$S/run.err")
 read -r a b c <<< "$c3"
 if [ $rc = 0 ] && [ $rc3 = 0 ] && [ "${c1:-0}" -gt 0 ] && [ "$c1" -lt 200 ] && [ "$final" = 200 ] &&
-   [ "$samples" = 3 ] && [ "$a" -ge "$c1" ] && [ "$b" -gt "$a" ] && [ "$c" -gt "$b" ]; then
-	ok "rdmaverbs-stat -n 1: $c1 calls, between 0 and the final $final; -i 0.2 -n 3: $c3"
+   [ "$samples" = 3 ] && [ "$a" -ge "$c1" ] && [ "$b" -gt "$a" ] && [ "$c" -gt "$b" ] &&
+   [ "$comp" = "1 0" ] && awk -v t="${since:-0}" 'BEGIN { exit !(t >= 0.3 && t <= 5) }'; then
+	ok "rdmaverbs-stat -n 1: $c1 calls, between 0 and the final $final; -i 0.2 -n 3: $c3; rdma_get_send_comp '$comp' (calls, blocked); counting for $since s"
 else
-	bad "samples: -n 1 exit $rc '$c1', -n 3 exit $rc3 '$c3' ($samples), final '$final'"
+	bad "samples: -n 1 exit $rc '$c1', -n 3 exit $rc3 '$c3' ($samples), final '$final', comp '$comp', since '$since'"
 	cat "$S/one.out" "$S/three.out"
 fi
 "$STAT" -n 1 $pid > /dev/null 2> "$S/gone.err"; rc=$?

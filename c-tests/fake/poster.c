@@ -57,8 +57,19 @@ int main(int argc, char **argv)
 		waitpid(pid, &st, 0);
 		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 3 : 1;
 	}
+	if (argc == 4 && !strcmp(argv[1], "comp")) {	/* a completion, then the posts */
+		struct fake_script s = { .npoll = 1, .poll_ret = { 1 } };
+		struct ibv_wc wc;
+
+		fake_reset(&F, &s);
+		if (rdma_get_send_comp(&F.id, &wc) != 1)
+			return 1;
+		post(atol(argv[2]), atol(argv[3]));
+		return 3;
+	}
 	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: poster N [SLEEP_MS [SIG]] | poster fork N\n");
+		fprintf(stderr, "usage: poster N [SLEEP_MS [SIG]] | poster fork N | poster comp N "
+			"SLEEP_MS\n");
 		return 2;
 	}
 	post(atol(argv[1]), argc > 2 ? atol(argv[2]) : 0);
