@@ -285,6 +285,25 @@ static void stats_dir_cases(void)
 		OK("stats dir: its directory a symbolic link, or open to others: refused, nothing made "
 		   "there, one warning, the table printed all the same");
 
+	/* a directory whose path is longer than a line (512 bytes): refused,
+	 * not cut */
+	{
+		char longer[700];
+
+		memset(longer, 'a', sizeof(longer) - 1);
+		longer[0] = '/';
+		longer[300] = '/';
+		longer[sizeof(longer) - 1] = 0;
+		snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", longer);
+		rc = run("stats-long", env);
+		if (rc || lines_with("no directory for it (the path is too long)") != 1 ||
+		    lines_with("rdmaverbs: calls of process") != 1)
+			FAIL("stats long: exit %d, stderr: %s", rc, err_text());
+		else
+			OK("stats long: a directory path over 512 bytes: refused with one warning, the "
+			   "table printed all the same");
+	}
+
 	/* exec(2) runs no exit handler: the file of the image before is there
 	 * when the new one makes its own, of the same pid, and is replaced */
 	snprintf(xdg, sizeof(xdg), "%s/xdgexec", dir);
