@@ -44,7 +44,7 @@ fn each_thread_counts_in_a_block_of_its_own() {
     let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
     reset();
     let f = Func::ALL[0];
-    let who = count_in(16, 30, f);
+    let who = count_in(12, 30, f);
     let base = BASE.load(Relaxed);
     for &(me, tid, mine) in &who {
         let b = block_at(base, mine.expect("a thread without a block of its own"));
@@ -55,10 +55,10 @@ fn each_thread_counts_in_a_block_of_its_own() {
         assert_eq!(counter(b, f, layout::BYTES).load(Relaxed), 210);
         assert_eq!(counter(b, f, layout::BLOCKED).load(Relaxed), 1);
     }
-    // (16 threads of 64 blocks, 8 looked at from each home: the shared
+    // (12 threads of 64 blocks, 8 looked at from each home: the shared
     // block is for when those are all taken.)
     assert_eq!(shared(f, layout::CALLS), 0);
-    assert_eq!(total(f, layout::CALLS), 16 * 30);
+    assert_eq!(total(f, layout::CALLS), 12 * 30);
     reset();
     assert_eq!(total(f, layout::CALLS), 0);
     assert!((0..layout::BLOCKS).all(|i| owner(block_at(base, i)).load(Relaxed) == 0));
