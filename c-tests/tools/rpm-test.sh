@@ -42,8 +42,6 @@ want_devel="/usr/include/rdmaverbs
 /usr/include/rdmaverbs/rdma
 /usr/include/rdmaverbs/rdma/rdma_verbs.h
 /usr/include/rdmaverbs/rdmaverbs.h
-/usr/share/man/man3/rdma_get_local_addr.3.gz
-/usr/share/man/man3/rdma_get_peer_addr.3.gz
 /usr/share/man/man3/rdma_get_recv_comp_timeout.3.gz
 /usr/share/man/man3/rdma_get_send_comp_timeout.3.gz
 $libdir/librdmaverbs.so
