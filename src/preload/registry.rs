@@ -225,3 +225,7 @@ impl<V: Copy> Registry<V> {
         unsafe { libc::pthread_mutex_init(self.lock.get(), core::ptr::null()) };
     }
 }
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;
