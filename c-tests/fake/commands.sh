@@ -111,6 +111,23 @@ kill -9 $pid; wait $pid 2> /dev/null
 	ok "a SIGKILLed program's file: not listed, removed by rdmaverbs-stat" ||
 	bad "killed: file left $left, now $(ls "$DIR")"
 
+# A forked child that counts nothing leaves its parent's file alone; with
+# no file (its directory refused), a child counts in memory, as its parent.
+RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" idlefork 6 600 2> /dev/null &
+pid=$!
+sleep 0.3
+row=$(awk '$1 == "rdma_post_send" { print $2 }' <("$STAT" -n 1 $pid 2>&1))
+wait $pid; rc=$?
+[ $rc = 3 ] && [ "$row" = 6 ] && [ "$(files)" = 0 ] &&
+	ok "a child that counts nothing: its parent's file kept (6 calls read after the child's exit)" ||
+	bad "idle child: exit $rc, parent's row '$row', $(files) files"
+mkdir -p -m 755 "$S/refused/rdmaverbs"; chmod 755 "$S/refused/rdmaverbs"
+XDG_RUNTIME_DIR=$S/refused RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" fork 4 2> "$S/nofile.err"; rc=$?
+n=$(awk '$1 == "rdmaverbs:" && $2 == "rdma_post_send" && $3 == 4' "$S/nofile.err" | wc -l)
+[ $rc = 3 ] && [ "$n" = 2 ] && [ -z "$(ls "$S/refused/rdmaverbs")" ] &&
+	ok "no file (a refused directory): parent and child count in memory, a table each (4, 4)" ||
+	{ bad "no file: exit $rc, $n tables of 4"; cat "$S/nofile.err"; }
+
 # The rules of the files: the directory 0700, the file 0600, both the
 # user's; another user reads nothing (root only: setpriv to nobody).
 RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" 200 10 2> /dev/null &

@@ -42,12 +42,11 @@ static void post(long n, long sleep_ms)
 int main(int argc, char **argv)
 {
 	int st;
+	pid_t pid;
 
 	fake_init(&F);
 	F.ctx.ops.post_send = nop_post_send;
 	if (argc == 3 && !strcmp(argv[1], "fork")) {
-		pid_t pid;
-
 		post(atol(argv[2]), 0);
 		pid = fork();
 		if (pid == 0) {
@@ -55,6 +54,15 @@ int main(int argc, char **argv)
 			exit(0);
 		}
 		waitpid(pid, &st, 0);
+		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 3 : 1;
+	}
+	if (argc == 4 && !strcmp(argv[1], "idlefork")) {	/* a child that counts nothing */
+		post(atol(argv[2]), 0);
+		pid = fork();
+		if (pid == 0)
+			exit(0);
+		waitpid(pid, &st, 0);
+		usleep(atol(argv[3]) * 1000);
 		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 3 : 1;
 	}
 	if (argc == 4 && !strcmp(argv[1], "comp")) {	/* a completion, then the posts */
@@ -69,7 +77,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: poster N [SLEEP_MS [SIG]] | poster fork N | poster comp N "
-			"SLEEP_MS\n");
+			"SLEEP_MS | poster idlefork N SLEEP_MS\n");
 		return 2;
 	}
 	post(atol(argv[1]), argc > 2 ? atol(argv[2]) : 0);

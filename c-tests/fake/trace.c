@@ -332,6 +332,26 @@ static void comp_calls(void)
 	expect(F_rdma_get_send_comp, "%s ret=%d wr_id=0x5005 status=SUCCESS opcode=RDMA_READ "
 	       "byte_len=600", idf(&F.id), ret);
 	count(F_rdma_get_send_comp, ret < 0, 0);
+	/* each other opcode of a send queue by its name, and one unknown */
+	{
+		static const struct { enum ibv_wc_opcode op; const char *name; } ops[] = {
+			{ IBV_WC_RDMA_WRITE, "RDMA_WRITE" }, { IBV_WC_COMP_SWAP, "COMP_SWAP" },
+			{ IBV_WC_FETCH_ADD, "FETCH_ADD" }, { IBV_WC_BIND_MW, "BIND_MW" },
+			{ IBV_WC_LOCAL_INV, "LOCAL_INV" }, { (enum ibv_wc_opcode)99, "OTHER" },
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			ready.wc.wr_id = 0x6000 + i;
+			ready.wc.opcode = ops[i].op;
+			ready.wc.byte_len = 8;
+			fake_reset(&F, &ready);
+			ret = rdma_get_send_comp(&F.id, &wc);
+			expect(F_rdma_get_send_comp, "%s ret=%d wr_id=%#zx status=SUCCESS opcode=%s "
+			       "byte_len=8", idf(&F.id), ret, 0x6000 + i, ops[i].name);
+			count(F_rdma_get_send_comp, ret < 0, 0);
+		}
+	}
 	ready.wc.wr_id = 0x1001;
 	ready.wc.byte_len = 0;
 
