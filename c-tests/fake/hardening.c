@@ -9,7 +9,8 @@
  *              neither (secure_getenv); the same copy without the set-uid
  *              bit does (needs root: skipped with a message otherwise);
  *   values     RDMAVERBS_TRACE=yes, 2, -1, " 1": a warning each, and no file;
- *   percent    ./t.%p: a file named after the process, mode 0600;
+ *   percent    ./t.%p: a file named after the process, mode 0600; a forked
+ *              child's lines in a file of its own;
  *   symlink    a path whose last component is a symbolic link: refused, the
  *              link's target untouched;
  *   fifo       a FIFO with no reader: refused at once (the load does not
@@ -19,6 +20,10 @@
  *   dlclose    1,000 dlopen/dlclose cycles of the library with a trace file,
  *              each with a traced call: no descriptor is left open, no
  *              thread left running (the writer thread is joined);
+ *   long       a path over PATH_MAX: refused as too long; one of 4095 bytes:
+ *              tried, and cannot be opened;
+ *   nofile     RLIMIT_NOFILE 32 (no descriptor free at 256): traced on the
+ *              descriptor open() gave;
  *   escape     a value with a newline and other control characters: one
  *              warning line, the characters escaped.
  */
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -110,6 +116,20 @@ static int child(const char *lib, const char *mode)
 		       count_fds(), threads, count_threads());
 		return count_fds() != before || count_threads() != threads;
 	}
+	if (!strcmp(mode, "percent")) {	/* a line, a child's line, a line */
+		pid_t pid;
+		int st;
+
+		rdma_seterrno(1);
+		pid = fork();
+		if (pid == 0) {
+			rdma_seterrno(2);
+			exit(0);
+		}
+		waitpid(pid, &st, 0);
+		rdma_seterrno(3);
+		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
 	if (!strcmp(mode, "exec")) {	/* a count, then the same process anew */
 		rdma_seterrno(0);
 		execl("/proc/self/exe", "hardening", lib, dir, "exec2", (char *)NULL);
@@ -147,6 +167,11 @@ static int run_as(const char *exe, const char *mode, const char *const *env, int
 		unsetenv("RDMAVERBS_POLL_SPIN");
 		while (env && *env)
 			putenv((char *)*env++);
+		if (!strcmp(mode, "nofile")) {	/* fewer descriptors than the trace's high one */
+			struct rlimit r = { 32, 32 };
+
+			setrlimit(RLIMIT_NOFILE, &r);
+		}
 		alarm(20);	/* a load that blocks fails the case */
 		if (uid >= 0 && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
 			_exit(125);
@@ -358,6 +383,48 @@ int main(int argc, char **argv)
 	if (!failures)
 		OK("values: RDMAVERBS_TRACE=yes, 2, -1, ' 1' each give a warning and create no file");
 	{
+		/* a path longer than PATH_MAX: refused as such; one of 4095
+		 * bytes (PATH_MAX with its NUL) is tried, and cannot be opened */
+		static char var[6000];
+		const char *const one[] = { var, NULL };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			size_t len = k ? 4095 : 5000, at = strlen("RDMAVERBS_TRACE=");
+
+			memcpy(var, "RDMAVERBS_TRACE=", at);
+			memset(var + at, 'a', len);
+			for (i = at + 1; i < at + len; i += 200)
+				var[i] = '/';
+			var[at + len] = 0;
+			rc = run(k ? "long2" : "long", one);
+			if (rc || lines_with(k ? "cannot open it; not tracing" : "too long a path; not tracing") != 1 ||
+			    lines_with("rdmaverbs") != 1)
+				FAIL("long: a path of %zu bytes: exit %d, stderr: %.300s", len, rc, err_text());
+			else
+				OK("long: a path of %zu bytes: '%s'", len,
+				   k ? "cannot open it" : "too long a path");
+		}
+	}
+	{
+		static const char *const nofile[] = { "RDMAVERBS_TRACE=./t.log", NULL };
+
+		rc = run("nofile", nofile);
+		snprintf(path, sizeof(path), "%s/nofile/t.log", dir);
+		if (rc || !exists(path) || err_text()[0])
+			FAIL("nofile: RLIMIT_NOFILE 32: exit %d, file %s, stderr: %s", rc,
+			     exists(path) ? "made" : "missing", err_text());
+		else {
+			char cmd[4300];
+
+			snprintf(cmd, sizeof(cmd), "grep -q '^rdmaverbs\\[[0-9]*\\]: rdma_seterrno ' %s", path);
+			if (system(cmd))
+				FAIL("nofile: no rdma_seterrno line in %s", path);
+			else
+				OK("nofile: with 32 descriptors at most (none free at 256), the trace on the one open() gave");
+		}
+	}
+	{
 		static const char *const zero[] = { "RDMAVERBS_TRACE=0", "RDMAVERBS_STATS=0", NULL };
 
 		rc = run("zero", zero);
@@ -371,23 +438,44 @@ int main(int argc, char **argv)
 	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./t.%%p");
 	rc = run("percent", env);
 	{
-		char cmd[4500];
-		FILE *p;
-		char name[256] = "";
+		/* t.PARENT with 2 lines, t.CHILD with 1, each line of its own pid */
+		char pdir[2048], line[600], lead[64];
+		DIR *d;
+		struct dirent *e;
+		int files = 0, lines[2] = { 0, 0 }, wrong = 0, mode_ok = 1;
 
-		snprintf(cmd, sizeof(cmd), "ls %s/percent", dir);
-		p = popen(cmd, "r");
-		if (p && fgets(name, sizeof(name), p))
-			name[strcspn(name, "\n")] = 0;
-		if (p)
-			pclose(p);
-		snprintf(path, sizeof(path), "%s/percent/%s", dir, name);
-		if (rc || strncmp(name, "t.", 2) || atoi(name + 2) <= 0 || stat(path, &st) ||
-		    (st.st_mode & 0777) != 0600 || st.st_size == 0)
-			FAIL("percent: exit %d, file '%s' (mode %o, %ld bytes)", rc, name,
-			     (unsigned)(st.st_mode & 0777), (long)st.st_size);
+		snprintf(pdir, sizeof(pdir), "%s/percent", dir);
+		d = opendir(pdir);
+		while (d && (e = readdir(d))) {
+			FILE *f;
+			int n = 0;
+
+			if (e->d_name[0] == '.')
+				continue;
+			files++;
+			snprintf(path, sizeof(path), "%s/%s", pdir, e->d_name);
+			if (strncmp(e->d_name, "t.", 2) || stat(path, &st) ||
+			    (st.st_mode & 0777) != 0600)
+				mode_ok = 0;
+			snprintf(lead, sizeof(lead), "rdmaverbs[%d]: rdma_seterrno ", atoi(e->d_name + 2));
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f)) {
+				n++;
+				wrong += strncmp(line, lead, strlen(lead)) != 0;
+			}
+			if (f)
+				fclose(f);
+			if (n == 1 || n == 2)
+				lines[n - 1]++;
+		}
+		if (d)
+			closedir(d);
+		if (rc || files != 2 || lines[0] != 1 || lines[1] != 1 || wrong || !mode_ok)
+			FAIL("percent: exit %d, %d files (%d of 1 line, %d of 2), %d lines of another pid, "
+			     "modes %s", rc, files, lines[0], lines[1], wrong, mode_ok ? "0600" : "wrong");
 		else
-			OK("percent: ./t.%%p made %s, mode 0600, with the trace", name);
+			OK("percent: ./t.%%p made a file per process, mode 0600: the parent's 2 lines, "
+			   "its forked child's 1, each in its own");
 	}
 
 	snprintf(path, sizeof(path), "%s/symlink", dir);

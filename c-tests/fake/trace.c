@@ -711,6 +711,21 @@ static void check_threads(void)
 			last[i].t = v;
 		}
 	}
+	/* no line straddles a page of the file: a newline ends each page */
+	{
+		long pages = 0, straddled = 0, off;
+		int c;
+
+		for (off = 4096; f && !fseek(f, off - 1, SEEK_SET) && (c = fgetc(f)) != EOF;
+		     off += 4096) {
+			pages++;
+			straddled += c != '\n';
+		}
+		if (pages < 8 || straddled) {
+			FAIL("%ld of the file's %ld page boundaries inside a line", straddled, pages);
+			bad++;
+		}
+	}
 	if (f)
 		fclose(f);
 	for (i = 1; i <= WAVES * THREADS; i++)
@@ -721,7 +736,8 @@ static void check_threads(void)
 		     WAVES * THREADS, WAVES * THREADS * PER_THREAD, bad, wrong, unordered);
 	else
 		printf("trace: ok: %d threads in %d waves, %d lines, each whole, each thread's %d "
-		       "there once and in its order\n", WAVES * THREADS, WAVES, n, PER_THREAD);
+		       "there once and in its order; every page of the file ends a line\n",
+		       WAVES * THREADS, WAVES, n, PER_THREAD);
 }
 
 /* How many lines of the trace file `name` have each wr_id (1 to 3); -1 if
