@@ -277,8 +277,9 @@ test-trace: $(B)/fake/trace
 
 # The probes' arguments, recorded by a library built with the feature
 # c-tests (make mutants; --must there): skipped by the release build.
-test-probes: $(B)/fake/probes
+test-probes: $(B)/fake/probes $(B)/bench/ops $(PRELOADED)
 	$(B)/fake/probes $(B)/probes.records $(if $(ARCHIVE),--must)
+	c-tests/fake/probes-preload.sh $(B) $(if $(ARCHIVE),--must)
 
 # The commands, rdmaverbs-trace and rdmaverbs-stat, on the fake provider.
 test-commands: $(B)/fake/poster $(TOOLS) $(B)/bench/ops $(PRELOADED)
