@@ -14,7 +14,7 @@
  *   idle      counting on, no verbs call at all: no table is printed;
  *   once      a call of rdma_post_send, built against our header, on a
  *             wrapped context: counted once, as the function, not again as
- *             the op it calls;
+ *             the op it calls; then the op called alone, counted as the op;
  *   fork      counting on: the child's table has its own calls, not its
  *             parent's;
  *   race      3,000 forks while another thread opens and closes devices,
@@ -154,7 +154,15 @@ static int child(const char *preload, const char *mode)
 		id.verbs = hs[0].ctx;
 		if (rdma_post_send(&id, NULL, buf, sizeof(buf), NULL, IBV_SEND_INLINE))
 			return 11;
-		return ibv_close_device(hs[0].ctx) || fakeverbs_calls.post_send != 1;
+		{	/* then the op itself, outside any export: counted as the op */
+			struct ibv_sge sge = { (uintptr_t)buf, 16, 1 };
+			struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+						  .opcode = IBV_WR_SEND }, *bad;
+
+			if (ibv_post_send(&hs[0].qp, &wr, &bad))
+				return 12;
+		}
+		return ibv_close_device(hs[0].ctx) || fakeverbs_calls.post_send != 2;
 	}
 	if (!strcmp(mode, "fork")) {
 		pid_t pid;
@@ -384,7 +392,7 @@ int main(int argc, char **argv)
 	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
 		FAIL("once: child exited %d", rc);
 	WANT_ROW("rdma_post_send", 0, "1 64 0");
-	WANT_ROW("ibv_post_send", 0, "");
+	WANT_ROW("ibv_post_send", 0, "1 16 0");
 
 	mode = "fork";
 	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
