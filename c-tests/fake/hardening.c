@@ -24,6 +24,9 @@
  *              tried, and cannot be opened;
  *   nofile     RLIMIT_NOFILE 32 (no descriptor free at 256): traced on the
  *              descriptor open() gave;
+ *   unload     at dlclose the handlers of fatal signals are taken away, and
+ *              only the library's own;
+ *   ignored    a SIGINT ignored since before the load stays ignored;
  *   escape     a value with a newline and other control characters: one
  *              warning line, the characters escaped.
  */
@@ -76,6 +79,13 @@ static int count_threads(void)
 /* ---- the child: one case ---- */
 
 static const char *self, *lib, *dir;
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	if (write(2, "hup\n", 4) != 4)
+		_exit(11);
+}
 
 static int child(const char *lib, const char *mode)
 {
@@ -130,6 +140,29 @@ static int child(const char *lib, const char *mode)
 		rdma_seterrno(3);
 		return !WIFEXITED(st) || WEXITSTATUS(st);
 	}
+	if (!strcmp(mode, "ignored")) {	/* SIGINT ignored since before the load */
+		rdma_seterrno(0);
+		raise(SIGINT);
+		return 0;
+	}
+	if (!strcmp(mode, "unload")) {	/* handlers taken away at unload, ours only */
+		void *h;
+		void *p;
+		int (*seterrno)(int);
+
+		signal(SIGHUP, on_hup);
+		setenv("RDMAVERBS_STATS", "1", 1);
+		h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			return 10;
+		p = dlsym(h, "rdma_seterrno");
+		memcpy(&seterrno, &p, sizeof(p));
+		seterrno(0);
+		dlclose(h);
+		raise(SIGHUP);	/* the program's own handler, still */
+		raise(SIGTERM);	/* the default again: the process ends by it */
+		return 0;
+	}
 	if (!strcmp(mode, "exec")) {	/* a count, then the same process anew */
 		rdma_seterrno(0);
 		execl("/proc/self/exe", "hardening", lib, dir, "exec2", (char *)NULL);
@@ -172,6 +205,8 @@ static int run_as(const char *exe, const char *mode, const char *const *env, int
 
 			setrlimit(RLIMIT_NOFILE, &r);
 		}
+		if (!strcmp(mode, "ignored"))
+			signal(SIGINT, SIG_IGN);
 		alarm(20);	/* a load that blocks fails the case */
 		if (uid >= 0 && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
 			_exit(125);
@@ -553,6 +588,23 @@ int main(int argc, char **argv)
 	else
 		OK("dlclose: 1000 dlopen/dlclose cycles, each with a traced call, leave no descriptor "
 		   "open and no thread running (the trace's writer thread is joined at unload)");
+
+	rc = run("unload", NULL);
+	if (rc != 128 + SIGTERM || lines_with("hup") != 1)
+		FAIL("unload: exit %d (want %d, SIGTERM's), stderr: %s", rc, 128 + SIGTERM, err_text());
+	else
+		OK("unload: at dlclose the library's signal handlers are taken away (SIGTERM ends the "
+		   "process), the program's own (SIGHUP) left");
+	{
+		static const char *const stats[] = { "RDMAVERBS_STATS=1", NULL };
+
+		rc = run("ignored", stats);
+		if (rc || lines_with("rdmaverbs: calls of process") != 1)
+			FAIL("ignored: exit %d, stderr: %s", rc, err_text());
+		else
+			OK("ignored: a SIGINT ignored before the load stays ignored (the program goes on; "
+			   "one table, at its exit)");
+	}
 
 	snprintf(env1, sizeof(env1), "RDMAVERBS_STATS=yes\nrdmaverbs[1]: rdma_post_send forged\t\x1b[2J");
 	rc = run("escape", env);
