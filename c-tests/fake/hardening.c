@@ -24,6 +24,8 @@
  *              tried, and cannot be opened;
  *   nofile     RLIMIT_NOFILE 32 (no descriptor free at 256): traced on the
  *              descriptor open() gave;
+ *   handlers   a fatal signal's handler installed when tracing to a file or
+ *              counting, not when tracing to stderr or with nothing set;
  *   unload     at dlclose the handlers of fatal signals are taken away, and
  *              only the library's own;
  *   ignored    a SIGINT ignored since before the load stays ignored;
@@ -139,6 +141,13 @@ static int child(const char *lib, const char *mode)
 		waitpid(pid, &st, 0);
 		rdma_seterrno(3);
 		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (!strcmp(mode, "handlers")) {	/* 1 when SIGTERM's action is no longer the default */
+		struct sigaction sa;
+
+		rdma_seterrno(0);
+		sigaction(SIGTERM, NULL, &sa);
+		return sa.sa_handler != SIG_DFL;
 	}
 	if (!strcmp(mode, "ignored")) {	/* SIGINT ignored since before the load */
 		rdma_seterrno(0);
@@ -589,6 +598,20 @@ int main(int argc, char **argv)
 		OK("dlclose: 1000 dlopen/dlclose cycles, each with a traced call, leave no descriptor "
 		   "open and no thread running (the trace's writer thread is joined at unload)");
 
+	{	/* a handler only where it has lines to write or a table to print */
+		static const char *const trace_stderr[] = { "RDMAVERBS_TRACE=1", NULL };
+		static const char *const trace_file[] = { "RDMAVERBS_TRACE=./t", NULL };
+		static const char *const stats[] = { "RDMAVERBS_STATS=1", NULL };
+		int r1 = run("handlers", trace_stderr), r2 = run("handlers", trace_file),
+		    r3 = run("handlers", stats), r4 = run("handlers", NULL);
+
+		if (r1 != 0 || r2 != 1 || r3 != 1 || r4 != 0)
+			FAIL("handlers: SIGTERM's action not the default: tracing to stderr %d (want 0), "
+			     "to a file %d (1), counting %d (1), nothing set %d (0)", r1, r2, r3, r4);
+		else
+			OK("handlers: a SIGTERM handler when tracing to a file or counting, none when "
+			   "tracing to stderr (lines written at once) or with nothing set");
+	}
 	rc = run("unload", NULL);
 	if (rc != 128 + SIGTERM || lines_with("hup") != 1)
 		FAIL("unload: exit %d (want %d, SIGTERM's), stderr: %s", rc, 128 + SIGTERM, err_text());
