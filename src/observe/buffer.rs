@@ -336,3 +336,7 @@ pub(super) fn after_fork(child: bool) {
         release(s);
     }
 }
+
+#[cfg(test)]
+#[path = "buffer_tests.rs"]
+mod tests;
