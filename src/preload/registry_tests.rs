@@ -15,7 +15,13 @@ fn key(i: usize) -> *const () {
 fn fill(r: &Registry<u64>) -> (usize, usize) {
     // SAFETY: a published table (tests are single-threaded here).
     let t = unsafe { &*r.table.load(Ordering::Acquire) };
-    (t.slots().iter().filter(|s| s.key.load(Ordering::Relaxed) > REMOVED).count(), t.len)
+    (
+        t.slots()
+            .iter()
+            .filter(|s| s.key.load(Ordering::Relaxed) > REMOVED)
+            .count(),
+        t.len,
+    )
 }
 
 #[test]
@@ -26,7 +32,10 @@ fn every_key_its_own_value_through_growth() {
         assert!(r.insert(key(i), i as u64 * 3), "insert {i}");
         let (live, len) = fill(&r);
         assert_eq!(live, i + 1);
-        assert!(2 * live <= len, "{live} entries in {len} slots: over half full");
+        assert!(
+            2 * live <= len,
+            "{live} entries in {len} slots: over half full"
+        );
         assert!(len.is_power_of_two());
     }
     for i in 0..1000 {
@@ -61,7 +70,10 @@ fn replaced_in_place_and_removed() {
     assert_eq!(live, 320);
     // SAFETY: as in fill.
     let used = unsafe { &*r.table.load(Ordering::Acquire) }.used;
-    assert!(used >= live && 2 * used <= len, "used {used}, live {live}, len {len}");
+    assert!(
+        used >= live && 2 * used <= len,
+        "used {used}, live {live}, len {len}"
+    );
     for i in 100..400 {
         assert_eq!(r.get(key(i)), Some(i as u64));
     }
@@ -83,7 +95,11 @@ fn a_writer_waits_out_a_fork() {
     R.before_fork();
     let t = std::thread::spawn(|| R.insert(key(5), 5));
     std::thread::sleep(std::time::Duration::from_millis(100));
-    assert_eq!(R.get(key(5)), None, "inserted while the lock was held for a fork");
+    assert_eq!(
+        R.get(key(5)),
+        None,
+        "inserted while the lock was held for a fork"
+    );
     R.after_fork_in_parent();
     assert!(t.join().unwrap());
     assert_eq!(R.get(key(5)), Some(5));
