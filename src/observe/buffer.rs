@@ -315,23 +315,20 @@ pub(super) fn before_fork() {
 
 /// After a fork: in the parent, the flags released; in the child (one
 /// thread), every buffer emptied (what is in them is the parent's to write)
-/// and freed, but this thread's, which is now owned by its new id.
+/// and freed, this thread's too: its next line takes a slot as a first line
+/// does, which starts the child's own writer thread.
 pub(super) fn after_fork(child: bool) {
     if !BUFFERING.load(Ordering::Acquire) {
         return;
     }
-    let mine = mine::with(|me| me.slot.get()).checked_sub(1);
-    for (i, s) in SLOT.iter().enumerate() {
+    if child {
+        mine::with(|me| me.slot.set(0));
+    }
+    for s in &SLOT {
         if child {
             s.head.store(0, Ordering::Relaxed);
             s.tail.store(0, Ordering::Relaxed);
-            // SAFETY: gettid cannot fail.
-            let owner = if Some(i) == mine {
-                unsafe { libc::gettid() }
-            } else {
-                0
-            };
-            s.owner.store(owner, Ordering::Relaxed);
+            s.owner.store(0, Ordering::Relaxed);
         }
         release(s);
     }
