@@ -85,6 +85,7 @@ since=$(sed -n 's/.*counting for \([0-9.]*\) s;.*/\1/p' "$S/one.out")
 samples=$(grep -c '^rdmaverbs-stat: pid' "$S/three.out")
 c3=$(awk '$1 == "rdma_post_send" { print $2 }' "$S/three.out" | tr '\n' ' ')
 wait $pid
+[ -e "$DIR/$pid" ] && kept=yes || kept=no
 final=$(awk '$1 == "rdmaverbs:" && $2 == "rdma_post_send" { print $3 }' "$S/run.err")
 read -r a b c <<< "$c3"
 if [ $rc = 0 ] && [ $rc3 = 0 ] && [ "${c1:-0}" -gt 0 ] && [ "$c1" -lt 200 ] && [ "$final" = 200 ] &&
@@ -96,9 +97,9 @@ else
 	cat "$S/one.out" "$S/three.out"
 fi
 "$STAT" -n 1 $pid > /dev/null 2> "$S/gone.err"; rc=$?
-[ $rc = 1 ] && grep -q "no process $pid of yours" "$S/gone.err" && [ "$(files)" = 0 ] &&
+[ $rc = 1 ] && grep -q "no process $pid of yours" "$S/gone.err" && [ $kept = no ] && [ "$(files)" = 0 ] &&
 	ok "after it exited: 'no process $pid of yours' (1); its file removed at exit" ||
-	{ bad "after exit: exit $rc, $(files) files"; cat "$S/gone.err"; }
+	{ bad "after exit: exit $rc, its file left at exit: $kept, $(files) files"; cat "$S/gone.err"; }
 
 # A killed program's file stays, until a command sees it is dead.
 RDMAVERBS_STATS=1 LD_PRELOAD=$RDMAVERBS_PRELOAD "$POSTER" 1000 10 2> /dev/null &
