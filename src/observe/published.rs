@@ -302,3 +302,47 @@ fn start_ticks() -> u64 {
                 })
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header as a reader finds it: its fields, each function's name
+    /// in its slot with the "may block" mark on exactly the ones that wait,
+    /// and the time counting began (now, to the millisecond).
+    #[test]
+    fn header_and_names() {
+        let mut page = vec![0u64; layout::HEADER_SIZE / 8];
+        let base = page.as_mut_ptr().cast::<u8>();
+        let t = monotonic();
+        fill_header(base);
+        // SAFETY: the header was written at the start of the page.
+        let h = unsafe { ptr::read(base.cast::<layout::Header>()) };
+        let now = (t.tv_sec as u64) * 1_000_000_000 + t.tv_nsec as u64;
+        assert_eq!(h.magic, layout::MAGIC);
+        assert_eq!(h.pid, std::process::id());
+        assert_eq!(h.nfuncs as usize, Func::COUNT);
+        assert!(
+            h.start_ns >= now && h.start_ns - now < 1_000_000,
+            "{} vs {now}",
+            h.start_ns
+        );
+        // SAFETY: the page's bytes.
+        let bytes = unsafe { core::slice::from_raw_parts(base, layout::HEADER_SIZE) };
+        for (i, f) in Func::ALL.iter().enumerate() {
+            let at = layout::NAMES_OFFSET + i * layout::NAME_SIZE;
+            let slot = &bytes[at..at + layout::NAME_SIZE];
+            let name = f.name().as_bytes();
+            assert_eq!(&slot[..name.len()], name);
+            assert!(
+                slot[name.len()..layout::NAME_SIZE - 1]
+                    .iter()
+                    .all(|&b| b == 0)
+            );
+            let mark = if f.may_block() { layout::MAY_BLOCK } else { 0 };
+            assert_eq!(slot[layout::NAME_SIZE - 1], mark, "{}", f.name());
+        }
+        let end = layout::NAMES_OFFSET + Func::COUNT * layout::NAME_SIZE;
+        assert!(bytes[end..].iter().all(|&b| b == 0), "past the names");
+    }
+}
