@@ -389,18 +389,24 @@ static int nop_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
 	return 0;
 }
 
-/* Two waves of threads, more in each than the library has buffers (64): some
- * write directly; the second wave takes over the buffers of the first, whose
- * threads have exited. */
+/* Two waves of threads, more in each than the library has buffers (64): all
+ * of a wave alive after their first line (a barrier), so some write
+ * directly, none taking a live thread's buffer; the second wave takes over
+ * the buffers of the first, whose threads have exited. */
 enum { WAVES = 2, THREADS = 80, PER_THREAD = 500 };
+
+static pthread_barrier_t all_alive;
 
 static void *poster(void *arg)
 {
 	char buf[8];
 	int i;
 
-	for (i = 0; i < PER_THREAD; i++)
+	for (i = 0; i < PER_THREAD; i++) {
 		rdma_post_send(&F.id, arg, buf, sizeof(buf), NULL, IBV_SEND_INLINE);
+		if (i == 0)
+			pthread_barrier_wait(&all_alive);
+	}
 	return NULL;
 }
 
@@ -494,11 +500,13 @@ static int child(const char *mode, const char *dir)
 
 		F.ctx.ops.post_send = nop_post_send;
 		for (w = 0; w < WAVES; w++) {
+			pthread_barrier_init(&all_alive, NULL, THREADS);
 			for (i = 0; i < THREADS; i++)
 				pthread_create(&t[i], NULL, poster,
 					       (void *)(uintptr_t)(w * THREADS + i + 1));
 			for (i = 0; i < THREADS; i++)
 				pthread_join(t[i], NULL);
+			pthread_barrier_destroy(&all_alive);
 		}
 		return 0;
 	}
