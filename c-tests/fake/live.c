@@ -158,25 +158,33 @@ struct scan {
 };
 
 /* Reads `path`: every line a whole rdma_post_send line with t= and ret=0,
- * or padding (spaces only). */
+ * or padding (spaces only); a line with a NUL byte (a hole the file got by
+ * a write past its end, after a truncation without O_APPEND) is broken. */
 static void scan(const char *path, struct scan *s)
 {
 	static struct { int tid; double t; } last[64];
-	char line[1024];
+	char *line = NULL;
+	size_t room = 0;
+	ssize_t n;
 	int nlast = 0, c = '\n', i;
 	FILE *f = fopen(path, "r");
 
 	memset(s, 0, sizeof(*s));
 	s->in_order = 1;
 	s->first = 1e300;
-	while (f && fgets(line, sizeof(line), f)) {
+	while (f && (n = getline(&line, &room, f)) > 0) {
 		char *t = strstr(line, " t="), *w = strstr(line, " wr_id=");
 		unsigned long id = 0;
 		int tid = 0;
 		double v = 0;
 
-		s->bytes += (long)strlen(line);
-		c = line[strlen(line) - 1];
+		s->bytes += (long)n;
+		c = line[n - 1];
+		if (memchr(line, 0, (size_t)n)) {	/* a hole: bytes never written */
+			s->lines++;
+			s->bad++;
+			continue;
+		}
 		if (!line[strspn(line, " \n")]) {
 			s->padding++;
 			continue;
@@ -201,6 +209,7 @@ static void scan(const char *path, struct scan *s)
 		}
 	}
 	s->ends_whole = c == '\n';
+	free(line);
 	if (f)
 		fclose(f);
 }

@@ -60,6 +60,17 @@ def carried(out_dir):
             for n in names(os.path.join(out_dir, "previously_caught.txt"))]
 
 
+def minutes(data):
+    """", N minutes from start to end" of a run's outcomes, or ""."""
+    try:
+        from datetime import datetime
+        t0, t1 = (datetime.fromisoformat(re.sub(r"(\.\d{6})\d*", r"\1", data[k]).replace("Z", "+00:00"))
+                  for k in ("start_time", "end_time"))
+        return f", {(t1 - t0).total_seconds() / 60:.0f} minutes from start to end"
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return ""
+
+
 def main():
     out_dir = sys.argv[1]
     data = json.load(open(os.path.join(out_dir, "outcomes.json")))
@@ -98,14 +109,7 @@ def main():
     p("functions and blocks alone, so the exports themselves (`unsafe extern \"C\"`) are")
     p("covered by the differential test rather than mutated here.")
     p()
-    wall = ""
-    try:
-        from datetime import datetime
-        t0, t1 = (datetime.fromisoformat(re.sub(r"(\.\d{6})\d*", r"\1", data[k]).replace("Z", "+00:00"))
-                  for k in ("start_time", "end_time"))
-        wall = f", {(t1 - t0).total_seconds() / 60:.0f} minutes from start to end"
-    except (KeyError, ValueError, TypeError, AttributeError):
-        pass
+    wall = minutes(data)
     p(f"cargo-mutants {data.get('cargo_mutants_version', '?')}; {total['tried']} mutants; "
       f"{seconds / 60:.0f} minutes of build and test in all{wall} (on this 2-core machine, "
       "`make mutants`' two jobs at once).")
@@ -115,6 +119,12 @@ def main():
         p(f"This run was `--iterate`: {len(earlier)} mutants caught ({n_caught}) or unviable "
           f"({len(earlier) - n_caught}) in an earlier run, against fewer tests, were not run again "
           "and are counted here as they were then; the times above are this run's.")
+        try:
+            old = json.load(open(os.path.join(out_dir + ".old", "outcomes.json")))
+            n_old = sum(1 for o in old["outcomes"] if isinstance(o["scenario"], dict))
+            p(f"The run before it (`mutants.out.old`) tried {n_old} mutants{minutes(old)}.")
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
     p()
     p("| folder | tried | caught | timed out | missed | unviable | caught of viable |")
     p("|---|---|---|---|---|---|---|")
