@@ -435,9 +435,16 @@ MUTANTS_JOBS ?= 2
 MUTANTS_ARGS ?=
 mutants: $(LIBRARY) $(TOOLS)
 	command -v cargo-mutants > /dev/null || $(CARGO) install --locked cargo-mutants@27.1.0
+	@# the names found unviable by every run since the last full one (cargo-mutants keeps
+	@# only the last two runs' lists)
+	if echo " $(MUTANTS_ARGS) " | grep -q -- " --iterate "; then \
+		cat $(B)/mutants.out/unviable.txt $(B)/mutants.unviable 2> /dev/null | sort -u > $(B)/mutants.unviable.new; \
+		mv $(B)/mutants.unviable.new $(B)/mutants.unviable; else rm -f $(B)/mutants.unviable; fi
 	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants -p rdmaverbs \
 		--features c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
 		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
+	$(CARGO) mutants -p rdmaverbs --features c-tests --list > $(B)/mutants.list
+	cat $(B)/mutants.out/unviable.txt >> $(B)/mutants.unviable
 	python3 c-tests/tools/mutants.py $(B)/mutants.out > MUTANTS.md
 
 # One mutant's test: the C tests on the fake provider, the cheapest first,

@@ -14,7 +14,9 @@ After `make mutants MUTANTS_ARGS=--iterate`, the mutants caught (or found
 unviable) by an earlier run are not run again: cargo-mutants lists them in
 previously_caught.txt, and they are counted here as caught earlier, but
 those named in an unviable.txt of this run or the one before (mutants.out.old,
-where cargo-mutants moves it), which are counted as unviable.
+where cargo-mutants moves it) or in mutants.unviable beside OUTPUT_DIR (make
+mutants adds each run's list to it until the next full run), which are
+counted as unviable.
 """
 import json
 import os
@@ -53,11 +55,18 @@ def names(path):
 
 
 def carried(out_dir):
-    """(name, "caught" or "unviable") of the mutants an --iterate run skipped."""
+    """(name, "caught" or "unviable") of the mutants an --iterate run skipped,
+    and how many of its names are no longer mutants of the tree (their lines
+    moved, so this run tested them again under their new names): those are
+    not counted, when the tree's list (mutants.list beside OUTPUT_DIR, from
+    `cargo mutants --list`) is there."""
     unviable = set(names(os.path.join(out_dir, "unviable.txt")))
     unviable |= set(names(os.path.join(out_dir + ".old", "unviable.txt")))
-    return [(n, "unviable" if n in unviable else "caught")
-            for n in names(os.path.join(out_dir, "previously_caught.txt"))]
+    unviable |= set(names(os.path.join(os.path.dirname(out_dir), "mutants.unviable")))
+    listed = set(names(os.path.join(os.path.dirname(out_dir), "mutants.list")))
+    earlier = names(os.path.join(out_dir, "previously_caught.txt"))
+    kept = [n for n in earlier if not listed or n in listed]
+    return [(n, "unviable" if n in unviable else "caught") for n in kept], len(earlier) - len(kept)
 
 
 def minutes(data):
@@ -91,7 +100,7 @@ def main():
         c[kind] += 1
         if kind == "missed":
             survivors.append(m["name"])
-    earlier = carried(out_dir)
+    earlier, moved = carried(out_dir)
     for name, kind in earlier:
         folder = os.path.dirname(name.split(":")[0])
         c = folders.setdefault(folder, {"tried": 0, "caught": 0, "missed": 0, "timeout": 0, "unviable": 0})
@@ -119,6 +128,9 @@ def main():
         p(f"This run was `--iterate`: {len(earlier)} mutants caught ({n_caught}) or unviable "
           f"({len(earlier) - n_caught}) in an earlier run, against fewer tests, were not run again "
           "and are counted here as they were then; the times above are this run's.")
+        if moved:
+            p(f"Names carried from earlier runs that are no longer mutants of the tree (their lines "
+              f"moved), not counted: {moved}; this run tested them under their new names.")
         try:
             old = json.load(open(os.path.join(out_dir + ".old", "outcomes.json")))
             n_old = sum(1 for o in old["outcomes"] if isinstance(o["scenario"], dict))
@@ -126,14 +138,31 @@ def main():
         except (OSError, ValueError, KeyError, TypeError):
             pass
     p()
-    p("| folder | tried | caught | timed out | missed | unviable | caught of viable |")
-    p("|---|---|---|---|---|---|---|")
+    # Survivors explained as equivalent (no test can tell them apart).
+    same = {}
+    for name in survivors:
+        if why.get(key(name), "").startswith("Equivalent"):
+            folder = os.path.dirname(name.split(":")[0])
+            same[folder] = same.get(folder, 0) + 1
+    same["all"] = sum(same.values())
+    p("| folder | tried | caught | timed out | missed | of them equivalent | unviable "
+      "| caught of viable | caught of viable, equivalents aside |")
+    p("|---|---|---|---|---|---|---|---|---|")
     for folder in sorted(folders) + ["all"]:
         c = total if folder == "all" else folders[folder]
         viable = c["caught"] + c["timeout"] + c["missed"]
-        share = f"{100 * (c['caught'] + c['timeout']) / viable:.1f} %" if viable else "-"
+        got = c["caught"] + c["timeout"]
+        share = f"{100 * got / viable:.1f} %" if viable else "-"
+        eq = same.get(folder, 0)
+        aside = f"{100 * got / (viable - eq):.1f} %" if viable > eq else "-"
         name = "**all**" if folder == "all" else f"`{folder}`"
-        p(f"| {name} | {c['tried']} | {c['caught']} | {c['timeout']} | {c['missed']} | {c['unviable']} | {share} |")
+        p(f"| {name} | {c['tried']} | {c['caught']} | {c['timeout']} | {c['missed']} | {eq} "
+          f"| {c['unviable']} | {share} | {aside} |")
+    p()
+    p("An equivalent mutant is one whose explanation below starts with \"Equivalent\": it")
+    p("changes no output any program can see (at most speed or memory), so no test can")
+    p("catch it. The others left are \"not seen\": a race or a condition the tests do not")
+    p("make, each said.")
     p()
     p("## Survivors, and why each is left")
     p()
