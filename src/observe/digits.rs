@@ -90,13 +90,14 @@ pub(super) unsafe fn put_dec(mut end: *mut u8, mut n: u64) {
     }
 }
 
-/// Writes `n % 10^9` as exactly nine decimal digits, with leading zeros, at
-/// `at`: three groups of three from a table.
+/// Writes `n` (a `tv_nsec`, below 10^9; a larger one is written as
+/// 999999999) as exactly nine decimal digits, with leading zeros, at `at`:
+/// three groups of three from a table.
 ///
 /// # Safety
 /// 9 bytes at `at` are writable.
 pub(super) unsafe fn put_9(at: *mut u8, n: u64) {
-    let n = (n % 1_000_000_000) as usize;
+    let n = n.min(999_999_999) as usize;
     let groups = [n / 1_000_000, n / 1000 % 1000, n % 1000];
     for (k, g) in groups.into_iter().enumerate() {
         // SAFETY: each group is below 1000, so its 3 bytes are in the

@@ -113,6 +113,32 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// `key` and `text` (a word: a field's value), with one check of the
+    /// room for both.
+    #[inline(always)]
+    pub(crate) fn word(&mut self, key: &[u8], text: &[u8]) {
+        let (k, n) = (key.len(), text.len());
+        if k + n < MAX - self.len {
+            // SAFETY: `k + n` bytes of room at `len`.
+            unsafe {
+                let p = self.at.add(self.len);
+                core::ptr::copy_nonoverlapping(key.as_ptr(), p, k);
+                core::ptr::copy_nonoverlapping(text.as_ptr(), p.add(k), n);
+            }
+            self.len += k + n;
+        } else {
+            self.word_cut(key, text);
+        }
+    }
+
+    /// [`word`](Self::word) at the end of the room: what fits of it.
+    #[cold]
+    #[inline(never)]
+    fn word_cut(&mut self, key: &[u8], text: &[u8]) {
+        self.push(key);
+        self.push(text);
+    }
+
     /// What of `bytes` still fits, and the line is full.
     #[cold]
     fn cut(&mut self, bytes: &[u8]) {
@@ -123,56 +149,80 @@ impl<'a> Line<'a> {
     }
 
     /// `key` and `n` in decimal.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn dec(&mut self, key: &[u8], n: i64) {
-        self.push(key);
-        if n < 0 {
-            self.push(b"-");
-        }
-        self.decimal(n.unsigned_abs());
+        self.number(key, n < 0, n.unsigned_abs());
     }
 
-    /// `key` and `n` in hexadecimal, with `0x`.
-    #[inline]
-    pub(crate) fn hex(&mut self, key: &[u8], n: u64) {
-        self.push(key);
-        self.hexadecimal(n);
-    }
-
-    /// `n` in decimal.
-    fn decimal(&mut self, n: u64) {
-        let nd = dec_len(n);
-        if nd < MAX - self.len {
-            // SAFETY: `nd` bytes of room at `len`.
-            unsafe { put_dec(self.at.add(self.len + nd), n) };
-            self.len += nd;
-        } else {
-            let mut d = [0; 20];
-            // SAFETY: `d` has room for any u64's digits, which end at its end.
-            unsafe { put_dec(d.as_mut_ptr().add(20), n) };
-            self.cut(d.get(20 - nd..).unwrap_or_default());
-        }
-    }
-
-    /// `n` in hexadecimal, with `0x`.
-    fn hexadecimal(&mut self, n: u64) {
-        let nd = hex_len(n);
-        if nd + 2 < MAX - self.len {
-            // SAFETY: `nd + 2` bytes of room at `len`.
+    /// `key`, a `-` when `neg`, and `n` in decimal: one check of the room
+    /// for all of it (a trace line's fields are far from its end).
+    #[inline(always)]
+    fn number(&mut self, key: &[u8], neg: bool, n: u64) {
+        let k = key.len();
+        let total = k + usize::from(neg) + dec_len(n);
+        if total < MAX - self.len {
+            // SAFETY: `total` bytes of room at `len`. The `-` goes just after
+            // the key; without a sign the digits, which then fill
+            // [k, total) (at least one), overwrite it.
             unsafe {
                 let p = self.at.add(self.len);
-                core::ptr::copy_nonoverlapping(b"0x".as_ptr(), p, 2);
-                put_hex(p.add(2 + nd), n);
+                core::ptr::copy_nonoverlapping(key.as_ptr(), p, k);
+                *p.add(k) = b'-';
+                put_dec(p.add(total), n);
             }
-            self.len += nd + 2;
+            self.len += total;
         } else {
-            let mut d = [0; 18];
-            d[0] = b'0';
-            d[1] = b'x';
-            // SAFETY: `d` has room for "0x" and any u64's digits.
-            unsafe { put_hex(d.as_mut_ptr().add(2 + nd), n) };
-            self.cut(d.get(..2 + nd).unwrap_or_default());
+            self.number_cut(key, neg, n);
         }
+    }
+
+    /// [`number`](Self::number) at the end of the room: what fits of it.
+    #[cold]
+    #[inline(never)]
+    fn number_cut(&mut self, key: &[u8], neg: bool, n: u64) {
+        self.push(key);
+        if neg {
+            self.push(b"-");
+        }
+        let nd = dec_len(n);
+        let mut d = [0; 20];
+        // SAFETY: `d` has room for any u64's digits, which end at its end.
+        unsafe { put_dec(d.as_mut_ptr().add(20), n) };
+        self.cut(d.get(20 - nd..).unwrap_or_default());
+    }
+
+    /// `key` and `n` in hexadecimal, with `0x`: one check of the room.
+    #[inline(always)]
+    pub(crate) fn hex(&mut self, key: &[u8], n: u64) {
+        let k = key.len();
+        let total = k + 2 + hex_len(n);
+        if total < MAX - self.len {
+            // SAFETY: `total` bytes of room at `len`: the key, `0x`, and
+            // the digits, which end at `total`.
+            unsafe {
+                let p = self.at.add(self.len);
+                core::ptr::copy_nonoverlapping(key.as_ptr(), p, k);
+                core::ptr::copy_nonoverlapping(b"0x".as_ptr(), p.add(k), 2);
+                put_hex(p.add(total), n);
+            }
+            self.len += total;
+        } else {
+            self.hex_cut(key, n);
+        }
+    }
+
+    /// [`hex`](Self::hex) at the end of the room: what fits of it.
+    #[cold]
+    #[inline(never)]
+    fn hex_cut(&mut self, key: &[u8], n: u64) {
+        self.push(key);
+        let nd = hex_len(n);
+        let mut d = [0; 18];
+        d[0] = b'0';
+        d[1] = b'x';
+        // SAFETY: `d` has room for "0x" and any u64's digits.
+        unsafe { put_hex(d.as_mut_ptr().add(2 + nd), n) };
+        self.cut(d.get(..2 + nd).unwrap_or_default());
     }
 
     /// `text`, then spaces up to `width`.
@@ -184,7 +234,7 @@ impl<'a> Line<'a> {
     /// Spaces, then `n` in decimal, `width` wide.
     pub(crate) fn right(&mut self, n: u64, width: usize) {
         self.spaces(width.saturating_sub(dec_len(n)));
-        self.decimal(n);
+        self.number(b"", false, n);
     }
 
     fn spaces(&mut self, n: usize) {
@@ -274,112 +324,5 @@ fn text_of(cache: &Cell<Text>) -> &Text {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_is_cut_not_overrun() {
-        let mut r = room();
-        let mut l = Line::on(&mut r);
-        for _ in 0..100 {
-            l.push(b"0123456789");
-        }
-        assert_eq!(l.len, MAX - 1);
-        l.hex(b"", u64::MAX);
-        l.dec(b"", 12345);
-        assert_eq!(l.finish().len(), MAX);
-        // Finished twice, or pushed to after finishing: still inside.
-        assert_eq!(l.finish().len(), MAX);
-        l.push(b"more");
-        assert_eq!(l.len, MAX - 1);
-        assert_eq!(l.finish().len(), MAX);
-        let mut r = room();
-        let mut l = Line::on(&mut r);
-        l.push(&[b'a'; MAX - 4]);
-        l.dec(b"", 123456);
-        l.hex(b"", 0xabc);
-        assert_eq!(l.finish(), [&[b'a'; MAX - 4][..], b"123\n"].concat());
-    }
-
-    #[test]
-    fn numbers() {
-        let mut r = room();
-        let mut l = Line::on(&mut r);
-        l.dec(b"a=", -42);
-        l.hex(b" b=", 0xbeef);
-        l.dec(b" c=", i64::MIN);
-        l.right(7, 3);
-        l.hex(b" d=", 0);
-        l.hex(b" e=", 0xf);
-        l.hex(b" f=", u64::MAX);
-        l.hex(b" g=", 0x1fff000530);
-        l.dec(b" h=", 0);
-        l.dec(b" i=", 9);
-        l.dec(b" j=", 10);
-        l.dec(b" k=", 100);
-        l.right(u64::MAX, 3);
-        assert_eq!(
-            l.finish(),
-            &b"a=-42 b=0xbeef c=-9223372036854775808  7 d=0x0 e=0xf f=0xffffffffffffffff \
-               g=0x1fff000530 h=0 i=9 j=10 k=10018446744073709551615\n"[..]
-        );
-    }
-
-    #[test]
-    fn every_number_as_core_fmt_writes_it() {
-        let mut n: u64 = 1;
-        for _ in 0..200 {
-            for v in [n.wrapping_sub(1), n, n.wrapping_add(1), n.wrapping_mul(7)] {
-                let mut r = room();
-                let mut l = Line::on(&mut r);
-                l.dec(b"", v as i64);
-                l.hex(b" ", v);
-                let want = format!("{} {:#x}", v as i64, v);
-                assert_eq!(l.text(), want.as_bytes());
-            }
-            n = n.wrapping_mul(3).wrapping_add(1);
-        }
-    }
-
-    #[test]
-    fn trace_line_start() {
-        let me = crate::observe::mine::Mine::for_tests();
-        let mut r = room();
-        let mut l = Line::on(&mut r);
-        let t = libc::timespec {
-            tv_sec: 12345,
-            tv_nsec: 6_007,
-        };
-        l.begin(&me, Func::GetRecvCompTimeout, &t);
-        l.push(b" x");
-        let tid = unsafe { libc::gettid() };
-        let want = format!("rdmaverbs[{tid}]: rdma_get_recv_comp_timeout t=12345.000006007 x");
-        assert_eq!(l.text(), want.as_bytes());
-        // The same second again, then another: the kept text, then a new one.
-        for (sec, nsec, text) in [
-            (12345, 999_999_999, "12345.999999999"),
-            (12346, 0, "12346.000000000"),
-            (7, 120_000_000, "7.120000000"),
-        ] {
-            let mut r = room();
-            let mut l = Line::on(&mut r);
-            let t = libc::timespec {
-                tv_sec: sec,
-                tv_nsec: nsec,
-            };
-            l.begin(&me, Func::PostSend, &t);
-            let want = format!("rdmaverbs[{tid}]: rdma_post_send t={text}");
-            assert_eq!(l.text(), want.as_bytes());
-        }
-        // At the end of the room: cut, never overrun.
-        let mut r = room();
-        let mut l = Line::on(&mut r);
-        l.push(&[b'a'; MAX - 6]);
-        l.nanoseconds(123);
-        assert_eq!(l.finish().len(), MAX - 5);
-    }
-}
-
-#[cfg(test)]
 #[path = "line_tests.rs"]
-mod cut_tests;
+mod tests;

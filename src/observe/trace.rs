@@ -57,8 +57,7 @@ unsafe fn describe<R: Returned>(line: &mut Line, call: Call, ret: R) {
                 Some(SendOp::Read { .. }) => "RDMA_READ",
                 Some(SendOp::Write { .. }) => "RDMA_WRITE",
             };
-            line.push(b" opcode=");
-            line.push(opcode.as_bytes());
+            line.word(b" opcode=", opcode.as_bytes());
             match sges {
                 Sges::One(_) => line.push(b" nsge=1"),
                 Sges::List(_, n) => line.dec(b" nsge=", n.into()),
@@ -163,8 +162,7 @@ pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
     line.hex(b" wr_id=", wc.wr_id);
     match STATUS.get(wc.status as usize) {
         Some(name) => {
-            line.push(b" status=");
-            line.push(name.as_bytes());
+            line.word(b" status=", name.as_bytes());
         }
         None => line.dec(b" status=", wc.status.into()),
     }
@@ -185,8 +183,7 @@ pub(super) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
         o::IBV_WC_RECV_RDMA_WITH_IMM => "RECV_RDMA_WITH_IMM",
         _ => "OTHER",
     };
-    line.push(b" opcode=");
-    line.push(opcode.as_bytes());
+    line.word(b" opcode=", opcode.as_bytes());
     line.dec(b" byte_len=", wc.byte_len.into());
 }
 
@@ -220,8 +217,7 @@ pub(super) unsafe fn send_line(qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, byt
             o::IBV_WR_SEND_WITH_INV => "SEND_WITH_INV",
             _ => "OTHER",
         };
-        line.push(b" opcode=");
-        line.push(opcode.as_bytes());
+        line.word(b" opcode=", opcode.as_bytes());
         line.dec(b" nsge=", w.num_sge.into());
         if ret == 0 {
             line.dec(b" bytes=", bytes as i64);
