@@ -14,6 +14,7 @@ PT_N=5000	# ib_send_lat's iterations per run
 echo "softroce: $(nproc) guest CPUs" >&2
 : > "$OUT"
 port=7600
+. c-tests/e2e/listen.sh
 run() {	# VARIANT ROUND BINARY [ENV...]
 	local v=$1 r=$2 bin=$3 line; shift 3
 	port=$((port + 1))
@@ -42,7 +43,7 @@ perftest1() {	# VARIANT ROUND [ENV...]: one run's t_typical, appended to OUT
 	for try in 1 2; do	# the server may still be starting: try twice
 		port=$((port + 1))
 		env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n $PT_N -p $port > /dev/null 2>&1 &
-		sleep 2
+		listening_on $port
 		out=$(env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n $PT_N -p $port 192.0.2.1 2>&1)
 		wait
 		lat=$(awk -v n=$PT_N '$2 == n && $5 ~ /^[0-9.]+$/ { print $5 }' <<< "$out")

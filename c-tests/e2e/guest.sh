@@ -10,6 +10,7 @@ B=$1 OUT=$2
 SCENARIOS="rc vector onesided srq ud errors"
 port=7470
 fail=0 rows=()
+. c-tests/e2e/listen.sh
 mkdir -p "$OUT"
 
 row() { rows+=("$(printf '%-11s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
@@ -23,7 +24,7 @@ baseline() {	# TRY: logs in $OUT/baseline-{server,client}.TRY.log
 	port=$((port + 1))
 	timeout 60 stdbuf -oL rdma_server -s 192.0.2.1 -p $port > "$srv" 2>&1 &
 	spid=$!
-	sleep 1
+	listening_on $port 60
 	# A client that gave up leaves nothing for the server to wait for.
 	timeout 60 stdbuf -oL rdma_client -s 192.0.2.1 -p $port > "$cli" 2>&1 || kill $spid 2> /dev/null
 	wait

@@ -14,6 +14,7 @@ port=$PORT
 row() { echo "ROW $*"; }
 count() { grep -c -- "$2" "$1"; }	# FILE REGEX
 next_port() { port=$((port + 1)); }
+. c-tests/e2e/listen.sh
 
 # Runs a server and a client command line (the client gets the address);
 # env assignments before them apply to both. Sets $rc_s and $rc_c.
@@ -21,7 +22,7 @@ pair() {	# NAME SERVER_CMD CLIENT_CMD (strings; word-split), env in PRE
 	local name=$1
 	env $PRE timeout 120 $2 > "$OUT/$name-s.out" 2> "$OUT/$name-s.err" &
 	local pid=$!
-	sleep 2
+	listening_on $port
 	env $PRE timeout 120 $3 > "$OUT/$name-c.out" 2> "$OUT/$name-c.err"
 	rc_c=$?
 	wait $pid
