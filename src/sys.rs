@@ -28,3 +28,29 @@ pub(crate) fn monotonic() -> libc::timespec {
         t.assume_init()
     }
 }
+
+/// This thread's `errno`.
+pub(crate) fn errno() -> c_int {
+    // SAFETY: __errno_location() returns this thread's errno, always valid.
+    unsafe { *libc::__errno_location() }
+}
+
+/// Keeps this thread's `errno` across a path of the observer that makes
+/// system calls (a write-out, a thread's first line, a counters block looked
+/// for): put back when dropped. Every such path holds one, so that watching
+/// never changes a program's `errno`, and the common path (a line built in
+/// place, a count added) neither saves nor restores it.
+pub(crate) struct KeepErrno(c_int);
+
+impl KeepErrno {
+    pub(crate) fn new() -> Self {
+        KeepErrno(errno())
+    }
+}
+
+impl Drop for KeepErrno {
+    fn drop(&mut self) {
+        // SAFETY: as in `errno`.
+        unsafe { *libc::__errno_location() = self.0 };
+    }
+}

@@ -21,6 +21,9 @@
  *             ENOSPC, one warning, exit 0, the file ending at a line's end
  *   paced     100 lines 2 ms apart: all in the file, in few writes (the
  *             writer thread's, every 50 ms; not one per line)
+ *   busy      300 ms of lines at full speed: the thread writes its own full
+ *             buffers; the writer thread (which takes a buffer whose
+ *             oldest line is 25 ms old) none of them while it posts
  *   alone     no writer thread (pthread_create refused): one warning; lines
  *             20 ms apart are written by their own thread once the oldest is
  *             100 ms old, the newest kept; 2000 quick lines in as few writes
@@ -55,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -80,11 +84,18 @@ static int nop_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_s
 	return 0;
 }
 
+/* One traced post; it must leave errno as it found it, in every mode (a
+ * thread's first line, a write-out that fails, a truncated file, ...). */
 static void post(uintptr_t id)
 {
 	char buf[8];
+	int e = errno;
 
 	rdma_post_send(&F.id, (void *)id, buf, sizeof(buf), NULL, IBV_SEND_INLINE);
+	if (errno != e) {
+		fprintf(stderr, "live: errno %d after a post, %d before\n", errno, e);
+		_exit(9);
+	}
 }
 
 static void *ten(void *arg)
@@ -126,6 +137,7 @@ static void *forever(void *arg)
 
 static int refuse_threads;	/* pthread_create fails with EAGAIN */
 static volatile long writes;	/* writev calls on a descriptor above 2 */
+static volatile long writer_writes;	/* those of them by the writer thread */
 
 int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), void *arg)
 {
@@ -143,9 +155,23 @@ int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*f)(void *), vo
 
 ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-	if (fd > 2)
+	char name[16] = "";
+
+	if (fd > 2) {
 		__atomic_add_fetch(&writes, 1, __ATOMIC_RELAXED);
+		prctl(PR_GET_NAME, name);
+		if (!strcmp(name, "rdmaverbs-trace"))
+			__atomic_add_fetch(&writer_writes, 1, __ATOMIC_RELAXED);
+	}
 	return syscall(SYS_writev, fd, iov, n);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* ---- what a trace file holds ---- */
@@ -279,6 +305,22 @@ static int child(const char *mode, const char *file)
 				usleep(5000);
 		}
 		post(3);
+		return 0;
+	}
+	if (!strcmp(mode, "busy")) {	/* 300 ms at full speed: its own write-outs */
+		struct scan s;
+		double end = now() + 0.3;
+		long posted = 0, w, ww;
+
+		while (now() < end)
+			for (i = 0; i < 100; i++, posted++)
+				post(1);
+		w = writes;
+		ww = writer_writes;
+		usleep(200000);		/* its last lines: the writer thread's */
+		scan(file, &s);
+		printf("%ld lines of %ld, %ld writes, %ld by the writer thread\n", s.lines, posted,
+		       w, ww);
 		return 0;
 	}
 	if (!strcmp(mode, "paced")) {	/* 100 lines 2 ms apart; then the file and the writes */
@@ -447,20 +489,14 @@ static int warnings(const char *file, const char *what, int *total)
 	return n;
 }
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* Whether a thread of `p` is named `name`. */
-static int has_thread(pid_t p, const char *name)
+/* The scheduling policy of p's thread named name (field 41 of its stat),
+ * -1 when it has none of that name. */
+static int thread_policy(pid_t p, const char *name)
 {
-	char path[300], comm[64];
+	char path[300], comm[64], stat[1024];
 	struct dirent *e;
-	int found = 0;
+	int policy = -1;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
@@ -470,14 +506,26 @@ static int has_thread(pid_t p, const char *name)
 
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)p, e->d_name);
 		f = fopen(path, "r");
-		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)))
-			found = 1;
+		if (f && fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name))) {
+			FILE *s;
+			char *c, *tok;
+			int field = 2;
+
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)p, e->d_name);
+			s = fopen(path, "r");
+			if (s && fgets(stat, sizeof(stat), s) && (c = strrchr(stat, ')')))
+				for (tok = strtok(c + 1, " "); tok; tok = strtok(NULL, " "))
+					if (++field == 41)
+						policy = atoi(tok);
+			if (s)
+				fclose(s);
+		}
 		if (f)
 			fclose(f);
 	}
 	if (d)
 		closedir(d);
-	return found;
+	return policy;
 }
 
 /* How long after the posts the file is read: 1 s, 300 ms under make
@@ -500,18 +548,19 @@ static void check_idle(void)
 	}
 	t1 = now();
 	usleep(AFTER_US);
-	thread = has_thread(pid, "rdmaverbs-trace");
+	thread = thread_policy(pid, "rdmaverbs-trace");
 	scan(out, &s);
 	if (s.per[1] != 10 || s.per[2] != 10 || s.bad || !s.ends_whole || !s.in_order ||
-	    s.first < t0 || s.last > t1 || !thread)
+	    s.first < t0 || s.last > t1 || thread != SCHED_IDLE)
 		FAIL("idle: %d ms after, %ld and %ld lines (want 10 and 10), %ld broken, ends whole %d, "
-		     "in order %d, t= from %.6f to %.6f (the run %.6f to %.6f), writer thread %d",
+		     "in order %d, t= from %.6f to %.6f (the run %.6f to %.6f), writer thread's "
+		     "policy %d (want SCHED_IDLE, %d)",
 		     AFTER_US / 1000, s.per[1], s.per[2], s.bad, s.ends_whole, s.in_order, s.first,
-		     s.last, t0, t1, thread);
+		     s.last, t0, t1, thread, SCHED_IDLE);
 	else
 		OK("idle: %d ms after they were posted, the program idle: the main thread's 10 lines "
-		   "and an exited thread's 10 are in the file, t= in order within the run",
-		   AFTER_US / 1000);
+		   "and an exited thread's 10 are in the file, t= in order within the run; the "
+		   "writer thread at SCHED_IDLE", AFTER_US / 1000);
 	usleep(AFTER_US);
 	kill(pid, SIGKILL);
 	finish();
@@ -690,6 +739,29 @@ static void check_paced(void)
 		OK("paced: 100 lines 2 ms apart: all in the file after 300 ms, in %ld writes", n);
 }
 
+static void check_busy(void)
+{
+	char line[256];
+	long lines = -1, posted = -2, n = -1, by_writer = -1;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/busy.log", dir);
+	start("busy", out, NULL);
+	if (!fgets(line, sizeof(line), from_child) ||
+	    sscanf(line, "%ld lines of %ld, %ld writes, %ld by the writer thread", &lines, &posted,
+		   &n, &by_writer) != 4)
+		line[0] = 0;
+	rc = finish();
+	/* its buffer fills long before a line in it is 25 ms old */
+	if (rc || lines != posted || n < 2 || by_writer != 0)
+		FAIL("busy: exit %d, %ld lines of %ld posted, %ld writes, %ld by the writer thread "
+		     "while it posted (want 0)", rc, lines, posted, n, by_writer);
+	else
+		OK("busy: a thread posting at full speed for 300 ms wrote its %ld lines itself, in "
+		   "%ld writes of full buffers; the writer thread took none of them while it posted",
+		   lines, n);
+}
+
 static void check_alone(void)
 {
 	char age[256] = "", size[256] = "";
@@ -786,6 +858,7 @@ int main(int argc, char **argv)
 	check_limit();
 	check_full();
 	check_paced();
+	check_busy();
 	check_alone();
 	check_threads();
 	printf("live: %s\n", failures ? "FAILED" : "all checks passed");

@@ -1,10 +1,13 @@
 //! Per-thread buffers for a trace file: lines are written in place, with no
 //! copy, no system call and no lock, and written out in whole lines soon
-//! after: every [`flusher::PERIOD_MS`] by the writer thread (`flusher.rs`),
-//! whatever the line's thread does next; by the thread itself when its
-//! buffer fills, or when it traces again [`MAX_AGE_MS`] after its oldest
-//! unwritten line (so its lines keep moving if the writer thread could not
-//! start); at exit (and unload), before a fork, and on a fatal signal.
+//! after: by the thread itself when its buffer fills, or when it traces
+//! again [`MAX_AGE_MS`] after its oldest unwritten line; by the writer
+//! thread (`flusher.rs`, every [`flusher::PERIOD_MS`]) once that line is
+//! [`HOLD_MS`] old, whatever the thread does next (goes quiet, blocks in
+//! its own code, exits): so every line is in the file within `HOLD_MS +
+//! PERIOD_MS` (75 ms), and a thread that traces on writes its own lines,
+//! with no other thread taking its buffer's flag under it; at exit (and
+//! unload), before a fork, and on a fatal signal.
 //!
 //! The buffers are [`SLOTS`] regions of [`SIZE`] bytes, zero-initialised
 //! static memory of the library (1 MiB of address space, whose pages cost
@@ -33,15 +36,19 @@ use super::flusher;
 use super::line::{Line, MAX, room};
 use super::mine::{self, Mine};
 use crate::functions::Func;
-use crate::sys::monotonic;
+use crate::sys::{KeepErrno, monotonic};
 
 /// Bytes per thread.
 const SIZE: usize = 16 * 1024;
 /// Threads with a buffer at once.
 const SLOTS: usize = 64;
 /// The age of its oldest unwritten line at which a thread that traces
-/// writes its buffer out itself.
+/// writes its buffer out itself (when there is no writer thread, this keeps
+/// its lines moving).
 pub(super) const MAX_AGE_MS: u64 = 100;
+/// The age of a buffer's oldest unwritten line at which the writer thread
+/// writes the buffer out.
+pub(super) const HOLD_MS: u64 = 25;
 
 struct Slot {
     /// The owning thread's id; 0 when free.
@@ -52,8 +59,10 @@ struct Slot {
     tail: AtomicUsize,
     /// Held by whoever writes the slot out.
     flushing: AtomicBool,
-    /// When the owner made its first line since the slot last started
-    /// again from 0 (`CLOCK_MONOTONIC`, ns); the owner's alone.
+    /// When its oldest unwritten line was made (`CLOCK_MONOTONIC`, ns): set
+    /// by the owner when it appends to a slot with nothing pending (a later
+    /// write-out that races the append leaves it older, never newer, than
+    /// that line: a write-out comes sooner, never later).
     since: AtomicU64,
 }
 
@@ -102,8 +111,9 @@ fn bytes(i: usize) -> *mut u8 {
     unsafe { MEMORY.0.get().cast::<u8>().add(i * SIZE) }
 }
 
-/// [`MAX_AGE_MS`] in nanoseconds.
+/// [`MAX_AGE_MS`] and [`HOLD_MS`] in nanoseconds.
 const AGE_NS: u64 = MAX_AGE_MS * 1_000_000;
+const HOLD_NS: u64 = HOLD_MS * 1_000_000;
 
 /// Nanoseconds of a time.
 fn ns(t: &libc::timespec) -> u64 {
@@ -127,13 +137,11 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
         if head != 0
             && (SIZE - head < MAX || now.wrapping_sub(s.since.load(Ordering::Relaxed)) > AGE_NS)
         {
+            // Written out and started again from 0: room for any line.
             flush_own(s, i);
-            head = s.head.load(Ordering::Relaxed);
-            if SIZE - head < MAX {
-                return on_stack_of(me, f, &t, fill, sink());
-            }
+            head = 0;
         }
-        if head == 0 {
+        if head == s.tail.load(Ordering::Relaxed) {
             s.since.store(now, Ordering::Relaxed);
         }
         // SAFETY: [head, head + MAX) is inside this thread's slot, beyond
@@ -158,6 +166,7 @@ pub(super) fn on_stack(f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Line)
 /// buffer).
 #[cold]
 fn on_stack_of(me: &Mine, f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Line), sink: Sink) {
+    let _keep = KeepErrno::new();
     let mut room = room();
     let mut line = Line::on(&mut room);
     line.begin(me, f, t);
@@ -165,10 +174,23 @@ fn on_stack_of(me: &Mine, f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Li
     sink(line.finish());
 }
 
-/// The writer thread's job: every buffer written out, but one that another
-/// writer holds (its owner, writing it out itself).
+/// The writer thread's job: every buffer whose oldest unwritten line is
+/// [`HOLD_MS`] old written out, but one that another writer holds (its
+/// owner, writing it out itself). A thread that traces on has younger
+/// lines: its own write-outs keep them moving.
 fn pass() {
-    flush_all(false);
+    let now = ns(&monotonic());
+    for (i, s) in SLOT.iter().enumerate() {
+        let aged = now.wrapping_sub(s.since.load(Ordering::Relaxed)) >= HOLD_NS;
+        if aged && pending(s) {
+            flush(s, i, false);
+        }
+    }
+}
+
+/// The slot holds lines not yet written out (an unowned one never does).
+fn pending(s: &Slot) -> bool {
+    s.head.load(Ordering::Relaxed) != s.tail.load(Ordering::Relaxed)
 }
 
 /// This thread's slot, taking one at its first line.
@@ -188,6 +210,7 @@ fn my_slot(me: &Mine) -> Option<usize> {
 #[cold]
 #[inline(never)]
 fn first_slot(me: &Mine) -> Option<usize> {
+    let _keep = KeepErrno::new();
     // SAFETY: gettid cannot fail.
     let tid = unsafe { libc::gettid() };
     let i = claim(tid).or_else(|| reclaim(tid))?;
@@ -272,6 +295,7 @@ fn write_locked(s: &Slot, i: usize) {
 
 /// The owner writes its slot out and starts it again from 0.
 fn flush_own(s: &Slot, i: usize) {
+    let _keep = KeepErrno::new();
     take(s, true);
     write_locked(s, i);
     s.head.store(0, Ordering::Relaxed);
@@ -294,8 +318,7 @@ pub(super) fn flush_all(wait: bool) {
         return;
     }
     for (i, s) in SLOT.iter().enumerate() {
-        let pending = s.head.load(Ordering::Relaxed) != s.tail.load(Ordering::Relaxed);
-        if pending && s.owner.load(Ordering::Relaxed) != 0 {
+        if pending(s) {
             flush(s, i, wait);
         }
     }

@@ -27,6 +27,7 @@ use rdmaverbs_format as layout;
 use super::published::{self, SIZE};
 use super::say::write_line;
 use crate::functions::Func;
+use crate::sys::KeepErrno;
 
 /// Functions counted: the table's rows.
 const N: usize = Func::COUNT;
@@ -179,6 +180,7 @@ fn mine() -> Option<*mut u8> {
 #[cold]
 #[inline(never)]
 fn find(base: *mut u8, me: u64) -> Option<*mut u8> {
+    let _keep = KeepErrno::new();
     if PENDING.load(Relaxed) {
         make_pending();
         return find(BASE.load(Relaxed), me);

@@ -13,7 +13,6 @@ use ibverbs_sys::{ibv_cq_ex, ibv_qp_ex, ibv_sge};
 use super::call::{sge_bytes, wc_args};
 use super::line::Line;
 use super::probes::{self, Args};
-use super::scope::{errno, set_errno};
 use super::trace::{emit, show_cq, show_wc};
 use super::{config, counters, writer};
 use crate::functions::Func;
@@ -69,14 +68,12 @@ pub(crate) enum ExOp {
 /// The QP or CQ is live; a list holds `n` readable SGEs; after a poll that
 /// returned 0 the CQ's current completion can be read.
 pub(crate) unsafe fn record_ex(op: ExOp) {
-    let err = errno();
     // SAFETY: forwarded.
     let (f, failed, bytes, args) = unsafe { describe(op) };
     if config::stats() {
         counters::tally(f, failed, bytes);
     }
     probes::fire(f, || args);
-    set_errno(err);
 }
 
 /// `(function, failed, bytes, probe arguments)` of a call, and its trace

@@ -6,7 +6,7 @@ use core::ffi::c_int;
 
 use super::call::{recv_bytes, sge_bytes, wc_args};
 use super::probes::{self, Args};
-use super::scope::{errno, inside_export, set_errno};
+use super::scope::inside_export;
 use super::trace::{emit, recv_line, send_line, show_cq, show_wc};
 use super::{config, counters, writer};
 use crate::functions::Func;
@@ -82,8 +82,6 @@ unsafe fn record_watched(op: Op, ret: c_int) {
 #[inline(always)]
 unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
     let tracing = LINES && writer::tracing();
-    // Only writing the trace (a flush) can change errno.
-    let err = if LINES { errno() } else { 0 };
     let (f, failed, bytes) = match op {
         Op::PostSend { qp, wr } => {
             // SAFETY: the caller's QP and chain.
@@ -168,9 +166,6 @@ unsafe fn record<const LINES: bool>(op: Op, ret: c_int) {
     };
     if !LINES || config::stats() {
         counters::tally(f, failed, bytes);
-    }
-    if LINES {
-        set_errno(err);
     }
 }
 

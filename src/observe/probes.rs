@@ -154,6 +154,7 @@ pub(super) mod recorded {
         if fd < 0 {
             return;
         }
+        let _keep = crate::sys::KeepErrno::new();
         let mut r = Room { b: [0; 256], n: 0 };
         let [a0, a1, a2, a3, a4, a5] = *a;
         if writeln!(r, "{} {a0} {a1} {a2} {a3} {a4} {a5}", f.name()).is_ok() {

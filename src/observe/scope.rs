@@ -3,12 +3,12 @@
 //! provider ops that an export calls from being recorded twice.
 
 use core::cell::Cell;
-use core::ffi::c_int;
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::call::{Call, Returned};
 use super::{config, counters, probes, trace, writer};
 use crate::functions::Func;
+use crate::sys::errno;
 
 thread_local! {
     /// Set while an export runs its body, so that the provider ops it calls
@@ -51,10 +51,12 @@ impl Scope {
     }
 
     /// Records the call `call` of `f`, which returned `ret`: its counters and
-    /// trace line. `errno` is left as the call left it.
+    /// trace line. `errno` is left as the call left it (see
+    /// [`KeepErrno`](crate::sys::KeepErrno)).
     pub(crate) fn record<R: Returned>(self, f: Func, call: Call, ret: R) {
         IN_API.set(self.outer);
-        let err = errno();
+        // Read before anything else; nothing below changes it (KeepErrno).
+        let err = if ret.failed() { errno() } else { 0 };
         if config::stats() {
             let failed = ret.failed();
             // SAFETY: the call succeeded, so its pointers were valid and read.
@@ -68,7 +70,6 @@ impl Scope {
         }
         // SAFETY: as for the trace line.
         probes::fire(f, || unsafe { call.probe_args(ret) });
-        set_errno(err);
     }
 }
 
@@ -80,14 +81,4 @@ pub(crate) fn blocked(f: Func) {
     if config::stats() {
         counters::blocked(f);
     }
-}
-
-pub(super) fn errno() -> c_int {
-    // SAFETY: __errno_location() returns this thread's errno, always valid.
-    unsafe { *libc::__errno_location() }
-}
-
-pub(super) fn set_errno(err: c_int) {
-    // SAFETY: as in `errno`.
-    unsafe { *libc::__errno_location() = err };
 }
