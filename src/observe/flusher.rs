@@ -26,7 +26,7 @@
 //!   when a thread traces again 100 ms after its oldest unwritten line, at
 //!   exit.
 
-use core::ffi::c_void;
+use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
 use core::ptr;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering::*};
@@ -35,6 +35,13 @@ use super::say::warn_line;
 
 /// How often the thread writes the buffers out.
 pub(super) const PERIOD_MS: i64 = 50;
+
+/// The writer thread's stack: it formats nothing, and writes from the
+/// buffers.
+const STACK: usize = 64 * 1024;
+/// The futex operations on [`STOP`], private to the process.
+const WAIT: c_int = libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG;
+const WAKE: c_int = libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG;
 
 const IDLE: u32 = 0;
 const STARTING: u32 = 1;
@@ -52,10 +59,9 @@ static JOB: AtomicUsize = AtomicUsize::new(0);
 /// Starts the thread, once, to run `job` every period (nothing if it is
 /// running or could not be started).
 pub(super) fn start(job: fn()) {
-    if STATE.load(Relaxed) != IDLE
-        || STATE
-            .compare_exchange(IDLE, STARTING, Acquire, Relaxed)
-            .is_err()
+    if STATE
+        .compare_exchange(IDLE, STARTING, Acquire, Relaxed)
+        .is_err()
     {
         return;
     }
@@ -71,7 +77,7 @@ pub(super) fn start(job: fn()) {
         libc::sigfillset(all.as_mut_ptr());
         libc::pthread_sigmask(libc::SIG_SETMASK, all.as_ptr(), old.as_mut_ptr());
         libc::pthread_attr_init(attr.as_mut_ptr());
-        libc::pthread_attr_setstacksize(attr.as_mut_ptr(), 64 * 1024);
+        libc::pthread_attr_setstacksize(attr.as_mut_ptr(), STACK);
         let ret = libc::pthread_create(t.as_mut_ptr(), attr.as_ptr(), body, ptr::null_mut());
         libc::pthread_attr_destroy(attr.as_mut_ptr());
         libc::pthread_sigmask(libc::SIG_SETMASK, old.as_ptr(), ptr::null_mut());
@@ -112,15 +118,7 @@ extern "C" fn body(_: *mut c_void) -> *mut c_void {
         // SAFETY: a futex wait on our own word, for at most `period`; an
         // early return (a wake, a changed word, EINTR) only runs the job
         // sooner.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                STOP.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                0u32,
-                &period,
-            )
-        };
+        unsafe { libc::syscall(libc::SYS_futex, STOP.as_ptr(), WAIT, 0u32, &period) };
         job();
         if STOP.load(Acquire) != 0 {
             return ptr::null_mut();
@@ -137,12 +135,7 @@ pub(super) fn stop() {
     // SAFETY: a wake of our own futex word; then the join of our thread,
     // which ends at its next wake-up.
     unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            STOP.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            1,
-        );
+        libc::syscall(libc::SYS_futex, STOP.as_ptr(), WAKE, 1);
         libc::pthread_join(THREAD.load(Relaxed) as libc::pthread_t, ptr::null_mut());
     }
     STATE.store(IDLE, Relaxed);

@@ -47,6 +47,11 @@ fn action(sig: c_int) -> Option<libc::sighandler_t> {
 
 /// Installs [`fatal`] for each of [`FATAL`] whose action is the default;
 /// `table`: it prints the counters' table too.
+/// The handler's flags: back to the default on entry, and the signal not
+/// blocked inside the handler, so that a raise() there (or the fault again,
+/// on return) does the default.
+const FLAGS: c_int = libc::SA_RESETHAND | libc::SA_NODEFER;
+
 pub(super) fn install(table: bool) {
     TABLE.store(table, Relaxed);
     for sig in FATAL {
@@ -56,9 +61,7 @@ pub(super) fn install(table: bool) {
         // SAFETY: a zeroed sigaction is a valid one; the handler is ours.
         let mut sa: libc::sigaction = unsafe { MaybeUninit::zeroed().assume_init() };
         sa.sa_sigaction = fatal as extern "C" fn(c_int) as usize;
-        // Back to the default on entry, and not blocked inside the handler:
-        // a raise() there (or the fault again, on return) does the default.
-        sa.sa_flags = libc::SA_RESETHAND | libc::SA_NODEFER;
+        sa.sa_flags = FLAGS;
         // SAFETY: a valid action for a catchable signal.
         unsafe { libc::sigaction(sig, &sa, core::ptr::null_mut()) };
     }
