@@ -29,6 +29,12 @@ pub(crate) fn monotonic() -> libc::timespec {
     }
 }
 
+/// A descriptor that a system call returned, or that a variable holds:
+/// `None` for -1 (the call failed; no descriptor).
+pub(crate) fn descriptor(fd: c_int) -> Option<c_int> {
+    (fd >= 0).then_some(fd)
+}
+
 /// This thread's `errno`.
 pub(crate) fn errno() -> c_int {
     // SAFETY: __errno_location() returns this thread's errno, always valid.

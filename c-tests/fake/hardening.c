@@ -24,6 +24,10 @@
  *              tried, and cannot be opened;
  *   nofile     RLIMIT_NOFILE 32 (no descriptor free at 256): traced on the
  *              descriptor open() gave;
+ *   nostdin    as nofile, and standard input closed (as daemons do): the
+ *              trace on descriptor 0, a forked child's (%p) too, each
+ *              process's lines in its own file; counting as well, its file
+ *              made and mapped;
  *   handlers   a fatal signal's handler installed when tracing to a file or
  *              counting, not when tracing to stderr or with nothing set;
  *   unload     at dlclose the handlers of fatal signals are taken away, and
@@ -142,6 +146,31 @@ static int child(const char *lib, const char *mode)
 		rdma_seterrno(3);
 		return !WIFEXITED(st) || WEXITSTATUS(st);
 	}
+	if (!strcmp(mode, "nostdin")) {	/* percent's calls on descriptor 0; 5 without a counters file */
+		char maps[65536], mine[64];
+		pid_t pid;
+		int st, fd;
+		ssize_t n;
+
+		rdma_seterrno(1);
+		pid = fork();
+		if (pid == 0) {
+			rdma_seterrno(2);
+			exit(0);
+		}
+		waitpid(pid, &st, 0);
+		rdma_seterrno(3);
+		fd = open("/proc/self/maps", O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, maps, sizeof(maps) - 1);
+		maps[n > 0 ? n : 0] = 0;
+		snprintf(mine, sizeof(mine), "rdmaverbs/%d\n", (int)getpid());
+		if (!strstr(maps, mine)) {
+			snprintf(mine, sizeof(mine), "rdmaverbs-%d/%d\n", (int)getuid(), (int)getpid());
+			if (!strstr(maps, mine))
+				return 5;
+		}
+		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
 	if (!strcmp(mode, "handlers")) {	/* 1 when SIGTERM's action is no longer the default */
 		struct sigaction sa;
 
@@ -209,11 +238,14 @@ static int run_as(const char *exe, const char *mode, const char *const *env, int
 		unsetenv("RDMAVERBS_POLL_SPIN");
 		while (env && *env)
 			putenv((char *)*env++);
-		if (!strcmp(mode, "nofile")) {	/* fewer descriptors than the trace's high one */
+		if (!strcmp(mode, "nofile") || !strcmp(mode, "nostdin")) {
+			/* fewer descriptors than the trace's high one */
 			struct rlimit r = { 32, 32 };
 
 			setrlimit(RLIMIT_NOFILE, &r);
 		}
+		if (!strcmp(mode, "nostdin"))
+			close(0);
 		if (!strcmp(mode, "ignored"))
 			signal(SIGINT, SIG_IGN);
 		alarm(20);	/* a load that blocks fails the case */
@@ -467,6 +499,26 @@ int main(int argc, char **argv)
 			else
 				OK("nofile: with 32 descriptors at most (none free at 256), the trace on the one open() gave");
 		}
+	}
+	{
+		static const char *const nostdin[] = { "RDMAVERBS_TRACE=./t.%p", "RDMAVERBS_STATS=1",
+						       NULL };
+		char cmd[4400];
+		int files;
+
+		rc = run("nostdin", nostdin);
+		/* two files: the parent's 2 lines, the child's 1 (its own number) */
+		snprintf(cmd, sizeof(cmd),
+			 "cd %s/nostdin && test $(ls t.* | wc -l) = 2 && "
+			 "for f in t.*; do p=${f#t.}; grep -c \"^rdmaverbs\\[$p\\]: rdma_seterrno \" $f; done "
+			 "| sort | tr '\\n' ' ' | grep -qx '1 2 '", dir);
+		files = system(cmd);
+		if (rc || files || lines_with("rdmaverbs: calls of process") != 2 || lines_with("warning"))
+			FAIL("nostdin: standard input closed, 32 descriptors: exit %d (5: no counters file "
+			     "mapped), files %s, stderr: %s", rc, files ? "not as expected" : "ok", err_text());
+		else
+			OK("nostdin: standard input closed, 32 descriptors: the trace on descriptor 0, a "
+			   "forked child's in its own file; the counters' file mapped; both tables");
 	}
 	{
 		static const char *const zero[] = { "RDMAVERBS_TRACE=0", "RDMAVERBS_STATS=0", NULL };

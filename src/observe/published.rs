@@ -41,7 +41,7 @@ use rdmaverbs_format as layout;
 
 use super::line::{Line, room};
 use crate::functions::Func;
-use crate::sys::{monotonic, secure_getenv};
+use crate::sys::{descriptor, monotonic, secure_getenv};
 
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
@@ -102,6 +102,15 @@ fn path_bytes() -> &'static [u8; PATH_MAX] {
     unsafe { &*PATH.0.get() }
 }
 
+/// How the directory, the file and `/proc/self/stat` are opened (never
+/// through a final symbolic link, the directory a directory, the file new),
+/// and the file mapped.
+const DIR_FLAGS: c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+const FILE_FLAGS: c_int =
+    libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+const STAT_FLAGS: c_int = libc::O_RDONLY | libc::O_CLOEXEC;
+const PROT: c_int = libc::PROT_READ | libc::PROT_WRITE;
+
 /// Makes, maps and fills in this process's file; its mapping.
 fn make_file() -> Result<*mut u8, &'static str> {
     let mut dir = [0u8; PATH_MAX];
@@ -110,15 +119,8 @@ fn make_file() -> Result<*mut u8, &'static str> {
     // when it exists.
     unsafe { libc::mkdir(dir.as_ptr().cast(), 0o700) };
     // SAFETY: as above.
-    let dfd = unsafe {
-        libc::open(
-            dir.as_ptr().cast(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
-    if dfd < 0 {
-        return Err("cannot open its directory");
-    }
+    let dfd = descriptor(unsafe { libc::open(dir.as_ptr().cast(), DIR_FLAGS) })
+        .ok_or("cannot open its directory")?;
     let made = in_dir(dfd, dir.get(..dlen).unwrap_or_default());
     // SAFETY: our own descriptor.
     unsafe { libc::close(dfd) };
@@ -139,21 +141,14 @@ fn in_dir(dfd: c_int, dir: &[u8]) -> Result<*mut u8, &'static str> {
     n.dec(b"", unsafe { libc::getpid() }.into());
     n.push(b"\0");
     let name = n.text();
-    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // An old file of this id (an exited process's, or ours before exec)
+    // removed first, then the file made anew.
     // SAFETY: `name` is NUL-terminated; `dfd` is open.
-    let mut fd = unsafe { libc::openat(dfd, name.as_ptr().cast(), flags, 0o600) };
-    // SAFETY: errno of this thread.
-    if fd < 0 && unsafe { *libc::__errno_location() } == libc::EEXIST {
-        // An old file of this id: an exited process's, or ours before exec.
-        // SAFETY: as above.
-        unsafe {
-            libc::unlinkat(dfd, name.as_ptr().cast(), 0);
-            fd = libc::openat(dfd, name.as_ptr().cast(), flags, 0o600);
-        }
-    }
-    if fd < 0 {
-        return Err("cannot create its file");
-    }
+    let fd = descriptor(unsafe {
+        libc::unlinkat(dfd, name.as_ptr().cast(), 0);
+        libc::openat(dfd, name.as_ptr().cast(), FILE_FLAGS, 0o600)
+    })
+    .ok_or("cannot create its file")?;
     // SAFETY: our new file, its space reserved before it is mapped.
     let base = unsafe {
         if libc::fallocate(fd, 0, 0, SIZE as libc::off_t) != 0 {
@@ -161,14 +156,7 @@ fn in_dir(dfd: c_int, dir: &[u8]) -> Result<*mut u8, &'static str> {
             libc::close(fd);
             return Err("no room for its file (a full /dev/shm?)");
         }
-        let p = libc::mmap(
-            ptr::null_mut(),
-            SIZE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        );
+        let p = libc::mmap(ptr::null_mut(), SIZE, PROT, libc::MAP_SHARED, fd, 0);
         libc::close(fd);
         p
     };
@@ -272,13 +260,9 @@ fn start_ticks() -> u64 {
     let mut buf = [0u8; 1024];
     // SAFETY: a C string; our own descriptor, read into `buf`.
     let n = unsafe {
-        let fd = libc::open(
-            c"/proc/self/stat".as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        );
-        if fd < 0 {
+        let Some(fd) = descriptor(libc::open(c"/proc/self/stat".as_ptr(), STAT_FLAGS)) else {
             return 0;
-        }
+        };
         let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
         libc::close(fd);
         n

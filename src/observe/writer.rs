@@ -41,10 +41,12 @@ use super::line::{Line, room};
 use super::say::{warn, write_all, write_line};
 use super::{buffer, flusher};
 use crate::functions::Func;
-use crate::sys::monotonic;
+use crate::sys::{descriptor, errno, monotonic};
 
-/// The trace's descriptor; -1 when not tracing.
-static FD: AtomicI32 = AtomicI32::new(-1);
+/// The trace's descriptor; [`CLOSED`] when not tracing.
+static FD: AtomicI32 = AtomicI32::new(CLOSED);
+/// [`FD`] when not tracing.
+const CLOSED: c_int = -1;
 /// The trace is a file (not stderr): its identity is checked.
 static FILE: AtomicBool = AtomicBool::new(false);
 /// The file's device and inode.
@@ -62,6 +64,13 @@ static TEMPLATE: Template = Template(UnsafeCell::new([0; PATH_MAX]));
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 /// The lowest descriptor the trace file is moved to.
 const HIGH_FD: c_int = 256;
+/// How the file is opened (see the rules above).
+const FLAGS: c_int = libc::O_WRONLY
+    | libc::O_CREAT
+    | libc::O_APPEND
+    | libc::O_CLOEXEC
+    | libc::O_NOFOLLOW
+    | libc::O_NONBLOCK;
 
 struct Template(UnsafeCell<[u8; PATH_MAX]>);
 // SAFETY: written only by the constructor (before any other thread can
@@ -75,7 +84,12 @@ pub(super) fn to_file() -> bool {
 
 /// True when trace lines are written.
 pub(super) fn tracing() -> bool {
-    FD.load(Relaxed) >= 0
+    current().is_some()
+}
+
+/// The trace's descriptor, while tracing.
+fn current() -> Option<c_int> {
+    descriptor(FD.load(Relaxed))
 }
 
 /// Traces to standard error.
@@ -110,8 +124,7 @@ pub(super) fn close() {
     flusher::stop();
     buffer::flush_all(true);
     if lock() {
-        let fd = FD.swap(-1, Relaxed);
-        if fd >= 0 {
+        if let Some(fd) = descriptor(FD.swap(CLOSED, Relaxed)) {
             // SAFETY: our own descriptor, closed once (swapped out above).
             unsafe { libc::close(fd) };
         }
@@ -154,22 +167,15 @@ fn open_file() -> Result<c_int, &'static str> {
     if !expand(template.to_bytes(), &mut path) {
         return Err("too long a path once %p is expanded; not tracing");
     }
-    let flags = libc::O_WRONLY
-        | libc::O_CREAT
-        | libc::O_APPEND
-        | libc::O_CLOEXEC
-        | libc::O_NOFOLLOW
-        | libc::O_NONBLOCK;
     // SAFETY: `path` is NUL-terminated (expand).
-    let fd = unsafe { libc::open(path.as_ptr().cast(), flags, 0o600 as c_int) };
-    if fd < 0 {
-        // SAFETY: errno of this thread.
-        return Err(match unsafe { *libc::__errno_location() } {
+    let Some(fd) = descriptor(unsafe { libc::open(path.as_ptr().cast(), FLAGS, 0o600 as c_int) })
+    else {
+        return Err(match errno() {
             libc::ELOOP => "a symbolic link, which is not followed; not tracing",
             libc::ENXIO => "a FIFO with no reader; not tracing",
             _ => "cannot open it; not tracing",
         });
-    }
+    };
     let mut st = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `fd` is open; `st` is written by fstat.
     let regular = unsafe { libc::fstat(fd, st.as_mut_ptr()) } == 0
@@ -199,10 +205,9 @@ fn open_file() -> Result<c_int, &'static str> {
         );
     }
     // SAFETY: `fd` is open; F_DUPFD_CLOEXEC makes a new descriptor.
-    let high = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH_FD) };
-    if high < 0 {
+    let Some(high) = descriptor(unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, HIGH_FD) }) else {
         return Ok(fd);
-    }
+    };
     // SAFETY: our own descriptor, replaced by `high`.
     unsafe { libc::close(fd) };
     Ok(high)
@@ -252,7 +257,7 @@ fn expand(template: &[u8], out: &mut [u8; PATH_MAX]) -> bool {
 /// thread's buffer for a file, else on the stack and written at once.
 #[inline]
 pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
-    if FD.load(Relaxed) < 0 {
+    if !tracing() {
         return;
     }
     if FILE.load(Relaxed) {
@@ -266,8 +271,7 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
 /// are; to the file, appended by [`append_checked`].
 pub(super) fn write_out(bytes: &[u8]) {
     if !FILE.load(Relaxed) {
-        let fd = FD.load(Relaxed);
-        if fd >= 0 {
+        if let Some(fd) = current() {
             write_all(fd, bytes);
         }
         return;
@@ -282,10 +286,9 @@ pub(super) fn write_out(bytes: &[u8]) {
 /// the file, laid out by `append::plan` from its end; tracing stopped, with
 /// one warning, when it is no longer the file or cannot take the lines.
 fn append_checked(bytes: &[u8]) {
-    let fd = FD.load(Relaxed);
-    if fd < 0 {
+    let Some(fd) = current() else {
         return;
-    }
+    };
     let mut st = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat writes `st` or fails.
     let ok = unsafe { libc::fstat(fd, st.as_mut_ptr()) } == 0;
@@ -308,7 +311,7 @@ fn append_checked(bytes: &[u8]) {
     while !rest.is_empty() {
         let p = plan(at, rest);
         let limit = FSIZE.load(Relaxed);
-        if at.saturating_add(p.len) > limit {
+        if !within(at, p.len, limit) {
             return stop(fd, true, |line| {
                 line.push(b"rdmaverbs: warning: the trace file has reached the file size limit");
                 line.dec(b" (RLIMIT_FSIZE, ", limit as i64);
@@ -329,11 +332,17 @@ fn append_checked(bytes: &[u8]) {
     }
 }
 
+/// Whether `len` bytes written at `at` end within a file size limit of
+/// `limit` bytes (at it, exactly, is within).
+fn within(at: u64, len: u64, limit: u64) -> bool {
+    at.saturating_add(len) <= limit
+}
+
 /// Stops tracing at `fd` (with the lock held), with one warning: what
 /// `why` writes, then "not tracing from here". `close`: the descriptor is
 /// still the trace file's, and is closed.
 fn stop(fd: c_int, close: bool, why: impl FnOnce(&mut Line)) {
-    if FD.compare_exchange(fd, -1, Relaxed, Relaxed).is_err() {
+    if FD.compare_exchange(fd, CLOSED, Relaxed, Relaxed).is_err() {
         return;
     }
     write_line(libc::STDERR_FILENO, |line| {
@@ -349,10 +358,12 @@ fn stop(fd: c_int, close: bool, why: impl FnOnce(&mut Line)) {
 /// In the child of a fork: a trace file whose path has `%p` is the
 /// parent's; the child opens its own (and stops tracing if it cannot).
 pub(super) fn after_fork_in_child() {
-    let fd = FD.load(Relaxed);
-    // SAFETY: TEMPLATE is NUL-terminated once a file is traced.
+    // SAFETY: TEMPLATE is NUL-terminated (empty until a file is traced).
     let template = unsafe { CStr::from_ptr(TEMPLATE.0.get().cast()) };
-    if fd < 0 || !FILE.load(Relaxed) || !template.to_bytes().windows(2).any(|w| w == b"%p") {
+    let Some(fd) = current().filter(|_| to_file()) else {
+        return;
+    };
+    if !template.to_bytes().windows(2).any(|w| w == b"%p") {
         return;
     }
     // SAFETY: the child's copy of the parent's descriptor.
@@ -360,23 +371,12 @@ pub(super) fn after_fork_in_child() {
     match open_file() {
         Ok(new) => FD.store(new, Relaxed),
         Err(why) => {
-            FD.store(-1, Relaxed);
+            FD.store(CLOSED, Relaxed);
             warn(c"RDMAVERBS_TRACE", template, why);
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percent_p() {
-        let mut out = [0u8; PATH_MAX];
-        assert!(expand(b"/tmp/t.%p.%%p%x", &mut out));
-        let s = CStr::from_bytes_until_nul(&out).unwrap().to_str().unwrap();
-        assert_eq!(s, format!("/tmp/t.{}.%p%x", std::process::id()));
-        let long = vec![b'a'; PATH_MAX];
-        assert!(!expand(&long, &mut out));
-    }
-}
+#[path = "writer_tests.rs"]
+mod tests;
