@@ -134,9 +134,7 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
         };
         let now = ns(&t);
         let mut head = s.head.load(Ordering::Relaxed);
-        if head != 0
-            && (SIZE - head < MAX || now.wrapping_sub(s.since.load(Ordering::Relaxed)) > AGE_NS)
-        {
+        if own_turn(head, s.since.load(Ordering::Relaxed), now) {
             // Written out and started again from 0: room for any line.
             flush_own(s, i);
             head = 0;
@@ -153,6 +151,20 @@ pub(super) fn line(f: Func, fill: impl FnOnce(&mut Line)) {
         let n = line.finish().len();
         s.head.store(head + n, Ordering::Release);
     })
+}
+
+/// Whether a thread writes its buffer out before its next line (made at
+/// `now`, ns), the buffer holding `head` bytes and its oldest unwritten line
+/// made at `since`: the buffer holds something, and a longest line might
+/// not fit, or that line is over [`MAX_AGE_MS`] old.
+fn own_turn(head: usize, since: u64, now: u64) -> bool {
+    head != 0 && (SIZE - head < MAX || now.wrapping_sub(since) > AGE_NS)
+}
+
+/// Whether the writer thread writes a buffer out at `now`, its oldest
+/// unwritten line made at `since`: that line is [`HOLD_MS`] old.
+fn writer_turn(since: u64, now: u64) -> bool {
+    now.wrapping_sub(since) >= HOLD_NS
 }
 
 /// A trace line made at `t`, built on the stack and written by `sink`
@@ -181,8 +193,7 @@ fn on_stack_of(me: &Mine, f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Li
 fn pass() {
     let now = ns(&monotonic());
     for (i, s) in SLOT.iter().enumerate() {
-        let aged = now.wrapping_sub(s.since.load(Ordering::Relaxed)) >= HOLD_NS;
-        if aged && pending(s) {
+        if writer_turn(s.since.load(Ordering::Relaxed), now) && pending(s) {
             flush(s, i, false);
         }
     }

@@ -57,3 +57,20 @@ fn every_line_once_whole_in_order_under_write_outs() {
     }
     assert_eq!(next, (1..=ROUNDS).map(|r| r * N).collect::<Vec<_>>());
 }
+
+#[test]
+fn whose_turn_to_write_out() {
+    let t = 5_000_000_000;
+    // The owner: nothing in the buffer, nothing to write, however old.
+    assert!(!own_turn(0, 0, u64::MAX));
+    // Room for exactly a longest line: not yet; a byte less: now.
+    assert!(!own_turn(SIZE - MAX, t, t));
+    assert!(own_turn(SIZE - MAX + 1, t, t));
+    // The oldest line exactly MAX_AGE_MS old: not yet; a nanosecond more: now.
+    assert!(!own_turn(1, t, t + AGE_NS));
+    assert!(own_turn(1, t, t + AGE_NS + 1));
+    // The writer thread: from HOLD_MS on, not a nanosecond before.
+    assert!(!writer_turn(t, t + HOLD_NS - 1));
+    assert!(writer_turn(t, t + HOLD_NS));
+    assert!(!writer_turn(t, t));
+}

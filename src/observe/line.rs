@@ -91,7 +91,7 @@ impl<'a> Line<'a> {
     /// Appends the first `n` bytes of `chunk`, copying all 32 when there is
     /// room for them (a constant-size copy is a few moves, not a call).
     fn fixed(&mut self, chunk: &[u8; 32], n: usize) {
-        if self.len + chunk.len() < MAX {
+        if chunk.len() < MAX - self.len {
             // SAFETY: 32 bytes of room at `len` (checked above).
             unsafe { core::ptr::copy_nonoverlapping(chunk.as_ptr(), self.at.add(self.len), 32) };
             self.len += n.min(32);

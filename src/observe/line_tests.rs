@@ -133,6 +133,11 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
             l.fixed(&chunk, 20);
             (chunk[..20].to_vec(), false)
         }
+        5 => {
+            let chunk = [b'w'; 32];
+            l.fixed(&chunk, 32);
+            (chunk.to_vec(), false)
+        }
         _ => {
             l.nanoseconds(1_234);
             (b"000001234".to_vec(), true)
@@ -143,7 +148,7 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
 #[test]
 fn each_piece_cut_at_each_length() {
     for len in MAX - 64..MAX {
-        for k in 0..6 {
+        for k in 0..7 {
             let mut r = room();
             let mut l = Line::on(&mut r);
             let before = vec![b'.'; len];

@@ -17,7 +17,8 @@ pub(super) struct Mine {
     /// `rdmaverbs[TID]: `, and its length (0 until its first line).
     pub(super) head: Cell<Text>,
     pub(super) head_len: Cell<u8>,
-    /// The seconds of its last time stamp, and ` t=SECONDS.` for them.
+    /// The seconds of its last time stamp (none before its first line), and
+    /// ` t=SECONDS.` for them.
     pub(super) sec: Cell<i64>,
     pub(super) sec_text: Cell<Text>,
     pub(super) sec_len: Cell<u8>,
@@ -29,7 +30,7 @@ impl Mine {
         slot: Cell::new(0),
         head: Cell::new([0; 32]),
         head_len: Cell::new(0),
-        sec: Cell::new(-1),
+        sec: Cell::new(i64::MIN),
         sec_text: Cell::new([0; 32]),
         sec_len: Cell::new(0),
     };
