@@ -172,12 +172,14 @@ impl<V: Copy> Registry<V> {
     fn room(&self) -> Option<*mut Table<V>> {
         let old = self.table.load(Ordering::Relaxed);
         // SAFETY: a published table, or NULL.
-        let (len, used) = match unsafe { old.as_ref() } {
+        // Twice the old length: `used` (entries and tombstones) is then at
+        // most a quarter of it, tombstones dropped.
+        let len = match unsafe { old.as_ref() } {
             Some(t) if 2 * (t.used + 1) <= t.len => return Some(old),
-            Some(t) => (t.len * 2, t.used),
-            None => (FIRST, 0),
+            Some(t) => t.len * 2,
+            None => FIRST,
         };
-        let new = Table::<V>::new(len.max(4 * used));
+        let new = Table::<V>::new(len);
         // SAFETY: a fresh zeroed table, or NULL.
         let table = unsafe { new.as_mut() }?;
         // SAFETY: the old table is live; we hold the lock.

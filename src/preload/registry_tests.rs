@@ -104,3 +104,67 @@ fn a_writer_waits_out_a_fork() {
     assert!(t.join().unwrap());
     assert_eq!(R.get(key(5)), Some(5));
 }
+
+/// The slot of `k` in the published table.
+fn slot_of(r: &Registry<u64>, k: *const ()) -> Option<usize> {
+    // SAFETY: as in fill.
+    let t = unsafe { &*r.table.load(Ordering::Acquire) };
+    t.slots()
+        .iter()
+        .position(|s| s.key.load(Ordering::Relaxed) == k as usize)
+}
+
+/// `n` keys whose home is the same in a table of `len` slots.
+fn same_home(n: usize, len: usize) -> Vec<*const ()> {
+    let h = home(key(0) as usize, len);
+    (0..)
+        .map(key)
+        .filter(|&k| home(k as usize, len) == h)
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn a_new_key_takes_the_first_tombstone_on_its_probe() {
+    let r = Registry::<u64>::new();
+    let k = same_home(3, FIRST);
+    assert!(r.insert(k[0], 0) && r.insert(k[1], 1));
+    let (first, second) = (slot_of(&r, k[0]).unwrap(), slot_of(&r, k[1]).unwrap());
+    assert_eq!(r.remove(k[0]), Some(0));
+    assert_eq!(r.remove(k[1]), Some(1));
+    // SAFETY: as in fill.
+    let used = |r: &Registry<u64>| unsafe { &*r.table.load(Ordering::Acquire) }.used;
+    let before = used(&r);
+    assert!(r.insert(k[2], 2));
+    assert_eq!(
+        slot_of(&r, k[2]),
+        Some(first),
+        "not the second tombstone, {second}"
+    );
+    assert_eq!(used(&r), before, "a tombstone reused, no empty slot taken");
+    assert_eq!(r.get(k[2]), Some(2));
+}
+
+#[test]
+fn growth_drops_the_tombstones() {
+    let r = Registry::<u64>::new();
+    assert!(r.insert(key(0), 0));
+    let (mut live, mut next, mut grown) = (1, 1, 0);
+    // Insert two, remove one, until the table has grown three times.
+    while grown < 3 {
+        let len = fill(&r).1;
+        for _ in 0..2 {
+            assert!(r.insert(key(next), next as u64));
+            next += 1;
+            live += 1;
+            if fill(&r).1 != len {
+                grown += 1;
+                // SAFETY: as in fill.
+                let used = unsafe { &*r.table.load(Ordering::Acquire) }.used;
+                assert_eq!(used, live, "right after growing: the live entries only");
+            }
+        }
+        assert!(r.remove(key(next - 2)).is_some());
+        live -= 1;
+    }
+}
