@@ -269,21 +269,17 @@ fn take(s: &Slot, wait: bool) -> bool {
     spin_take(&s.flushing, || !wait)
 }
 
-/// Takes `flag` (a spin lock held for one write), spinning while another
-/// holds it, unless `give_up()` says not to wait; true when taken. Yields
-/// the CPU every 64 spins: the holder may need it to finish.
+/// Takes `flag` (a lock held for one write), waiting while another holds
+/// it, unless `give_up()` says not to wait; true when taken. It yields the
+/// CPU while it waits: the holder is in a system call, and may need the CPU
+/// to finish.
 pub(super) fn spin_take(flag: &AtomicBool, give_up: impl Fn() -> bool) -> bool {
-    let mut spins = 0u32;
     while flag.swap(true, Ordering::Acquire) {
         if give_up() {
             return false;
         }
-        spins = spins.wrapping_add(1);
-        if spins % 64 == 0 {
-            // SAFETY: always safe.
-            unsafe { libc::sched_yield() };
-        }
-        core::hint::spin_loop();
+        // SAFETY: always safe.
+        unsafe { libc::sched_yield() };
     }
     true
 }
@@ -296,7 +292,7 @@ fn release(s: &Slot) {
 fn write_locked(s: &Slot, i: usize) {
     let head = s.head.load(Ordering::Acquire);
     let tail = s.tail.load(Ordering::Relaxed);
-    if head > tail {
+    if head != tail {
         // SAFETY: [tail, head) holds whole lines of the slot.
         let text = unsafe { core::slice::from_raw_parts(bytes(i).add(tail), head - tail) };
         sink()(text);

@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicBool as Flag;
 
 static OUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+/// One test of the slots at a time: they are the process's.
+static ONE: Mutex<()> = Mutex::new(());
 
 fn collect(bytes: &[u8]) {
     OUT.lock().unwrap().extend_from_slice(bytes);
@@ -15,6 +17,7 @@ fn collect(bytes: &[u8]) {
 
 #[test]
 fn every_line_once_whole_in_order_under_write_outs() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
     const N: i64 = 200_000;
     const ROUNDS: i64 = 4;
     static DONE: Flag = Flag::new(false);
@@ -73,4 +76,41 @@ fn whose_turn_to_write_out() {
     assert!(!writer_turn(t, t + HOLD_NS - 1));
     assert!(writer_turn(t, t + HOLD_NS));
     assert!(!writer_turn(t, t));
+}
+
+#[test]
+fn a_live_threads_slot_is_not_taken_over() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    start(collect);
+    let saved: Vec<i32> = SLOT
+        .iter()
+        .map(|s| s.owner.load(Ordering::Relaxed))
+        .collect();
+    // Every slot owned by a thread that is alive (this one), and errno
+    // ESRCH, as an earlier call may leave it: none is taken.
+    let alive = unsafe { libc::gettid() };
+    for s in &SLOT {
+        s.owner.store(alive, Ordering::Relaxed);
+    }
+    unsafe { *libc::__errno_location() = libc::ESRCH };
+    assert_eq!(reclaim(alive + 1), None, "a live thread's slot taken");
+    assert!(
+        SLOT.iter()
+            .all(|s| s.owner.load(Ordering::Relaxed) == alive)
+    );
+    // One of them exited (no thread of that id): its slot is taken over.
+    let s = &SLOT[5];
+    assert!(take(s, true));
+    let (head, tail) = (
+        s.head.load(Ordering::Relaxed),
+        s.tail.load(Ordering::Relaxed),
+    );
+    release(s);
+    assert_eq!(head, tail, "slot 5 holds nothing pending");
+    s.owner.store(0x3fff_ffff, Ordering::Relaxed);
+    assert_eq!(reclaim(alive + 1), Some(5));
+    assert_eq!(s.owner.load(Ordering::Relaxed), alive + 1);
+    for (s, &o) in SLOT.iter().zip(&saved) {
+        s.owner.store(o, Ordering::Relaxed);
+    }
 }

@@ -141,13 +141,18 @@ fn me() -> u64 {
     }
 }
 
+/// The top bits of the hash that pick one of the [`layout::THREAD_BLOCKS`]
+/// (a power of two).
+const HOME_SHIFT: u32 = 64 - layout::THREAD_BLOCKS.trailing_zeros();
+const _: () = assert!(layout::THREAD_BLOCKS.is_power_of_two());
+
 /// Where a thread looks first (below [`SHARED`]): thread pointers differ
 /// in their middle bits (stacks are megabytes apart), which the multiply
 /// carries to the top.
 #[inline(always)]
 fn home(me: u64) -> usize {
     let x = (me >> 12).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (x >> 58) as usize % layout::THREAD_BLOCKS
+    (x >> HOME_SHIFT) as usize
 }
 
 /// The `k`-th block from a thread's home.

@@ -87,3 +87,54 @@ fn more_threads_than_blocks_lose_no_count() {
     assert_eq!(total(f, layout::CALLS), 96 * 30);
     reset();
 }
+
+#[test]
+fn homes_spread_and_each_thread_tries_distinct_blocks() {
+    let base = BASE.load(Relaxed);
+    let index = |b: *mut u8| (0..SHARED).find(|&i| block_at(base, i) == b);
+    // Thread pointers as glibc places them: stacks of 8 MiB and a guard page.
+    let tps: Vec<u64> = (0..64).map(|i| 0x7f12_3400_0000 + i * 0x80_1000).collect();
+    let mut homes: Vec<usize> = tps
+        .iter()
+        .map(|&tp| index(near(base, tp, 0)).unwrap())
+        .collect();
+    homes.sort_unstable();
+    homes.dedup();
+    assert!(homes.len() >= 32, "64 threads in {} homes", homes.len());
+    for &tp in &tps {
+        let mut tried: Vec<usize> = (0..PROBES)
+            .map(|k| index(near(base, tp, k)).unwrap())
+            .collect();
+        tried.sort_unstable();
+        tried.dedup();
+        assert_eq!(
+            tried.len(),
+            PROBES,
+            "a thread tries {PROBES} distinct blocks"
+        );
+    }
+}
+
+#[test]
+fn a_live_threads_block_is_not_taken_over() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    reset();
+    let base = BASE.load(Relaxed);
+    let me = 0x7f55_5500_0000;
+    // Every block near its home owned by another thread, which is alive
+    // (this one's id), and errno ESRCH, as an earlier call may leave it.
+    let alive = unsafe { libc::gettid() } as u32;
+    for k in 0..PROBES {
+        let b = near(base, me, k);
+        owner(b).store(0x1000 + k as u64, Relaxed);
+        tid(b).store(alive, Relaxed);
+    }
+    unsafe { *libc::__errno_location() = libc::ESRCH };
+    assert_eq!(find(base, me), None, "a live thread's block taken");
+    // One of them exited (no thread of that id): its block is taken over.
+    let b = near(base, me, 3);
+    tid(b).store(0x3fff_ffff, Relaxed);
+    assert_eq!(find(base, me), Some(b));
+    assert_eq!(owner(b).load(Relaxed), me);
+    reset();
+}

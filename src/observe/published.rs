@@ -102,6 +102,20 @@ fn path_bytes() -> &'static [u8; PATH_MAX] {
     unsafe { &*PATH.0.get() }
 }
 
+// The path of the file fits PATH_MAX: a directory shorter than a line, '/',
+// and the process id with its NUL. Every function's name fits its slot of
+// the header, its last byte (the may-block mark) to spare, and every
+// function has a slot.
+const _: () = {
+    assert!(super::line::MAX + 1 + 21 <= PATH_MAX);
+    assert!(Func::COUNT <= layout::MAX_FUNCS);
+    let mut i = 0;
+    while i < Func::COUNT {
+        assert!(Func::ALL[i].name().len() < layout::NAME_SIZE);
+        i += 1;
+    }
+};
+
 /// How the directory, the file and `/proc/self/stat` are opened (never
 /// through a final symbolic link, the directory a directory, the file new),
 /// and the file mapped.
@@ -132,7 +146,8 @@ fn in_dir(dfd: c_int, dir: &[u8]) -> Result<*mut u8, &'static str> {
     // SAFETY: getuid-like calls cannot fail.
     let me = unsafe { libc::geteuid() };
     let st = fstat(dfd).ok_or("cannot stat its directory")?;
-    if st.st_mode & libc::S_IFMT != libc::S_IFDIR || st.st_uid != me || st.st_mode & 0o077 != 0 {
+    // (A directory: it was opened with O_DIRECTORY.)
+    if st.st_uid != me || st.st_mode & 0o077 != 0 {
         return Err("its directory is not this user's own, or others may enter it");
     }
     let mut name = room();
@@ -167,14 +182,12 @@ fn in_dir(dfd: c_int, dir: &[u8]) -> Result<*mut u8, &'static str> {
     fill_header(base);
     // The path, for the removal at exit.
     let path = PATH.0.get().cast::<u8>();
-    let total = dir.len() + 1 + name.len();
-    if total <= PATH_MAX {
-        // SAFETY: `total` bytes fit; `name` ends with its NUL.
-        unsafe {
-            ptr::copy_nonoverlapping(dir.as_ptr(), path, dir.len());
-            *path.add(dir.len()) = b'/';
-            ptr::copy_nonoverlapping(name.as_ptr(), path.add(dir.len() + 1), name.len());
-        }
+    // SAFETY: the directory (under a line's MAX bytes), '/' and the name
+    // with its NUL fit in PATH_MAX (see the assertion below).
+    unsafe {
+        ptr::copy_nonoverlapping(dir.as_ptr(), path, dir.len());
+        *path.add(dir.len()) = b'/';
+        ptr::copy_nonoverlapping(name.as_ptr(), path.add(dir.len() + 1), name.len());
     }
     Ok(base)
 }
@@ -201,10 +214,10 @@ fn directory(out: &mut [u8; PATH_MAX]) -> Option<usize> {
     }
     let text = p.text();
     // A line may have been cut at its room: then the path is not whole.
-    if text.len() + 1 >= super::line::MAX || text.len() + 1 > out.len() {
+    if text.len() + 1 >= super::line::MAX {
         return None;
     }
-    // SAFETY: `text.len() + 1` bytes fit in `out` (checked above).
+    // SAFETY: `text.len() + 1` bytes, under MAX, fit in `out` (PATH_MAX).
     unsafe {
         ptr::copy_nonoverlapping(text.as_ptr(), out.as_mut_ptr(), text.len());
         *out.as_mut_ptr().add(text.len()) = 0;
@@ -241,13 +254,13 @@ fn fill_header(base: *mut u8) {
     };
     // SAFETY: the header's 256 bytes at the start of the mapping.
     unsafe { ptr::write(base.cast::<layout::Header>(), h) };
-    for (i, &f) in Func::ALL.iter().enumerate().take(layout::MAX_FUNCS) {
+    for (i, &f) in Func::ALL.iter().enumerate() {
         let name = f.name().as_bytes();
         let at = layout::NAMES_OFFSET + i * layout::NAME_SIZE;
-        let n = name.len().min(layout::NAME_SIZE - 1);
-        // SAFETY: inside the header page.
+        // SAFETY: inside the header page (every name fits its slot, with
+        // the slot's last byte to spare: see the assertion below).
         unsafe {
-            ptr::copy_nonoverlapping(name.as_ptr(), base.add(at), n);
+            ptr::copy_nonoverlapping(name.as_ptr(), base.add(at), name.len());
             if f.may_block() {
                 *base.add(at + layout::NAME_SIZE - 1) = layout::MAY_BLOCK;
             }
