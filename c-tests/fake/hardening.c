@@ -11,6 +11,10 @@
  *   values     RDMAVERBS_TRACE=yes, 2, -1, " 1": a warning each, and no file;
  *   percent    ./t.%p: a file named after the process, mode 0600; a forked
  *              child's lines in a file of its own;
+ *   stopped    ./t.%p, the file deleted under the program (one warning, the
+ *              trace stopped), then a fork: the child makes no file;
+ *   renamed    ./t.log renamed to t.old, then a fork: the child's line goes
+ *              to the parent's file (t.old), no new t.log is made;
  *   symlink    a path whose last component is a symbolic link: refused, the
  *              link's target untouched;
  *   fifo       a FIFO with no reader: refused at once (the load does not
@@ -24,6 +28,9 @@
  *              tried, and cannot be opened;
  *   nofile     RLIMIT_NOFILE 32 (no descriptor free at 256): traced on the
  *              descriptor open() gave;
+ *   fixed      counting, its directory refused at load, then put right
+ *              (0700), then a fork: the child counts in memory too, and
+ *              makes no file (it publishes what its parent published);
  *   nostdin    as nofile, and standard input closed (as daemons do): the
  *              trace on descriptor 0, a forked child's (%p) too, each
  *              process's lines in its own file; counting as well, its file
@@ -145,6 +152,46 @@ static int child(const char *lib, const char *mode)
 		waitpid(pid, &st, 0);
 		rdma_seterrno(3);
 		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (!strcmp(mode, "stopped") || !strcmp(mode, "renamed")) {
+		char name[64];
+		pid_t pid;
+		int st;
+
+		rdma_seterrno(1);
+		usleep(150000);		/* in the file (the writer thread's turn) */
+		snprintf(name, sizeof(name), "t.%d", (int)getpid());
+		if (!strcmp(mode, "stopped")) {
+			unlink(name);
+			rdma_seterrno(1);
+			usleep(150000);	/* the write-out finds it deleted: stopped */
+		} else if (rename("t.log", "t.old"))
+			return 6;
+		pid = fork();
+		if (pid == 0) {
+			rdma_seterrno(2);
+			exit(0);
+		}
+		waitpid(pid, &st, 0);
+		rdma_seterrno(3);
+		return !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	if (!strcmp(mode, "fixed")) {	/* 7: the child made a file */
+		char path[4200];
+		pid_t pid;
+		int st;
+
+		snprintf(path, sizeof(path), "%s/rdmaverbs", getenv("XDG_RUNTIME_DIR"));
+		rdma_seterrno(0);
+		if (chmod(path, 0700))
+			return 6;
+		pid = fork();
+		if (pid == 0) {
+			rdma_seterrno(0);
+			exit(count_in(path) ? 7 : 0);
+		}
+		waitpid(pid, &st, 0);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 8;
 	}
 	if (!strcmp(mode, "nostdin")) {	/* percent's calls on descriptor 0; 5 without a counters file */
 		char maps[65536], mine[64];
@@ -405,6 +452,22 @@ static void stats_dir_cases(void)
 			   "table printed all the same");
 	}
 
+	/* a directory refused at load, put right before a fork: the child
+	 * publishes nothing either (it makes a file only if its parent had) */
+	snprintf(xdg, sizeof(xdg), "%s/xdgfixed", dir);
+	snprintf(link, sizeof(link), "%s/rdmaverbs", xdg);
+	mkdir(xdg, 0700);
+	mkdir(link, 0755);
+	chmod(link, 0755);
+	snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
+	rc = run("fixed", env);
+	if (rc || lines_with(why[1]) != 1 || lines_with("rdmaverbs: calls of process") != 2 ||
+	    count_in(link) != 0)
+		FAIL("stats fixed: exit %d (7: the child made a file), stderr: %s", rc, err_text());
+	else
+		OK("stats fixed: its directory refused at load, put right, then a fork: the child "
+		   "made no file either, both tables printed");
+
 	/* exec(2) runs no exit handler: the file of the image before is there
 	 * when the new one makes its own, of the same pid, and is replaced */
 	snprintf(xdg, sizeof(xdg), "%s/xdgexec", dir);
@@ -532,6 +595,37 @@ int main(int argc, char **argv)
 	}
 
 	snprintf(env1, sizeof(env1), "RDMAVERBS_TRACE=./t.%%p");
+	{
+		/* after the trace stopped (its file deleted), a forked child
+		 * makes no file of its own; without %p, after a rename, the
+		 * child writes to its parent's file, under its new name */
+		static const char *const pct[] = { "RDMAVERBS_TRACE=./t.%p", NULL };
+		static const char *const log[] = { "RDMAVERBS_TRACE=./t.log", NULL };
+		char cmd[4400];
+		int files;
+
+		rc = run("stopped", pct);
+		snprintf(path, sizeof(path), "%s/stopped", dir);
+		files = count_in(path);
+		if (rc || files || lines_with("the trace file was deleted") != 1 ||
+		    lines_with("rdmaverbs") != 1)
+			FAIL("stopped: exit %d, %d files (want 0), stderr: %s", rc, files, err_text());
+		else
+			OK("stopped: the trace stopped (its file deleted), then a fork: the child made "
+			   "no file of its own");
+		rc = run("renamed", log);
+		snprintf(cmd, sizeof(cmd),
+			 "cd %s/renamed && test ! -e t.log && test $(grep -c ' arg=1 ret=' t.old) = 1 && "
+			 "test $(grep -c ' arg=2 ret=' t.old) = 1 && "
+			 "test $(grep -c ' arg=3 ret=' t.old) = 1", dir);
+		files = system(cmd);
+		if (rc || files || err_text()[0])
+			FAIL("renamed: exit %d, files %s, stderr: %s", rc, files ? "not as expected" : "ok",
+			     err_text());
+		else
+			OK("renamed: t.log renamed to t.old, then a fork: the child's line in t.old with "
+			   "its parent's, no new t.log");
+	}
 	rc = run("percent", env);
 	{
 		/* t.PARENT with 2 lines, t.CHILD with 1, each line of its own pid */
