@@ -15,6 +15,8 @@
  *   once      a call of rdma_post_send, built against our header, on a
  *             wrapped context: counted once, as the function, not again as
  *             the op it calls; then the op called alone, counted as the op;
+ *             again, traced: the trace file open once in the process (the
+ *             linked library, seeing the preload library, opens nothing);
  *   fork      counting on: the child's table has its own calls, not its
  *             parent's;
  *   race      3,000 forks while another thread opens and closes devices,
@@ -29,6 +31,7 @@
  *             provider's calls put back before the destroy.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -161,6 +164,26 @@ static int child(const char *preload, const char *mode)
 
 			if (ibv_post_send(&hs[0].qp, &wr, &bad))
 				return 12;
+		}
+		if (getenv("RDMAVERBS_TRACE")) {	/* 13: the file open more than once */
+			char want[4096], fd[300], got[4096];
+			DIR *d = opendir("/proc/self/fd");
+			struct dirent *e;
+			int n = 0;
+			ssize_t k;
+
+			if (!realpath(getenv("RDMAVERBS_TRACE"), want))
+				return 14;
+			while (d && (e = readdir(d))) {
+				snprintf(fd, sizeof(fd), "/proc/self/fd/%s", e->d_name);
+				k = readlink(fd, got, sizeof(got) - 1);
+				got[k > 0 ? k : 0] = 0;
+				n += !strcmp(got, want);
+			}
+			if (d)
+				closedir(d);
+			if (n != 1)
+				return 13;
 		}
 		return ibv_close_device(hs[0].ctx) || fakeverbs_calls.post_send != 2;
 	}
@@ -393,6 +416,13 @@ int main(int argc, char **argv)
 		FAIL("once: child exited %d", rc);
 	WANT_ROW("rdma_post_send", 0, "1 64 0");
 	WANT_ROW("ibv_post_send", 0, "1 16 0");
+	{
+		static char trace[4200];
+
+		snprintf(trace, sizeof(trace), "RDMAVERBS_TRACE=%s/once.trace", dir);
+		if ((rc = run(exe, preload, dir, mode, trace, NULL)))
+			FAIL("once, traced: child exited %d (13: the trace file open more than once)", rc);
+	}
 
 	mode = "fork";
 	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
