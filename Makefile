@@ -238,6 +238,17 @@ $(B)/fake/libfakeverbs.so: c-tests/fake/fakeverbs.c c-tests/fake/fakeverbs.h c-t
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,--version-script=c-tests/fake/fakeverbs.map \
 		$(STOCK_CFLAGS) -o $@ $<
 $(B)/fake/preload $(B)/fake/opstrace: $(B)/fake/libfakeverbs.so
+
+# A libibverbs.so.1 with none of the functions the preload library
+# interposes (c-tests/fake/stubverbs.c), and the program that finds them
+# missing (nolibibverbs.c).
+$(B)/fake/stub/libibverbs.so.1: c-tests/fake/stubverbs.c c-tests/fake/stubverbs.map
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=c-tests/fake/stubverbs.map -o $@ $<
+$(B)/fake/nolibibverbs: c-tests/fake/nolibibverbs.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -ldl
 $(B)/fake/preload $(B)/fake/opstrace: EXTRA_LIBS = -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
 
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
@@ -258,8 +269,9 @@ test-hardening: $(B)/fake/hardening
 	$(B)/fake/hardening $(CURDIR)/$(SHARED) $(CURDIR)/$(B)/hardening.d
 
 # The preload library on a fake libibverbs (c-tests/fake/preload.c).
-test-preload: $(B)/fake/preload $(B)/fake/opstrace
+test-preload: $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/nolibibverbs $(B)/fake/stub/libibverbs.so.1
 	rm -rf $(B)/preload.d && mkdir -p $(B)/preload.d
+	LD_LIBRARY_PATH=$(B)/fake/stub LD_PRELOAD=$(CURDIR)/$(PRELOADED) $(B)/fake/nolibibverbs
 	$(B)/fake/opstrace $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 	$(B)/fake/preload $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 
