@@ -22,6 +22,11 @@
  *   race      3,000 forks while another thread opens and closes devices,
  *             with counting on and with nothing set: no child may hang on a
  *             lock it inherited held;
+ *   forkwait  a fork while another thread is inside a registration (its
+ *             context's, then its extended QP's and CQ's, held in the
+ *             registry's allocation by this program's calloc): the fork
+ *             waits for it to end, so that the child never starts with a
+ *             registry half written;
  *   nodelete  the preload library dlopen'ed and dlclose'd: its code stays
  *             mapped (a function pointer taken before still works);
  *   extended  a QP made with ibv_create_qp_ex and send operations, a CQ with
@@ -35,12 +40,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
@@ -98,6 +106,106 @@ static int wrapped(struct ibv_context *ctx)
 
 	memcpy(&fn, &ctx->ops.post_send, sizeof(fn));
 	return dladdr(fn, &info) && strstr(info.dli_fname, "rdmaverbs-preload");
+}
+
+/* ---- forkwait: a calloc of the preload library's held until released ---- */
+
+static int hold;		/* the next calloc from the preload library blocks */
+static int held, release;	/* it is blocked; it may go on */
+static uintptr_t pl_start, pl_end;	/* the preload library's text */
+
+extern void *__libc_calloc(size_t, size_t);
+
+void *calloc(size_t n, size_t size)
+{
+	uintptr_t from = (uintptr_t)__builtin_return_address(0);
+
+	if (from >= pl_start && from < pl_end &&
+	    __atomic_exchange_n(&hold, 0, __ATOMIC_ACQ_REL)) {
+		__atomic_store_n(&held, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&release, __ATOMIC_ACQUIRE))
+			usleep(1000);
+	}
+	return __libc_calloc(n, size);
+}
+
+static int find_preload(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int i;
+
+	(void)size;
+	(void)arg;
+	if (!strstr(info->dlpi_name, "rdmaverbs-preload"))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+			pl_start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			pl_end = pl_start + info->dlpi_phdr[i].p_memsz;
+		}
+	return 1;
+}
+
+/* What the registering thread does while the calloc is armed. */
+static struct handles fw;
+static void *register_one(void *what)
+{
+	if (!strcmp(what, "context"))
+		open_one(&fw);
+	else if (!strcmp(what, "qp")) {
+		struct ibv_qp_init_attr_ex qa;
+
+		memset(&qa, 0, sizeof(qa));
+		qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qa.send_ops_flags = IBV_QP_EX_WITH_SEND;
+		ibv_create_qp_ex(fw.ctx, &qa);
+	} else {
+		struct ibv_cq_init_attr_ex ca;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.cqe = 16;
+		ibv_create_cq_ex(fw.ctx, &ca);
+	}
+	return NULL;
+}
+
+static void *releaser(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	__atomic_store_n(&release, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A fork while a thread is held inside the registration of `what`: how
+ * long the fork took, in ms (-1 when the registration never got there). */
+static long fork_during(const char *what)
+{
+	pthread_t t, r;
+	struct timespec a, b;
+	int i, st;
+	pid_t pid;
+
+	hold = 1;
+	held = release = 0;
+	pthread_create(&t, NULL, register_one, (void *)what);
+	for (i = 0; i < 2000 && !__atomic_load_n(&held, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	if (!held) {
+		hold = 0;
+		release = 1;
+		pthread_join(t, NULL);
+		return -1;
+	}
+	pthread_create(&r, NULL, releaser, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	waitpid(pid, &st, 0);
+	pthread_join(r, NULL);
+	pthread_join(t, NULL);
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
 
 static void *opener(void *stop)
@@ -230,6 +338,21 @@ static int child(const char *preload, const char *mode)
 		pthread_join(t, NULL);
 		printf("%d forks, %d children hung\n", n, hung);
 		return hung != 0;
+	}
+	if (!strcmp(mode, "forkwait")) {	/* each fork waited for the registration */
+		static const char *const what[] = { "context", "qp", "cq" };
+		long ms;
+
+		dl_iterate_phdr(find_preload, NULL);
+		if (!pl_start)
+			return 20;
+		for (i = 0; i < 3; i++) {
+			ms = fork_during(what[i]);
+			printf("forkwait: %s: %ld ms\n", what[i], ms);
+			if (ms < 200)	/* released after 300 ms */
+				return 21 + i;
+		}
+		return 0;
 	}
 	if (!strcmp(mode, "extended")) {
 		struct ibv_qp_init_attr_ex qa;
@@ -440,6 +563,12 @@ int main(int argc, char **argv)
 	if ((rc = run(exe, preload, dir, mode, NULL, NULL)))
 		FAIL("nodelete: exited %d (the library was unloaded under a pointer into it?)", rc);
 
+	mode = "forkwait";
+	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
+		FAIL("forkwait: child exited %d (21, 22, 23: a fork did not wait for the "
+		     "registration of a context, an extended QP, an extended CQ; 20: no preload "
+		     "library; see %s)", rc, err_path);
+
 	mode = "extended";
 	if ((rc = run(exe, preload, dir, mode, "RDMAVERBS_STATS=1", NULL)))
 		FAIL("extended: child exited %d", rc);
@@ -453,6 +582,6 @@ int main(int argc, char **argv)
 	WANT_ROW("ibv_end_poll", 0, "150 0 0");
 
 	printf("preload: %s\n", failures ? "FAILED" : "all checks passed (contexts, leaked, "
-	       "quiet, idle, once, fork, race x2, nodelete, extended)");
+	       "quiet, idle, once, fork, race x2, forkwait, nodelete, extended)");
 	return failures != 0;
 }
