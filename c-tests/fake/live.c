@@ -35,6 +35,10 @@
  *             at their first), the main thread alive: the slots of exited
  *             threads are reused (a write per thread, not per line), the
  *             main thread's kept
+ *   forkwrite 64 threads hold every buffer; a 65th writes its line itself
+ *             (no buffer for it), its writev(2) held by this program for
+ *             300 ms: a fork meanwhile waits for that write-out to end (no
+ *             write half done when the child starts)
  *   fork      5 lines, then fork(2): the child finds them in the file
  *             (written out before the fork), and its own 5 come after,
  *             under its own thread id, in the file while it idles (a
@@ -126,6 +130,31 @@ static void *three(void *arg)
 	return NULL;
 }
 
+static int hold_writev, writev_held, writev_go;	/* forkwrite: one writev held */
+static pthread_barrier_t all_posted, may_exit;
+
+static void *one_then_wait(void *arg)
+{
+	post((uintptr_t)arg);
+	pthread_barrier_wait(&all_posted);
+	pthread_barrier_wait(&may_exit);
+	return NULL;
+}
+
+static void *one(void *arg)
+{
+	post((uintptr_t)arg);
+	return NULL;
+}
+
+static void *go_later(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	__atomic_store_n(&writev_go, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 static void *forever(void *arg)
 {
 	for (;;)
@@ -162,6 +191,11 @@ ssize_t writev(int fd, const struct iovec *iov, int n)
 		prctl(PR_GET_NAME, name);
 		if (!strcmp(name, "rdmaverbs-trace"))
 			__atomic_add_fetch(&writer_writes, 1, __ATOMIC_RELAXED);
+		if (__atomic_exchange_n(&hold_writev, 0, __ATOMIC_ACQ_REL)) {
+			__atomic_store_n(&writev_held, 1, __ATOMIC_RELEASE);
+			while (!__atomic_load_n(&writev_go, __ATOMIC_ACQUIRE))
+				usleep(1000);
+		}
 	}
 	return syscall(SYS_writev, fd, iov, n);
 }
@@ -381,6 +415,38 @@ static int child(const char *mode, const char *file)
 		usleep(200000);
 		scan(file, &s);
 		printf("%ld %ld lines, %ld broken, %ld writes\n", s.per[1], s.per[2], s.bad, writes);
+		return 0;
+	}
+	if (!strcmp(mode, "forkwrite")) {	/* a fork during a slotless thread's write */
+		pthread_t holders[64], x, r;
+		struct timespec a, b;
+		pid_t p;
+		int st;
+
+		pthread_barrier_init(&all_posted, NULL, 65);
+		pthread_barrier_init(&may_exit, NULL, 65);
+		for (i = 0; i < 64; i++)
+			pthread_create(&holders[i], NULL, one_then_wait, (void *)1);
+		pthread_barrier_wait(&all_posted);
+		usleep(150000);		/* their lines written out by the writer thread */
+		hold_writev = 1;
+		pthread_create(&x, NULL, one, (void *)2);
+		for (i = 0; i < 2000 && !__atomic_load_n(&writev_held, __ATOMIC_ACQUIRE); i++)
+			usleep(1000);
+		pthread_create(&r, NULL, go_later, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		p = fork();
+		if (p == 0)
+			_exit(0);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		waitpid(p, &st, 0);
+		pthread_join(r, NULL);
+		pthread_join(x, NULL);
+		pthread_barrier_wait(&may_exit);
+		for (i = 0; i < 64; i++)
+			pthread_join(holders[i], NULL);
+		printf("held %d, fork %ld ms\n", writev_held,
+		       (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000);
 		return 0;
 	}
 	if (!strcmp(mode, "fork")) {	/* the parent's lines before the child's */
@@ -829,6 +895,19 @@ static void check_threads(void)
 	else
 		OK("reclaim: 100 threads one after the other: all 302 lines, in %ld writes (the "
 		   "slots of exited threads reused)", n);
+	rc = run("forkwrite", line, sizeof(line));
+	{
+		int held = 0;
+
+		n = -1;
+		sscanf(line, "held %d, fork %ld ms", &held, &n);
+		if (rc || !held || n < 200)
+			FAIL("forkwrite: exit %d; the child saw: %s (want the write held, the fork "
+			     "waiting for it: 200 ms or more)", rc, line);
+		else
+			OK("forkwrite: a fork while a thread without a buffer was in its own write-out "
+			   "waited for it to end (%ld ms)", n);
+	}
 	rc = run("fork", line, sizeof(line));
 	n = -1;
 	sscanf(line, "%ld %ld lines, child %d, first %7[^,], %ld", &a, &b, &child, first, &n);
