@@ -29,6 +29,13 @@ pub(crate) fn monotonic() -> libc::timespec {
     }
 }
 
+/// A `CLOCK_MONOTONIC` time in nanoseconds (584 years from boot fit).
+pub(crate) fn ns(t: &libc::timespec) -> u64 {
+    (t.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(t.tv_nsec as u64)
+}
+
 /// A descriptor that a system call returned, or that a variable holds:
 /// `None` for -1 (the call failed; no descriptor).
 pub(crate) fn descriptor(fd: c_int) -> Option<c_int> {

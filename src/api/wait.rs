@@ -6,7 +6,7 @@ use core::ptr;
 use super::errno::{invalid, seterrno};
 use crate::functions::Func;
 use crate::observe;
-use crate::sys::monotonic;
+use crate::sys::{monotonic, ns};
 use crate::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
 
 /// Which of the id's two completion queues to wait on.
@@ -59,7 +59,7 @@ pub(super) fn foreign_event() -> c_int {
 /// in `errno` (the original's quirk).
 #[inline(always)]
 pub(super) fn polled(ret: c_int) -> c_int {
-    if ret < 0 { seterrno(ret) } else { ret }
+    if ret >= 0 { ret } else { seterrno(ret) }
 }
 
 /// -1 with `errno = ETIMEDOUT`: no completion within the time-out.
@@ -74,25 +74,18 @@ pub(super) fn timed_out() -> c_int {
 pub(super) enum Wait {
     /// As long as it takes (the original).
     Forever,
-    /// Until this `CLOCK_MONOTONIC` time.
-    Until(libc::timespec),
+    /// Until this `CLOCK_MONOTONIC` time, in nanoseconds.
+    Until(u64),
 }
 
 impl Wait {
     /// `timeout_ms` from now (forever when negative).
     pub(super) fn within(timeout_ms: c_int) -> Wait {
-        if timeout_ms < 0 {
-            return Wait::Forever;
+        if timeout_ms >= 0 {
+            Wait::Until(now_ns() + timeout_ms as u64 * 1_000_000)
+        } else {
+            Wait::Forever
         }
-        let mut t = monotonic();
-        let ms = i64::from(timeout_ms);
-        t.tv_sec += ms / 1000;
-        t.tv_nsec += (ms % 1000) * 1_000_000;
-        if t.tv_nsec >= 1_000_000_000 {
-            t.tv_sec += 1;
-            t.tv_nsec -= 1_000_000_000;
-        }
-        Wait::Until(t)
     }
 
     /// Waits until the channel has an event to read (at once for
@@ -109,7 +102,7 @@ impl Wait {
         // SAFETY: the caller's live channel.
         let fd = unsafe { (*channel).fd };
         loop {
-            let ms = remaining_ms(&deadline);
+            let ms = remaining_ms(deadline);
             let mut p = libc::pollfd {
                 fd,
                 events: libc::POLLIN,
@@ -131,14 +124,14 @@ impl Wait {
 }
 
 /// Whole milliseconds from now to `deadline`, rounded up; 0 once passed.
-fn remaining_ms(deadline: &libc::timespec) -> c_int {
-    let n = monotonic();
-    let ns = (deadline.tv_sec - n.tv_sec) as i128 * 1_000_000_000
-        + (deadline.tv_nsec - n.tv_nsec) as i128;
-    if ns <= 0 {
-        return 0;
-    }
-    c_int::try_from((ns + 999_999) / 1_000_000).unwrap_or(c_int::MAX)
+fn remaining_ms(deadline: u64) -> c_int {
+    let ns = deadline.saturating_sub(now_ns());
+    c_int::try_from(ns.div_ceil(1_000_000)).unwrap_or(c_int::MAX)
+}
+
+/// `CLOCK_MONOTONIC` now, in nanoseconds.
+fn now_ns() -> u64 {
+    ns(&monotonic())
 }
 
 /// The loop after a first poll found nothing: arm, poll, wait, acknowledge,
@@ -219,7 +212,7 @@ mod tests {
     /// The deadline `ms` from now, and what is left of it at once.
     fn left(ms: c_int) -> c_int {
         match Wait::within(ms) {
-            Wait::Until(deadline) => remaining_ms(&deadline),
+            Wait::Until(deadline) => remaining_ms(deadline),
             Wait::Forever => -1,
         }
     }
@@ -231,19 +224,10 @@ mod tests {
             let got = left(ms);
             assert!((ms - 5..=ms).contains(&got), "{ms} ms: {got} left");
         }
-        // Passed: 0. 100 s ahead: about 100,000 ms.
-        let now = monotonic();
-        assert_eq!(
-            remaining_ms(&libc::timespec {
-                tv_sec: now.tv_sec - 1,
-                tv_nsec: now.tv_nsec
-            }),
-            0
-        );
-        let soon = libc::timespec {
-            tv_sec: now.tv_sec + 100,
-            tv_nsec: now.tv_nsec,
-        };
-        assert!((99_990..=100_000).contains(&remaining_ms(&soon)));
+        // Passed: 0. 100 s ahead: about 100,000 ms; a nanosecond ahead: 1.
+        let now = now_ns();
+        assert_eq!(remaining_ms(now - 1_000_000_000), 0);
+        assert!((99_990..=100_000).contains(&remaining_ms(now + 100_000_000_000)));
+        assert_eq!(remaining_ms(now_ns() + 1_500_000), 2);
     }
 }

@@ -36,7 +36,7 @@ use super::flusher;
 use super::line::{Line, MAX, room};
 use super::mine::{self, Mine};
 use crate::functions::Func;
-use crate::sys::{KeepErrno, monotonic};
+use crate::sys::{KeepErrno, monotonic, ns};
 
 /// Bytes per thread.
 const SIZE: usize = 16 * 1024;
@@ -114,13 +114,6 @@ fn bytes(i: usize) -> *mut u8 {
 /// [`MAX_AGE_MS`] and [`HOLD_MS`] in nanoseconds.
 const AGE_NS: u64 = MAX_AGE_MS * 1_000_000;
 const HOLD_NS: u64 = HOLD_MS * 1_000_000;
-
-/// Nanoseconds of a time.
-fn ns(t: &libc::timespec) -> u64 {
-    (t.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(t.tv_nsec as u64)
-}
 
 /// Builds one trace line of `f` with `fill`, in place at the end of this
 /// thread's buffer (no copy); on the stack, and written out at once, when
