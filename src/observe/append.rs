@@ -155,9 +155,9 @@ pub(super) fn write_pieces(fd: c_int, pieces: &[&[u8]]) -> Result<(), c_int> {
         v.iov_base = p.as_ptr().cast_mut().cast();
         v.iov_len = p.len();
     }
-    let n = pieces.len().min(PIECES);
+    let iov = iov.get_mut(..pieces.len().min(PIECES)).unwrap_or_default();
     let mut first = 0;
-    while let Some(rest) = iov.get(first..n).filter(|r| !r.is_empty()) {
+    while let Some(rest) = iov.get(first..).filter(|r| !r.is_empty()) {
         // SAFETY: each iovec covers initialised bytes of a piece.
         let w = unsafe { libc::writev(fd, rest.as_ptr(), rest.len() as c_int) };
         if w < 0 {
@@ -172,7 +172,7 @@ pub(super) fn write_pieces(fd: c_int, pieces: &[&[u8]]) -> Result<(), c_int> {
         }
         // Past what was written: whole pieces, then part of one.
         let mut w = w as usize;
-        while let Some(v) = iov.get_mut(first).filter(|_| first < n) {
+        while let Some(v) = iov.get_mut(first) {
             if w < v.iov_len {
                 // SAFETY: inside the piece.
                 v.iov_base = unsafe { v.iov_base.cast::<u8>().add(w) }.cast();
