@@ -100,6 +100,22 @@ static void on_hup(int sig)
 		_exit(11);
 }
 
+/* A fork whose child makes one traced call (rdma_seterrno(2)) and exits,
+ * then one more call in the parent (3); 0 when the child exited 0. */
+static int fork_line(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		rdma_seterrno(2);
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	rdma_seterrno(3);
+	return !WIFEXITED(st) || WEXITSTATUS(st);
+}
+
 static int child(const char *lib, const char *mode)
 {
 	int i;
@@ -140,23 +156,11 @@ static int child(const char *lib, const char *mode)
 		return count_fds() != before || count_threads() != threads;
 	}
 	if (!strcmp(mode, "percent")) {	/* a line, a child's line, a line */
-		pid_t pid;
-		int st;
-
 		rdma_seterrno(1);
-		pid = fork();
-		if (pid == 0) {
-			rdma_seterrno(2);
-			exit(0);
-		}
-		waitpid(pid, &st, 0);
-		rdma_seterrno(3);
-		return !WIFEXITED(st) || WEXITSTATUS(st);
+		return fork_line();
 	}
 	if (!strcmp(mode, "stopped") || !strcmp(mode, "renamed")) {
 		char name[64];
-		pid_t pid;
-		int st;
 
 		rdma_seterrno(1);
 		usleep(150000);		/* in the file (the writer thread's turn) */
@@ -167,14 +171,7 @@ static int child(const char *lib, const char *mode)
 			usleep(150000);	/* the write-out finds it deleted: stopped */
 		} else if (rename("t.log", "t.old"))
 			return 6;
-		pid = fork();
-		if (pid == 0) {
-			rdma_seterrno(2);
-			exit(0);
-		}
-		waitpid(pid, &st, 0);
-		rdma_seterrno(3);
-		return !WIFEXITED(st) || WEXITSTATUS(st);
+		return fork_line();
 	}
 	if (!strcmp(mode, "fixed")) {	/* 7: the child made a file */
 		char path[4200];
@@ -195,18 +192,11 @@ static int child(const char *lib, const char *mode)
 	}
 	if (!strcmp(mode, "nostdin")) {	/* percent's calls on descriptor 0; 5 without a counters file */
 		char maps[65536], mine[64];
-		pid_t pid;
-		int st, fd;
+		int rc, fd;
 		ssize_t n;
 
 		rdma_seterrno(1);
-		pid = fork();
-		if (pid == 0) {
-			rdma_seterrno(2);
-			exit(0);
-		}
-		waitpid(pid, &st, 0);
-		rdma_seterrno(3);
+		rc = fork_line();
 		fd = open("/proc/self/maps", O_RDONLY);
 		n = fd < 0 ? -1 : read(fd, maps, sizeof(maps) - 1);
 		maps[n > 0 ? n : 0] = 0;
@@ -216,7 +206,7 @@ static int child(const char *lib, const char *mode)
 			if (!strstr(maps, mine))
 				return 5;
 		}
-		return !WIFEXITED(st) || WEXITSTATUS(st);
+		return rc;
 	}
 	if (!strcmp(mode, "handlers")) {	/* 1 when SIGTERM's action is no longer the default */
 		struct sigaction sa;
