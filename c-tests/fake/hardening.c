@@ -393,12 +393,13 @@ static void stats_dir_cases(void)
 	static const char *const why[] = {
 		"cannot open its directory",
 		"its directory is not this user's own, or others may enter it",
+		"cannot open its directory",
 	};
 	char xdg[4200], link[4300], elsewhere[4300], env_xdg[4400];
 	const char *env[] = { "RDMAVERBS_STATS=1", env_xdg, NULL };
 	int k, rc, bad = 0;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		snprintf(xdg, sizeof(xdg), "%s/xdg%d", dir, k);
 		snprintf(link, sizeof(link), "%s/rdmaverbs", xdg);
 		snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", xdg);
@@ -407,12 +408,13 @@ static void stats_dir_cases(void)
 		if (k == 0) {
 			if (symlink(elsewhere, link) && errno != EEXIST)
 				FAIL("stats dir: cannot make the symbolic link");
-		} else {
+		} else if (k == 1) {
 			mkdir(link, 0755);
 			chmod(link, 0755);
-		}
+		} else
+			close(open(link, O_WRONLY | O_CREAT, 0600));	/* a file, the user's own */
 		snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
-		rc = run(k ? "stats-open" : "stats-link", env);
+		rc = run(k == 2 ? "stats-file" : k ? "stats-open" : "stats-link", env);
 		if (rc || lines_with(why[k]) != 1 || lines_with("rdmaverbs: calls of process") != 1 ||
 		    count_in(elsewhere) != 0 || (k == 1 && count_in(link) != 0)) {
 			FAIL("stats dir %d: exit %d, stderr: %s", k, rc, err_text());
@@ -420,8 +422,8 @@ static void stats_dir_cases(void)
 		}
 	}
 	if (!bad)
-		OK("stats dir: its directory a symbolic link, or open to others: refused, nothing made "
-		   "there, one warning, the table printed all the same");
+		OK("stats dir: its directory a symbolic link, open to others, or a file of the user's: "
+		   "refused, nothing made there, one warning, the table printed all the same");
 
 	/* a directory whose path is longer than a line (512 bytes): refused,
 	 * not cut */

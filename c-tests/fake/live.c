@@ -556,13 +556,20 @@ static int warnings(const char *file, const char *what, int *total)
 }
 
 /* Whether a thread of `p` is named `name`. */
-/* The scheduling policy of p's thread named name (field 41 of its stat),
- * -1 when it has none of that name. */
-static int thread_policy(pid_t p, const char *name)
+/* What p's thread named name shows of itself: its scheduling policy
+ * (field 41 of its stat; -1 when there is no thread of that name), the CPU
+ * time it has used (fields 14 and 15, in clock ticks) and its voluntary
+ * context switches (its wake-ups). */
+struct seen {
+	int policy;
+	long ticks, wakeups;
+};
+
+static struct seen thread_seen(pid_t p, const char *name)
 {
 	char path[300], comm[64], stat[1024];
+	struct seen seen = { -1, 0, 0 };
 	struct dirent *e;
-	int policy = -1;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)p);
@@ -580,9 +587,18 @@ static int thread_policy(pid_t p, const char *name)
 			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)p, e->d_name);
 			s = fopen(path, "r");
 			if (s && fgets(stat, sizeof(stat), s) && (c = strrchr(stat, ')')))
-				for (tok = strtok(c + 1, " "); tok; tok = strtok(NULL, " "))
+				for (tok = strtok(c + 1, " "); tok; tok = strtok(NULL, " ")) {
 					if (++field == 41)
-						policy = atoi(tok);
+						seen.policy = atoi(tok);
+					if (field == 14 || field == 15)
+						seen.ticks += atol(tok);
+				}
+			if (s)
+				fclose(s);
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/status", (int)p, e->d_name);
+			s = fopen(path, "r");
+			while (s && fgets(stat, sizeof(stat), s))
+				sscanf(stat, "voluntary_ctxt_switches: %ld", &seen.wakeups);
 			if (s)
 				fclose(s);
 		}
@@ -591,7 +607,7 @@ static int thread_policy(pid_t p, const char *name)
 	}
 	if (d)
 		closedir(d);
-	return policy;
+	return seen;
 }
 
 /* How long after the posts the file is read: 1 s, 300 ms under make
@@ -603,7 +619,8 @@ static void check_idle(void)
 	char line[64];
 	struct scan s;
 	double t0 = now(), t1;
-	int thread;
+	struct seen before, after;
+	long wakeups, most;
 
 	snprintf(out, sizeof(out), "%s/idle.log", dir);
 	start("idle", out, NULL);
@@ -613,20 +630,28 @@ static void check_idle(void)
 		return;
 	}
 	t1 = now();
+	before = thread_seen(pid, "rdmaverbs-trace");
 	usleep(AFTER_US);
-	thread = thread_policy(pid, "rdmaverbs-trace");
+	after = thread_seen(pid, "rdmaverbs-trace");
 	scan(out, &s);
+	/* a wake-up every 50 ms: about 20 a second, and next to no CPU time */
+	wakeups = after.wakeups - before.wakeups;
+	most = 2 * AFTER_US / 50000 + 5;
 	if (s.per[1] != 10 || s.per[2] != 10 || s.bad || !s.ends_whole || !s.in_order ||
-	    s.first < t0 || s.last > t1 || thread != SCHED_IDLE)
+	    s.first < t0 || s.last > t1 || after.policy != SCHED_IDLE || wakeups < 1 ||
+	    wakeups > most || after.ticks - before.ticks > 5)
 		FAIL("idle: %d ms after, %ld and %ld lines (want 10 and 10), %ld broken, ends whole %d, "
 		     "in order %d, t= from %.6f to %.6f (the run %.6f to %.6f), writer thread's "
-		     "policy %d (want SCHED_IDLE, %d)",
+		     "policy %d (want SCHED_IDLE, %d), %ld wake-ups (want 1 to %ld), %ld ticks of "
+		     "CPU (want 5 at most)",
 		     AFTER_US / 1000, s.per[1], s.per[2], s.bad, s.ends_whole, s.in_order, s.first,
-		     s.last, t0, t1, thread, SCHED_IDLE);
+		     s.last, t0, t1, after.policy, SCHED_IDLE, wakeups, most,
+		     after.ticks - before.ticks);
 	else
 		OK("idle: %d ms after they were posted, the program idle: the main thread's 10 lines "
 		   "and an exited thread's 10 are in the file, t= in order within the run; the "
-		   "writer thread at SCHED_IDLE", AFTER_US / 1000);
+		   "writer thread at SCHED_IDLE, %ld wake-ups in the time, %ld ticks of CPU",
+		   AFTER_US / 1000, wakeups, after.ticks - before.ticks);
 	usleep(AFTER_US);
 	kill(pid, SIGKILL);
 	finish();

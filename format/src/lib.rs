@@ -35,6 +35,8 @@ pub const HEADER_SIZE: usize = 4096;
 pub const NAMES_OFFSET: usize = 256;
 /// Bytes per function name (NUL-padded; the last byte is its flags).
 pub const NAME_SIZE: usize = 32;
+/// The longest name an entry holds: all of it but its flags byte.
+pub const NAME_LEN: usize = 31;
 /// A function name's flag: its calls may wait for a completion event.
 pub const MAY_BLOCK: u8 = 1;
 /// Blocks a thread may have to itself.
@@ -130,6 +132,7 @@ mod tests {
             4096 + 1344 + 64 + (2 * 4 + 3) * 8
         );
         assert_eq!(MAX_FUNCS, 120);
+        assert_eq!(NAME_LEN, NAME_SIZE - 1);
         assert_eq!(block_size(39) % 64, 0);
     }
 }

@@ -186,15 +186,10 @@ fn on_stack_of(me: &Mine, f: Func, t: &libc::timespec, fill: impl FnOnce(&mut Li
 fn pass() {
     let now = ns(&monotonic());
     for (i, s) in SLOT.iter().enumerate() {
-        if writer_turn(s.since.load(Ordering::Relaxed), now) && pending(s) {
+        if writer_turn(s.since.load(Ordering::Relaxed), now) {
             flush(s, i, false);
         }
     }
-}
-
-/// The slot holds lines not yet written out (an unowned one never does).
-fn pending(s: &Slot) -> bool {
-    s.head.load(Ordering::Relaxed) != s.tail.load(Ordering::Relaxed)
 }
 
 /// This thread's slot, taking one at its first line.
@@ -318,9 +313,7 @@ pub(super) fn flush_all(wait: bool) {
         return;
     }
     for (i, s) in SLOT.iter().enumerate() {
-        if pending(s) {
-            flush(s, i, wait);
-        }
+        flush(s, i, wait);
     }
 }
 

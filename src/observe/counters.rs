@@ -148,11 +148,10 @@ const _: () = assert!(layout::THREAD_BLOCKS.is_power_of_two());
 
 /// Where a thread looks first (below [`SHARED`]): thread pointers differ
 /// in their middle bits (stacks are megabytes apart), which the multiply
-/// carries to the top.
+/// (Fibonacci hashing) carries to the top.
 #[inline(always)]
 fn home(me: u64) -> usize {
-    let x = (me >> 12).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (x >> HOME_SHIFT) as usize
+    (me.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> HOME_SHIFT) as usize
 }
 
 /// The `k`-th block from a thread's home.

@@ -94,6 +94,10 @@ fn homes_spread_and_each_thread_tries_distinct_blocks() {
     let index = |b: *mut u8| (0..SHARED).find(|&i| block_at(base, i) == b);
     // Thread pointers as glibc places them: stacks of 8 MiB and a guard page.
     let tps: Vec<u64> = (0..64).map(|i| 0x7f12_3400_0000 + i * 0x80_1000).collect();
+    assert!(
+        tps.iter().all(|&tp| home(tp) < layout::THREAD_BLOCKS),
+        "a home is a block"
+    );
     let mut homes: Vec<usize> = tps
         .iter()
         .map(|&tp| index(near(base, tp, 0)).unwrap())

@@ -36,9 +36,9 @@ use super::say::warn_line;
 /// How often the thread writes the buffers out.
 pub(super) const PERIOD_MS: i64 = 50;
 
-/// The writer thread's stack: it formats nothing, and writes from the
-/// buffers.
-const STACK: usize = 64 * 1024;
+/// The writer thread's stack, 64 KiB: it formats nothing, and writes from
+/// the buffers.
+const STACK: usize = 65_536;
 /// The futex operations on [`STOP`], private to the process.
 const WAIT: c_int = libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG;
 const WAKE: c_int = libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG;

@@ -138,6 +138,10 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
             l.fixed(&chunk, 32);
             (chunk.to_vec(), false)
         }
+        6 => {
+            l.word(b" opcode=", b"RDMA_WRITE_WITH_IMM");
+            (b" opcode=RDMA_WRITE_WITH_IMM".to_vec(), false)
+        }
         _ => {
             l.nanoseconds(1_234);
             (b"000001234".to_vec(), true)
@@ -146,9 +150,19 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
 }
 
 #[test]
+fn each_piece_on_an_empty_line() {
+    for k in 0..8 {
+        let mut r = room();
+        let mut l = Line::on(&mut r);
+        let (text, _) = piece(k, &mut l);
+        assert_eq!(l.text(), &text[..], "piece {k}");
+    }
+}
+
+#[test]
 fn each_piece_cut_at_each_length() {
     for len in MAX - 64..MAX {
-        for k in 0..7 {
+        for k in 0..8 {
             let mut r = room();
             let mut l = Line::on(&mut r);
             let before = vec![b'.'; len];

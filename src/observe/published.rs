@@ -102,20 +102,6 @@ fn path_bytes() -> &'static [u8; PATH_MAX] {
     unsafe { &*PATH.0.get() }
 }
 
-// The path of the file fits PATH_MAX: a directory shorter than a line, '/',
-// and the process id with its NUL. Every function's name fits its slot of
-// the header, its last byte (the may-block mark) to spare, and every
-// function has a slot.
-const _: () = {
-    assert!(super::line::MAX + 1 + 21 <= PATH_MAX);
-    assert!(Func::COUNT <= layout::MAX_FUNCS);
-    let mut i = 0;
-    while i < Func::COUNT {
-        assert!(Func::ALL[i].name().len() < layout::NAME_SIZE);
-        i += 1;
-    }
-};
-
 /// How the directory, the file and `/proc/self/stat` are opened (never
 /// through a final symbolic link, the directory a directory, the file new),
 /// and the file mapped.
@@ -254,13 +240,17 @@ fn fill_header(base: *mut u8) {
     };
     // SAFETY: the header's 256 bytes at the start of the mapping.
     unsafe { ptr::write(base.cast::<layout::Header>(), h) };
-    for (i, &f) in Func::ALL.iter().enumerate() {
+    for (i, &f) in Func::ALL.iter().enumerate().take(layout::MAX_FUNCS) {
         let name = f.name().as_bytes();
         let at = layout::NAMES_OFFSET + i * layout::NAME_SIZE;
-        // SAFETY: inside the header page (every name fits its slot, with
-        // the slot's last byte to spare: see the assertion below).
+        // SAFETY: inside the header page (a name is cut to its slot, the
+        // slot's last byte to spare; the unit tests check none is).
         unsafe {
-            ptr::copy_nonoverlapping(name.as_ptr(), base.add(at), name.len());
+            ptr::copy_nonoverlapping(
+                name.as_ptr(),
+                base.add(at),
+                name.len().min(layout::NAME_LEN),
+            );
             if f.may_block() {
                 *base.add(at + layout::NAME_SIZE - 1) = layout::MAY_BLOCK;
             }
@@ -341,5 +331,15 @@ mod tests {
         }
         let end = layout::NAMES_OFFSET + Func::COUNT * layout::NAME_SIZE;
         assert!(bytes[end..].iter().all(|&b| b == 0), "past the names");
+    }
+
+    /// What the file's making takes for granted: every function has a slot
+    /// and every name fits its slot whole; the path (a directory shorter
+    /// than a line, '/', a process id and its NUL) fits PATH_MAX.
+    #[test]
+    fn names_and_path_fit() {
+        assert!(Func::COUNT <= layout::MAX_FUNCS);
+        assert!(Func::ALL.iter().all(|f| f.name().len() <= layout::NAME_LEN));
+        assert!(super::super::line::MAX + 1 + 21 <= PATH_MAX);
     }
 }
