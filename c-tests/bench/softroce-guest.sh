@@ -40,11 +40,15 @@ LIB=$B/lib/librdmaverbs-preload.so
 RUNS=8
 perftest1() {	# VARIANT ROUND [ENV...]: one run's t_typical, appended to OUT
 	local v=$1 r=$2 try out lat; shift 2
-	for try in 1 2; do	# the server may still be starting: try twice
+	# Tried up to three times: perftest's client may connect before its
+	# server listens for the data connection (linux-rdma/perftest#93:
+	# REJECTED, then a crash); a failed client takes its server down.
+	for try in 1 2 3; do
 		port=$((port + 1))
 		env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n $PT_N -p $port > /dev/null 2>&1 &
 		listening_on $port
-		out=$(env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n $PT_N -p $port 192.0.2.1 2>&1)
+		out=$(env "$@" timeout 120 ib_send_lat -R --use_old_post_send -n $PT_N -p $port 192.0.2.1 2>&1) ||
+			kill $! 2> /dev/null
 		wait
 		lat=$(awk -v n=$PT_N '$2 == n && $5 ~ /^[0-9.]+$/ { print $5 }' <<< "$out")
 		if [ -n "$lat" ]; then	# (perftest prints "inf" when a run goes wrong)

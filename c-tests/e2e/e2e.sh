@@ -9,6 +9,9 @@ B=$1
 OUT=$B/e2e-out
 fail=0
 rm -rf "$OUT" && mkdir -p "$OUT"
+# Everything printed is kept in BUILD_DIR/e2e.log too: make e2e repeats its
+# failures after the pair's output, where a CI log's tail shows them.
+exec > >(tee "$B/e2e.log") 2>&1
 
 # The build against our header imports each function of the table
 # (c-tests/functions.h) that e2e.c calls from librdmaverbs.so.1, at its node;

@@ -5,6 +5,9 @@
 # (default 30). A client started before that is rejected (REJECTED, reason
 # 8: no listener); a fixed sleep was not always long enough under TCG
 # (perftest's server took over 2 s once, and its client then crashed).
+# perftest's server listens twice (its parameters' connection, then the
+# data's), and its client does not wait for the second: the callers run a
+# rejected client again (linux-rdma/perftest#93).
 listening_on() {
 	local i
 	for i in $(seq $((${2:-30} * 10))); do
