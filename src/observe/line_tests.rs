@@ -142,6 +142,16 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
             l.word(b" opcode=", b"RDMA_WRITE_WITH_IMM");
             (b" opcode=RDMA_WRITE_WITH_IMM".to_vec(), false)
         }
+        // a word whose key or text is one byte or none (where `k + n` and
+        // `k * n` part)
+        7 => {
+            l.word(b"=", b"y");
+            (b"=y".to_vec(), false)
+        }
+        8 => {
+            l.word(b"", b"end");
+            (b"end".to_vec(), false)
+        }
         _ => {
             l.nanoseconds(1_234);
             (b"000001234".to_vec(), true)
@@ -151,7 +161,7 @@ fn piece(k: usize, l: &mut Line) -> (Vec<u8>, bool) {
 
 #[test]
 fn each_piece_on_an_empty_line() {
-    for k in 0..8 {
+    for k in 0..10 {
         let mut r = room();
         let mut l = Line::on(&mut r);
         let (text, _) = piece(k, &mut l);
@@ -162,7 +172,7 @@ fn each_piece_on_an_empty_line() {
 #[test]
 fn each_piece_cut_at_each_length() {
     for len in MAX - 64..MAX {
-        for k in 0..8 {
+        for k in 0..10 {
             let mut r = room();
             let mut l = Line::on(&mut r);
             let before = vec![b'.'; len];
