@@ -3,6 +3,8 @@
 //! test --features c-tests`; without the feature this test is not built,
 //! and `make test-lib` runs the C tests against the release build).
 
+use std::os::unix::process::CommandExt;
+
 #[test]
 fn c_tests_on_the_fake_provider() {
     // target/<profile>/deps/fake_provider-HASH: beside it, the static
@@ -19,12 +21,29 @@ fn c_tests_on_the_fake_provider() {
         })
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
         .expect("no librdmaverbs-*.a beside the test");
-    let status = std::process::Command::new("make")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let mut make = std::process::Command::new("make");
+    make.current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("-s")
         .arg("test-mutant")
-        .arg(format!("ARCHIVE={}", archive.display()))
-        .status()
-        .expect("make");
+        .arg(format!("ARCHIVE={}", archive.display()));
+    // Each process of the tests gets 60 s of CPU time at most, then SIGKILL
+    // (each uses a few seconds): a mutant can make a test's child spin in
+    // a handler of the SIGTERM that cargo-mutants sends at its time-out,
+    // and such a child was left spinning for good, a core taken from every
+    // later mutant (and from whatever ran after make mutants).
+    // SAFETY: setrlimit() is async-signal-safe; nothing else runs here.
+    unsafe {
+        make.pre_exec(|| {
+            let cpu = libc::rlimit {
+                rlim_cur: 60,
+                rlim_max: 60,
+            };
+            match libc::setrlimit(libc::RLIMIT_CPU, &cpu) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        })
+    };
+    let status = make.status().expect("make");
     assert!(status.success(), "make test-mutant failed: {status}");
 }
