@@ -386,20 +386,22 @@ static void setuid_case(void)
 
 /* The counters' file (RDMAVERBS_STATS=1): its directory under
  * XDG_RUNTIME_DIR is refused when it is a symbolic link (to a directory of
- * the attacker's choosing: nothing is made there) or open to others; the
- * program counts all the same and prints its table, with one warning. */
+ * the attacker's choosing: nothing is made there), open to others, or a
+ * file; the program counts all the same and prints its table, with one
+ * warning. */
 static void stats_dir_cases(void)
 {
-	static const char *const why[] = {
-		"cannot open its directory",
-		"its directory is not this user's own, or others may enter it",
-		"cannot open its directory",
+	/* the case run in the child, and the warning it must print once */
+	static const struct { const char *mode, *why; } cases[] = {
+		{ "stats-link", "cannot open its directory" },
+		{ "stats-open", "its directory is not this user's own, or others may enter it" },
+		{ "stats-file", "cannot open its directory" },
 	};
 	char xdg[4200], link[4300], elsewhere[4300], env_xdg[4400];
 	const char *env[] = { "RDMAVERBS_STATS=1", env_xdg, NULL };
 	int k, rc, bad = 0;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
 		snprintf(xdg, sizeof(xdg), "%s/xdg%d", dir, k);
 		snprintf(link, sizeof(link), "%s/rdmaverbs", xdg);
 		snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", xdg);
@@ -414,8 +416,8 @@ static void stats_dir_cases(void)
 		} else
 			close(open(link, O_WRONLY | O_CREAT, 0600));	/* a file, the user's own */
 		snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
-		rc = run(k == 2 ? "stats-file" : k ? "stats-open" : "stats-link", env);
-		if (rc || lines_with(why[k]) != 1 || lines_with("rdmaverbs: calls of process") != 1 ||
+		rc = run(cases[k].mode, env);
+		if (rc || lines_with(cases[k].why) != 1 || lines_with("rdmaverbs: calls of process") != 1 ||
 		    count_in(elsewhere) != 0 || (k == 1 && count_in(link) != 0)) {
 			FAIL("stats dir %d: exit %d, stderr: %s", k, rc, err_text());
 			bad++;
@@ -453,7 +455,7 @@ static void stats_dir_cases(void)
 	chmod(link, 0755);
 	snprintf(env_xdg, sizeof(env_xdg), "XDG_RUNTIME_DIR=%s", xdg);
 	rc = run("fixed", env);
-	if (rc || lines_with(why[1]) != 1 || lines_with("rdmaverbs: calls of process") != 2 ||
+	if (rc || lines_with(cases[1].why) != 1 || lines_with("rdmaverbs: calls of process") != 2 ||
 	    count_in(link) != 0)
 		FAIL("stats fixed: exit %d (7: the child made a file), stderr: %s", rc, err_text());
 	else

@@ -555,7 +555,6 @@ static int warnings(const char *file, const char *what, int *total)
 	return n;
 }
 
-/* Whether a thread of `p` is named `name`. */
 /* What p's thread named name shows of itself: its scheduling policy
  * (field 41 of its stat; -1 when there is no thread of that name), the CPU
  * time it has used (fields 14 and 15, in clock ticks) and its voluntary
