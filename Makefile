@@ -71,6 +71,15 @@ MAN1       := $(wildcard man/*.1)
 COMMANDS   := rdmaverbs-trace rdmaverbs-stat
 TOOLS      := $(addprefix $(B)/bin/,$(COMMANDS))
 
+# Nothing the tests do depends on how make was started (docs/testing.md):
+# they have a locale of their own, and a folder for temporary files of their
+# own in the build tree (a TMPDIR that is unset, under a home closed to
+# others, full, or mounted noexec changes nothing). Signals and the user
+# they need are set where they are needed, in the tests themselves.
+export LC_ALL := C.UTF-8
+export TMPDIR := $(CURDIR)/$(B)/tmp
+$(shell mkdir -p $(B)/tmp)
+
 # C code builds as a user's program would: warnings are errors, and every
 # flag for the library comes from pkg-config (the uninstalled .pc in build/).
 WARN       := -Wall -Wextra -Wpedantic -Werror
@@ -222,7 +231,7 @@ test-headers: $(PC)
 # against the stock header).
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
-FAKE_H := c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h
+FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h
 
 define flavour
 $(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
@@ -273,9 +282,15 @@ test-differential: $(B)/fake/differential
 
 # The environment and the trace file (c-tests/fake/hardening.c); the
 # set-user-ID case needs root, as CI is.
-test-hardening: $(B)/fake/hardening
+test-hardening: $(B)/fake/hardening $(B)/fake/hardening-static
 	rm -rf $(B)/hardening.d && mkdir -p $(B)/hardening.d
 	$(B)/fake/hardening $(CURDIR)/$(SHARED) $(CURDIR)/$(B)/hardening.d
+
+# The copy that the set-user-ID case runs as nobody: linked with the static
+# archive, so that it loads nothing from the build tree, which nobody may not
+# be able to reach (a clone in /root).
+$(B)/fake/hardening-static: $(B)/fake/hardening.o $(LIB)/$(NAME).a
+	$(CC) $(CFLAGS) -pthread -o $@ $< $(LIB)/$(NAME).a $$(cat $(NATIVE)) $(STOCK_LIBS)
 
 # The preload library on a fake libibverbs (c-tests/fake/preload.c).
 test-preload: $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/nolibibverbs $(B)/fake/stub/libibverbs.so.1

@@ -4,10 +4,13 @@
  * CASE") with RDMAVERBS_* set, in DIR/CASE/ as its working directory, with
  * its stderr in DIR/CASE.err, and checks:
  *
- *   setuid     a set-user-ID-root copy, run by nobody with RDMAVERBS_TRACE
- *              naming a root-only directory and RDMAVERBS_STATS=1, obeys
- *              neither (secure_getenv); the same copy without the set-uid
- *              bit does (needs root: skipped with a message otherwise);
+ *   setuid     a set-user-ID-root copy (SELF-static: linked with the static
+ *              archive), in a directory of its own under /tmp, run by nobody
+ *              with RDMAVERBS_TRACE naming a root-only directory and
+ *              RDMAVERBS_STATS=1, obeys neither (secure_getenv); the same
+ *              copy without the set-uid bit does (needs root, and a /tmp
+ *              that allows set-user-ID programs: skipped with a message
+ *              otherwise);
  *   values     RDMAVERBS_TRACE=yes, 2, -1, " 1": a warning each, and no file;
  *   percent    ./t.%p: a file named after the process, mode 0600; a forked
  *              child's lines in a file of its own;
@@ -55,10 +58,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
+#include "child.h"
 
 static int failures, passed;
 #define FAIL(...) do { fprintf(stderr, "hardening: FAIL: " __VA_ARGS__); \
@@ -283,6 +288,7 @@ static int run_as(const char *exe, const char *mode, const char *const *env, int
 		}
 		if (!strcmp(mode, "nostdin"))
 			close(0);
+		default_signals();
 		if (!strcmp(mode, "ignored"))
 			signal(SIGINT, SIG_IGN);
 		alarm(20);	/* a load that blocks fails the case */
@@ -332,33 +338,57 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Where nobody can run a program, whatever the build tree's place: a
+ * directory of its own under /tmp (not $TMPDIR, which may be under a home
+ * closed to others), 0755, on a file system that honours set-user-ID bits
+ * and lets programs run; "" with the reason in `why` when there is none. */
+static const char *scene_for_nobody(char *out, size_t size, const char **why)
+{
+	struct statvfs vfs;
+
+	snprintf(out, size, "/tmp/rdmaverbs-setuid.XXXXXX");
+	if (!mkdtemp(out) || chmod(out, 0755)) {
+		*why = "cannot make a directory under /tmp";
+		return "";
+	}
+	if (statvfs(out, &vfs) || vfs.f_flag & (ST_NOSUID | ST_NOEXEC)) {
+		*why = "/tmp is mounted nosuid or noexec";
+		rmdir(out);
+		return "";
+	}
+	return out;
+}
+
 static void setuid_case(void)
 {
-	char copy[4200], secret[4200], open_dir[4200], target[4300];
-	char trace_env[4400];
+	char scene[64], copy[128], secret[128], open_dir[128], target[160], statik[4200];
+	char trace_env[256], cmd[4600];
 	const char *env[] = { trace_env, "RDMAVERBS_STATS=1", NULL };
+	const char *why = "";
 	int rc, i;
 
 	if (getuid() != 0) {
 		printf("hardening: skipped: setuid (needs root: a set-user-ID-root copy run by nobody)\n");
 		return;
 	}
-	/* the copy, in a directory nobody can enter; a root-only directory */
-	snprintf(copy, sizeof(copy), "%s/setuid-bin", dir);
-	snprintf(secret, sizeof(secret), "%s/secret", dir);
-	snprintf(open_dir, sizeof(open_dir), "%s/open", dir);
+	/* The copy is the program linked with the static archive (SELF-static):
+	 * a set-user-ID program finds its libraries by its run path only, and
+	 * nobody may not be able to reach the build tree's. */
+	snprintf(statik, sizeof(statik), "%s-static", self);
+	if (!*scene_for_nobody(scene, sizeof(scene), &why)) {
+		printf("hardening: skipped: setuid (%s)\n", why);
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s/setuid-bin", scene);
+	snprintf(secret, sizeof(secret), "%s/secret", scene);
+	snprintf(open_dir, sizeof(open_dir), "%s/open", scene);
 	mkdir(secret, 0700);
 	mkdir(open_dir, 0777);
 	chmod(open_dir, 0777);
-	chmod(dir, 0755);
-	{
-		char cmd[9000];
-
-		snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown root:root '%s'", self, copy, copy);
-		if (system(cmd)) {
-			FAIL("setuid: cannot copy %s", self);
-			return;
-		}
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown root:root '%s'", statik, copy, copy);
+	if (system(cmd)) {
+		FAIL("setuid: cannot copy %s", statik);
+		goto out;
 	}
 	for (i = 0; i < 2; i++) {
 		int suid = i == 0;
@@ -371,7 +401,7 @@ static void setuid_case(void)
 		rc = run_as(copy, "setuid", env, 65534);
 		if (rc == 127 || rc == 125) {
 			FAIL("setuid: could not run the copy as nobody (%d)", rc);
-			return;
+			goto out;
 		}
 		if (suid && (rc || exists(target) || lines_with("rdmaverbs")))
 			FAIL("setuid: the set-user-ID run obeyed RDMAVERBS_*: exit %d, %s %s, stderr: %s",
@@ -382,6 +412,10 @@ static void setuid_case(void)
 	}
 	OK("setuid: run by nobody, a set-user-ID-root program ignores RDMAVERBS_TRACE "
 	   "and RDMAVERBS_STATS (its control run without the bit obeys them)");
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scene);
+	if (system(cmd))
+		FAIL("setuid: cannot remove %s", scene);
 }
 
 /* The counters' file (RDMAVERBS_STATS=1): its directory under

@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
+#include "child.h"
 #include "fake.h"
 
 static struct fake F;
@@ -517,6 +518,7 @@ static void start(const char *mode, const char *file, void (*before)(void))
 		close(p[0]);
 		if (!freopen(err, "w", stderr))
 			_exit(126);
+		default_signals();
 		if (before)
 			before();
 		execl(self, self, "child", mode, file, (char *)NULL);

@@ -34,6 +34,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "child.h"
 #include "fakeverbs.h"
 
 static int failures;
@@ -389,6 +390,7 @@ static int run(const char *self, const char *preload, const char *mode, const ch
 		setenv("LD_PRELOAD", preload, 1);
 		setenv("RDMAVERBS_TRACE", trace, 1);
 		setenv("RDMAVERBS_STATS", "1", 1);
+		default_signals();
 		execl(self, self, preload, dir, mode, (char *)NULL);
 		_exit(127);
 	}

@@ -81,7 +81,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	post(atol(argv[1]), argc > 2 ? atol(argv[2]) : 0);
-	if (argc > 3)
+	if (argc > 3) {
+		signal(atoi(argv[3]), SIG_DFL);	/* whatever its starter left */
 		raise(atoi(argv[3]));
+	}
 	return 3;
 }

@@ -53,6 +53,7 @@
 
 #include <rdma/rdma_verbs.h>
 
+#include "child.h"
 #include "fakeverbs.h"
 
 static int failures;
@@ -444,6 +445,7 @@ static int run(const char *self, const char *preload, const char *dir, const cha
 			putenv((char *)env1);
 		if (env2)
 			putenv((char *)env2);
+		default_signals();
 		execl(self, self, preload, dir, mode, (char *)NULL);
 		_exit(127);
 	}

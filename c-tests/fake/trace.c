@@ -26,6 +26,7 @@
 
 #include <rdma/rdma_verbs.h>
 #include <rdmaverbs.h>
+#include "child.h"
 #include "fake.h"
 #include "../functions.h"
 #include "../ours.h"
@@ -561,6 +562,7 @@ static int run(const char *mode, const char *const *env)
 			putenv((char *)*env);
 		if (!freopen(errpath, "w", stderr))
 			_exit(126);
+		default_signals();
 		execl(self, self, "child", mode, dir, (char *)NULL);
 		_exit(127);
 	}

@@ -25,6 +25,10 @@
 # with -l, rxe0 on the card at ADDR, the card's name in $RDMAVERBS_NETDEV.
 # Env: VNG (path to vng), KERNEL (path to vmlinuz) override auto-detection.
 set -u -o pipefail
+# vng and QEMU keep their own files in /tmp, the one host folder the guest
+# can write to, whatever TMPDIR the tests run with (the Makefile points it
+# into the build tree).
+export TMPDIR=/tmp
 PATH=${PATH:-}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 die() { echo "run-guest.sh: error: $*" >&2; exit 2; }
