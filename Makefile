@@ -117,7 +117,7 @@ FORCE:
 .SECONDARY:
 
 # Both libraries are the same archive, linked with different version scripts
-# (generated from src/functions.rs): librdmaverbs.so.1 exports the functions
+# (generated from abi/src/functions.rs): librdmaverbs.so.1 exports the functions
 # of the headers; the preload library also interposes libibverbs' functions.
 # --gc-sections drops from each what its exports do not reach (the
 # interposition, from librdmaverbs.so.1). -z nodelete: a preload library that
@@ -213,7 +213,8 @@ test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb t
 # commands' own.
 test-rust:
 	$(CARGO) test --release --locked
-	$(CARGO) test --release --locked -p rdmaverbs-format -p rdmaverbs-tools
+	$(CARGO) test --release --locked -p rdmaverbs-abi -p rdmaverbs-observe -p rdmaverbs-format \
+		-p rdmaverbs-tools
 
 test-symbols: $(LIBRARY)
 	c-tests/tools/check-symbols.sh $(SHARED) $(PRELOADED)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes each binding's declarations from one description: the library's
-exports as c-tests/functions.h lists them (generated from src/functions.rs)
+exports as c-tests/functions.h lists them (generated from abi/src/functions.rs)
 and bindings/api.py (librdmacm's set-up calls, the structs, the constants).
 
     generate.py             writes the generated files (committed)

@@ -1,5 +1,5 @@
 /*
- * Generated from src/functions.rs by `make header`; do not edit.
+ * Generated from abi/src/functions.rs by `make header`; do not edit.
  *
  * The exports as X-macro lists: X(return type, name, (parameters),
  * (arguments)), one list per symbol version node, then all of them; the

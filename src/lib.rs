@@ -1,11 +1,14 @@
 //! rdmaverbs: the sixteen `static inline` functions of librdmacm's
-//! `<rdma/rdma_verbs.h>` as real, exported C symbols.
+//! `<rdma/rdma_verbs.h>` (and the address functions of `<rdma/rdma_cma.h>`)
+//! as real, exported C symbols, and the preload library that watches
+//! programs that were never rebuilt.
 //!
 //! Every function here does what the inline original does, in the same order,
-//! with the same work request, return value and `errno`
-//! (see `upstream-semantics.md` and the differential test in `c-tests/`).
-//! The posting and polling paths allocate nothing, take no lock and keep no
-//! global state.
+//! with the same work request, return value and `errno` (the differential
+//! test, `c-tests/fake/differential.c`, compares each with the original
+//! compiled from the system header; `docs/deviations.md` lists where bad
+//! input gets an error instead of the original's crash). The posting and
+//! polling paths allocate nothing, take no lock and keep no global state.
 //!
 //! # Safety
 //!
@@ -17,18 +20,17 @@
 //!
 //! # Layout
 //!
-//! Imports flow one way, top to bottom:
+//! This crate is the top of three (docs/design.md, "The house"):
 //!
 //! - [`api`]: the exports, one module per area (errno, registration,
-//!   posting, completions). Built into both libraries.
+//!   posting, completions, addresses). Built into both libraries.
 //! - [`preload`]: the interposition and the wrapped provider ops, exported
 //!   only by the preload library (`librdmaverbs-preload.so`); the linked
 //!   library's link drops it.
-//! - [`observe`]: beside the data path, consulted by both of the above with
-//!   what a call did: configuration, trace lines, counters.
-//! - [`verbs`]: the C types and the provider dispatch that `verbs.h` inlines.
-//! - [`functions`]: the one table of every function by name; `sys`: what
-//!   glibc has that the `libc` crate does not declare.
+//! - beneath them, `rdmaverbs-observe` (trace, counters, probes, the process
+//!   events), consulted with what a call did and never calling back, and
+//!   `rdmaverbs-abi` (the function table, the C types and dispatch, the
+//!   system calls).
 //!
 //! The two libraries are the same static archive linked twice, with two
 //! version scripts (`src/librdmaverbs.map`, `src/preload.map`).
@@ -40,16 +42,13 @@
 // `panic = "abort"` (tests excepted, which cargo always builds unwinding:
 // the unit tests, and the build for the C tests of make mutants, feature
 // "c-tests"; a panic there still cannot cross an `extern "C"` function,
-// which aborts instead).
+// which aborts instead). The guard covers every crate of the archive: the
+// profile is the workspace's.
 #[cfg(all(panic = "unwind", not(test), not(feature = "c-tests")))]
 compile_error!("rdmaverbs must be built with panic = \"abort\" (see Cargo.toml profiles)");
 
 pub mod api;
-pub mod functions;
-mod observe;
 pub mod preload;
-mod sys;
-pub mod verbs;
 
 #[cfg(test)]
 mod tests;

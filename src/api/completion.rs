@@ -11,9 +11,9 @@ use core::ffi::c_int;
 use super::errno::invalid;
 use super::export::observed;
 use super::wait::{Queue, Wait, polled, timed_out, wait_for_comp};
-use crate::functions::Func;
-use crate::observe::Call;
-use crate::verbs::{ibv_poll_cq, ibv_wc, rdma_cm_id};
+use rdmaverbs_abi::functions::Func;
+use rdmaverbs_observe::Call;
+use rdmaverbs_abi::verbs::{ibv_poll_cq, ibv_wc, rdma_cm_id};
 
 /// The original's loop, step for step: poll; arm the CQ; poll again (a
 /// completion may have arrived before the arming); block for the event;

@@ -3,8 +3,9 @@
 use core::ffi::c_int;
 
 use super::export::{Refused, observed};
-use crate::observe::Call;
-use crate::verbs::ibv_mr;
+use rdmaverbs_observe::Call;
+use rdmaverbs_abi::sys::set_errno;
+use rdmaverbs_abi::verbs::ibv_mr;
 
 /// Turns a verbs result into the API's convention: `0` stays `0`; anything
 /// else (a positive errno, or a negative value from a provider that returns
@@ -19,8 +20,7 @@ pub(crate) fn seterrno(ret: c_int) -> c_int {
 #[cold]
 #[inline(never)]
 fn fail(ret: c_int) -> c_int {
-    // SAFETY: __errno_location() returns this thread's errno, always valid.
-    unsafe { *libc::__errno_location() = ret };
+    set_errno(ret);
     -1
 }
 

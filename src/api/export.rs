@@ -2,12 +2,12 @@
 //! ([`observed!`]), and the cold path ([`cold`]) that refuses a NULL
 //! argument or runs the body for the observer to record.
 
-use crate::functions::Func;
-use crate::observe::{Call, Returned, Scope};
+use rdmaverbs_abi::functions::Func;
+use rdmaverbs_observe::{Call, Returned, Scope};
 
 /// The body of every export: runs `$body` at once, unless `$p` (the pointer
 /// argument that must not be NULL: the id, or `rdma_dereg_mr`'s MR) is NULL
-/// or calls are watched, which [`crate::observe::gate`] tells with one
+/// or calls are watched, which [`rdmaverbs_observe::gate`] tells with one
 /// compare; then [`cold`] takes the call. `$call` describes it to the
 /// observer. The body may assume `$p` is not NULL. With `-` for `$p`
 /// (`rdma_seterrno`, which takes no pointer) only watching takes the cold
@@ -18,9 +18,9 @@ use crate::observe::{Call, Returned, Scope};
 /// only on the cold branch.
 macro_rules! observed {
     ($f:ident, -, $call:expr, $body:expr) => {{
-        if $crate::observe::watching() {
+        if ::rdmaverbs_observe::watching() {
             return $crate::api::export::cold(
-                $crate::functions::Func::$f,
+                ::rdmaverbs_abi::functions::Func::$f,
                 move || $call,
                 move || $body,
             );
@@ -29,9 +29,9 @@ macro_rules! observed {
     }};
     ($f:ident, $p:expr, $call:expr, $body:expr) => {{
         let p = $p;
-        if $crate::observe::gate(p) {
+        if ::rdmaverbs_observe::gate(p) {
             return $crate::api::export::cold(
-                $crate::functions::Func::$f,
+                ::rdmaverbs_abi::functions::Func::$f,
                 move || $call,
                 move || {
                     if p.is_null() {
@@ -50,7 +50,7 @@ pub(crate) use observed;
 /// What an export returns on input it refuses: -1 or NULL, with
 /// `errno = EINVAL`.
 /// (Implemented beside the error convention, in `errno.rs`.)
-pub(crate) trait Refused: Returned {
+pub(crate) trait Refused {
     /// -1 or NULL, with `errno = EINVAL`.
     fn refused() -> Self;
 }
@@ -61,16 +61,18 @@ pub(crate) trait Refused: Returned {
 /// watched: then the body only refuses it.
 #[cold]
 #[inline(never)]
-pub(crate) fn cold<R: Returned>(
+pub(crate) fn cold<R: Returned + Refused>(
     f: Func,
     call: impl FnOnce() -> Call,
     body: impl FnOnce() -> R,
 ) -> R {
-    if !crate::observe::watching() {
+    if !rdmaverbs_observe::watching() {
         return body();
     }
     let scope = Scope::enter();
     let ret = body();
-    scope.record(f, call(), ret);
+    // SAFETY: the export's own arguments, valid by its contract (a NULL one
+    // was refused, and is not read).
+    unsafe { scope.record(f, call(), ret) };
     ret
 }

@@ -30,7 +30,7 @@ pub use post::{
 };
 pub use registration::{rdma_dereg_mr, rdma_reg_msgs, rdma_reg_read, rdma_reg_write};
 
-use crate::functions::{Func, function_table};
+use rdmaverbs_abi::{function_table, functions::Func};
 
 /// Every export of the table is a function defined here (a compile error
 /// otherwise); `make test-symbols` checks the converse on the library.

@@ -10,7 +10,7 @@ use core::mem::MaybeUninit;
 use ibverbs_sys::ibv_wr_opcode;
 
 use super::errno::{invalid, seterrno};
-use crate::verbs::{
+use rdmaverbs_abi::verbs::{
     RDMA_UDP_QKEY, SendOp, ibv_mr, ibv_post_recv, ibv_post_send, ibv_post_srq_recv, ibv_recv_wr,
     ibv_send_wr, ibv_sge, rdma_cm_id,
 };

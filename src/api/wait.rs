@@ -4,10 +4,10 @@ use core::ffi::{c_int, c_void};
 use core::ptr;
 
 use super::errno::{invalid, seterrno};
-use crate::functions::Func;
-use crate::observe;
-use crate::sys::{monotonic, ns};
-use crate::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
+use rdmaverbs_abi::functions::Func;
+use rdmaverbs_observe as observe;
+use rdmaverbs_abi::sys::{errno, monotonic, ns};
+use rdmaverbs_abi::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
 
 /// Which of the id's two completion queues to wait on.
 #[derive(Clone, Copy)]
@@ -113,8 +113,7 @@ impl Wait {
                 n if n > 0 => return Ok(()),
                 0 if ms == 0 => return Err(timed_out()),
                 0 => {}
-                // SAFETY: this thread's errno.
-                _ => match unsafe { *libc::__errno_location() } {
+                _ => match errno() {
                     libc::EINTR => {}
                     err => return Err(seterrno(err)),
                 },

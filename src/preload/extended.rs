@@ -3,8 +3,9 @@
 //! wrapped context (`ops.rs` wraps its `create_qp_ex` and `create_cq_ex`).
 //!
 //! The provider fills those function pointers in when it creates the QP or
-//! CQ; the non-NULL ones this file knows are saved per object ([`QPS`],
-//! [`CQS`]) and replaced with wrappers that call the provider's own, then
+//! CQ; the ones listed here ([`SavedQp`], [`SavedCq`]) are saved per object
+//! ([`QPS`], [`CQS`]) and, where the provider set them, replaced with
+//! wrappers that call the provider's own, then
 //! hand the observer what happened. The originals are put back before the
 //! object is destroyed (`ibv_destroy_qp`, `ibv_destroy_cq`, interposed in
 //! `mod.rs`).
@@ -14,72 +15,45 @@ use core::ffi::{c_int, c_void};
 use ibverbs_sys::{ibv_cq_ex, ibv_poll_cq_attr, ibv_qp_ex, ibv_sge};
 
 use super::registry::Registry;
-use crate::functions::Func;
-use crate::observe::{ExOp, record_ex};
+use super::saved::saved;
+use rdmaverbs_abi::functions::Func;
+use rdmaverbs_observe::{ExOp, record_ex};
 
 type QpFn = Option<unsafe extern "C" fn(*mut ibv_qp_ex)>;
 
-/// The provider's own post calls of a wrapped QP.
-#[derive(Clone, Copy)]
-struct SavedQp {
-    wr_start: QpFn,
-    wr_send: QpFn,
-    wr_send_imm: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32)>,
-    wr_rdma_write: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64)>,
-    wr_rdma_write_imm: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64, u32)>,
-    wr_rdma_read: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64)>,
-    wr_set_sge: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64, u32)>,
-    wr_set_sge_list: Option<unsafe extern "C" fn(*mut ibv_qp_ex, usize, *const ibv_sge)>,
-    wr_set_inline_data: Option<unsafe extern "C" fn(*mut ibv_qp_ex, *mut c_void, usize)>,
-    wr_complete: Option<unsafe extern "C" fn(*mut ibv_qp_ex) -> c_int>,
-    wr_abort: QpFn,
+saved! {
+    /// The provider's own post calls of a wrapped QP.
+    struct SavedQp of ibv_qp_ex, where_set {
+        wr_start: QpFn => wr_start,
+        wr_send: QpFn => wr_send,
+        wr_send_imm: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32)> => wr_send_imm,
+        wr_rdma_write: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64)> => wr_rdma_write,
+        wr_rdma_write_imm: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64, u32)> =>
+            wr_rdma_write_imm,
+        wr_rdma_read: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64)> => wr_rdma_read,
+        wr_set_sge: Option<unsafe extern "C" fn(*mut ibv_qp_ex, u32, u64, u32)> => wr_set_sge,
+        wr_set_sge_list: Option<unsafe extern "C" fn(*mut ibv_qp_ex, usize, *const ibv_sge)> =>
+            wr_set_sge_list,
+        wr_set_inline_data: Option<unsafe extern "C" fn(*mut ibv_qp_ex, *mut c_void, usize)> =>
+            wr_set_inline_data,
+        wr_complete: Option<unsafe extern "C" fn(*mut ibv_qp_ex) -> c_int> => wr_complete,
+        wr_abort: QpFn => wr_abort,
+    }
 }
 
-/// The provider's own polling calls of a wrapped CQ.
-#[derive(Clone, Copy)]
-struct SavedCq {
-    start_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex, *mut ibv_poll_cq_attr) -> c_int>,
-    next_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex) -> c_int>,
-    end_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex)>,
+saved! {
+    /// The provider's own polling calls of a wrapped CQ.
+    struct SavedCq of ibv_cq_ex, where_set {
+        start_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex, *mut ibv_poll_cq_attr) -> c_int> =>
+            start_poll,
+        next_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex) -> c_int> => next_poll,
+        end_poll: Option<unsafe extern "C" fn(*mut ibv_cq_ex)> => end_poll,
+    }
 }
 
 /// Every wrapped QP and CQ.
 static QPS: Registry<SavedQp> = Registry::new();
 static CQS: Registry<SavedCq> = Registry::new();
-
-/// Each member of a saved set: the pointer itself, to save, put back, and
-/// replace with the wrapper when the provider set one.
-macro_rules! members {
-    ($m:ident, $obj:expr, $saved:expr, [$($f:ident => $w:ident),* $(,)?]) => {
-        $( members!(@$m $obj, $saved, $f, $w); )*
-    };
-    (@wrap $obj:expr, $saved:expr, $f:ident, $w:ident) => {
-        if $obj.$f.is_some() { $obj.$f = Some($w); }
-    };
-    (@restore $obj:expr, $saved:expr, $f:ident, $w:ident) => {
-        $obj.$f = $saved.$f;
-    };
-}
-
-macro_rules! qp_members {
-    ($m:ident, $obj:expr, $saved:expr) => {
-        members!($m, $obj, $saved, [
-            wr_start => wr_start, wr_send => wr_send, wr_send_imm => wr_send_imm,
-            wr_rdma_write => wr_rdma_write, wr_rdma_write_imm => wr_rdma_write_imm,
-            wr_rdma_read => wr_rdma_read, wr_set_sge => wr_set_sge,
-            wr_set_sge_list => wr_set_sge_list, wr_set_inline_data => wr_set_inline_data,
-            wr_complete => wr_complete, wr_abort => wr_abort,
-        ])
-    };
-}
-
-macro_rules! cq_members {
-    ($m:ident, $obj:expr, $saved:expr) => {
-        members!($m, $obj, $saved, [
-            start_poll => start_poll, next_poll => next_poll, end_poll => end_poll,
-        ])
-    };
-}
 
 /// Wraps a QP just created with the extended API.
 ///
@@ -88,21 +62,8 @@ macro_rules! cq_members {
 pub(super) unsafe fn wrap_qp(qp: *mut ibv_qp_ex) {
     // SAFETY: the caller's new QP.
     let q = unsafe { &mut *qp };
-    let saved = SavedQp {
-        wr_start: q.wr_start,
-        wr_send: q.wr_send,
-        wr_send_imm: q.wr_send_imm,
-        wr_rdma_write: q.wr_rdma_write,
-        wr_rdma_write_imm: q.wr_rdma_write_imm,
-        wr_rdma_read: q.wr_rdma_read,
-        wr_set_sge: q.wr_set_sge,
-        wr_set_sge_list: q.wr_set_sge_list,
-        wr_set_inline_data: q.wr_set_inline_data,
-        wr_complete: q.wr_complete,
-        wr_abort: q.wr_abort,
-    };
-    if QPS.insert(qp.cast(), saved) {
-        qp_members!(wrap, q, saved);
+    if QPS.insert(qp.cast(), SavedQp::save(q)) {
+        SavedQp::install(q);
     }
 }
 
@@ -113,13 +74,8 @@ pub(super) unsafe fn wrap_qp(qp: *mut ibv_qp_ex) {
 pub(super) unsafe fn wrap_cq(cq: *mut ibv_cq_ex) {
     // SAFETY: the caller's new CQ.
     let c = unsafe { &mut *cq };
-    let saved = SavedCq {
-        start_poll: c.start_poll,
-        next_poll: c.next_poll,
-        end_poll: c.end_poll,
-    };
-    if CQS.insert(cq.cast(), saved) {
-        cq_members!(wrap, c, saved);
+    if CQS.insert(cq.cast(), SavedCq::save(c)) {
+        SavedCq::install(c);
     }
 }
 
@@ -134,8 +90,7 @@ pub(super) unsafe fn unwrap_qp(qp: *mut c_void) {
     }
     if let Some(saved) = QPS.remove(qp.cast()) {
         // SAFETY: a wrapped QP is an ibv_qp_ex.
-        let q = unsafe { &mut *qp.cast::<ibv_qp_ex>() };
-        qp_members!(restore, q, saved);
+        saved.restore(unsafe { &mut *qp.cast::<ibv_qp_ex>() });
     }
 }
 
@@ -149,8 +104,7 @@ pub(super) unsafe fn unwrap_cq(cq: *mut c_void) {
     }
     if let Some(saved) = CQS.remove(cq.cast()) {
         // SAFETY: a wrapped CQ is an ibv_cq_ex.
-        let c = unsafe { &mut *cq.cast::<ibv_cq_ex>() };
-        cq_members!(restore, c, saved);
+        saved.restore(unsafe { &mut *cq.cast::<ibv_cq_ex>() });
     }
 }
 

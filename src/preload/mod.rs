@@ -18,6 +18,7 @@
 mod extended;
 mod ops;
 mod registry;
+mod saved;
 
 use core::ffi::{CStr, c_int, c_void};
 use core::ptr;
@@ -25,9 +26,10 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 use ibverbs_sys::ibv_device;
 
-use crate::functions::function_table;
-use crate::observe;
-use crate::verbs::{ibv_context, ibv_cq, ibv_qp};
+use rdmaverbs_abi::function_table;
+use rdmaverbs_abi::sys::set_errno;
+use rdmaverbs_observe as observe;
+use rdmaverbs_abi::verbs::{ibv_context, ibv_cq, ibv_qp};
 
 type OpenFn = unsafe extern "C" fn(*mut ibv_device) -> *mut ibv_context;
 type CloseFn = unsafe extern "C" fn(*mut ibv_context) -> c_int;
@@ -129,8 +131,7 @@ fn real(cache: &AtomicPtr<c_void>, name: &CStr) -> Option<*mut c_void> {
 /// No libibverbs behind this library: NULL (or -1) with `errno = ENOSYS`.
 #[cold]
 fn unavailable() -> *mut c_void {
-    // SAFETY: this thread's errno.
-    unsafe { *libc::__errno_location() = libc::ENOSYS };
+    set_errno(libc::ENOSYS);
     ptr::null_mut()
 }
 
@@ -139,7 +140,7 @@ fn unavailable() -> *mut c_void {
 macro_rules! check_interposed {
     (exports { $($e:tt)* } ops { $($o:tt)* } interposed { $( $name:ident $node:literal; )* }) => {
         #[allow(dead_code)]
-        fn interposed_exist() -> [*const (); crate::functions::Func::INTERPOSED.len()] {
+        fn interposed_exist() -> [*const (); rdmaverbs_abi::functions::Func::INTERPOSED.len()] {
             [ $( $name as *const (), )* ]
         }
     };

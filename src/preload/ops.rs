@@ -9,25 +9,40 @@ use ibverbs_sys::ibv_context_ops;
 
 use super::extended;
 use super::registry::Registry;
-use crate::observe::{Op, record_op, warn_line};
-use crate::sys::pthread_atfork;
-use crate::verbs::{
+use super::saved::saved;
+use rdmaverbs_observe::{Op, record_op, warn_line};
+use rdmaverbs_abi::sys::{pthread_atfork, set_errno};
+use rdmaverbs_abi::verbs::{
     CreateCqEx, CreateQpEx, ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc,
-    verbs_context,
+    verbs_context, verbs_context_tail,
 };
 
-/// The provider's own ops of a wrapped context.
+saved! {
+    /// The provider's own data-path ops of a wrapped context.
+    struct SavedOps of ibv_context_ops, always {
+        post_send: PostSend => post_send,
+        post_recv: PostRecv => post_recv,
+        post_srq_recv: PostSrqRecv => post_srq_recv,
+        poll_cq: PollCq => poll_cq,
+        req_notify_cq: ReqNotifyCq => req_notify_cq,
+    }
+}
+
+saved! {
+    /// The extended API's creation ops of a wrapped context's
+    /// `verbs_context`, where it has them.
+    struct SavedCreators of verbs_context_tail, where_set {
+        create_qp_ex: Option<CreateQpEx> => create_qp_ex_wrapped,
+        create_cq_ex: Option<CreateCqEx> => create_cq_ex_wrapped,
+    }
+}
+
+/// What is saved of a wrapped context.
 #[derive(Clone, Copy)]
 struct Saved {
-    post_send: PostSend,
-    post_recv: PostRecv,
-    post_srq_recv: PostSrqRecv,
-    poll_cq: PollCq,
-    req_notify_cq: ReqNotifyCq,
-    /// The extended API's creation ops (`verbs_context`), when the context
-    /// has them.
-    create_qp_ex: Option<CreateQpEx>,
-    create_cq_ex: Option<CreateCqEx>,
+    ops: SavedOps,
+    /// `None` when the context is not an extended one.
+    creators: Option<SavedCreators>,
 }
 
 type PostSend =
@@ -49,42 +64,22 @@ static CONTEXTS: Registry<Saved> = Registry::new();
 /// `ctx` is an open context that no other thread uses yet.
 pub(super) unsafe fn wrap(ctx: *mut ibv_context) {
     fork_handlers();
-    // SAFETY: `ctx` is valid (caller's guarantee).
-    let ops: &mut ibv_context_ops = unsafe { &mut (*ctx).ops };
-    // SAFETY: a live context.
-    let v = unsafe { verbs_context(ctx) };
-    // SAFETY: the verbs_context around the context, when it has one.
-    let (create_qp_ex, create_cq_ex) = v.map_or((None, None), |v| unsafe {
-        ((*v).create_qp_ex, (*v).create_cq_ex)
-    });
+    // SAFETY: `ctx` is valid (caller's guarantee); its verbs_context, when
+    // it has one, is not yet shared.
+    let (ops, v) = unsafe { (&mut (*ctx).ops, verbs_context(ctx)) };
+    // SAFETY: as above.
+    let v = v.map(|v| unsafe { &mut *v });
     let saved = Saved {
-        post_send: ops.post_send,
-        post_recv: ops.post_recv,
-        post_srq_recv: ops.post_srq_recv,
-        poll_cq: ops.poll_cq,
-        req_notify_cq: ops.req_notify_cq,
-        create_qp_ex,
-        create_cq_ex,
+        ops: SavedOps::save(ops),
+        creators: v.as_deref().map(SavedCreators::save),
     };
     if !CONTEXTS.insert(ctx.cast(), saved) {
         warn_line(b"rdmaverbs: warning: out of memory; a device context is not watched");
         return;
     }
-    ops.post_send = Some(post_send);
-    ops.post_recv = Some(post_recv);
-    ops.post_srq_recv = Some(post_srq_recv);
-    ops.poll_cq = Some(poll_cq);
-    ops.req_notify_cq = Some(req_notify_cq);
+    SavedOps::install(ops);
     if let Some(v) = v {
-        // SAFETY: the context's own verbs_context, not yet shared.
-        unsafe {
-            if create_qp_ex.is_some() {
-                (*v).create_qp_ex = Some(create_qp_ex_wrapped);
-            }
-            if create_cq_ex.is_some() {
-                (*v).create_cq_ex = Some(create_cq_ex_wrapped);
-            }
-        }
+        SavedCreators::install(v);
     }
 }
 
@@ -99,21 +94,18 @@ pub(super) unsafe fn unwrap(ctx: *mut ibv_context) {
     }
     if let Some(saved) = CONTEXTS.remove(ctx.cast()) {
         // SAFETY: `ctx` is valid (caller's guarantee).
-        let ops = unsafe { &mut (*ctx).ops };
-        ops.post_send = saved.post_send;
-        ops.post_recv = saved.post_recv;
-        ops.post_srq_recv = saved.post_srq_recv;
-        ops.poll_cq = saved.poll_cq;
-        ops.req_notify_cq = saved.req_notify_cq;
+        saved.ops.restore(unsafe { &mut (*ctx).ops });
         // SAFETY: as above.
-        if let Some(v) = unsafe { verbs_context(ctx) } {
+        if let (Some(c), Some(v)) = (saved.creators, unsafe { verbs_context(ctx) }) {
             // SAFETY: the context's own verbs_context.
-            unsafe {
-                (*v).create_qp_ex = saved.create_qp_ex;
-                (*v).create_cq_ex = saved.create_cq_ex;
-            }
+            c.restore(unsafe { &mut *v });
         }
     }
+}
+
+/// The provider's creation op `f` of a wrapped context.
+fn creator<T>(ctx: *mut ibv_context, f: impl FnOnce(SavedCreators) -> Option<T>) -> Option<T> {
+    CONTEXTS.get(ctx.cast()).and_then(|s| s.creators).and_then(f)
 }
 
 /// The wrapped `create_qp_ex` of a context: the provider's, then, for a QP
@@ -126,9 +118,8 @@ unsafe extern "C" fn create_qp_ex_wrapped(
     ctx: *mut ibv_context,
     attr: *mut ibverbs_sys::ibv_qp_init_attr_ex,
 ) -> *mut ibv_qp {
-    let Some(create) = CONTEXTS.get(ctx.cast()).and_then(|s| s.create_qp_ex) else {
-        // SAFETY: this thread's errno.
-        unsafe { *libc::__errno_location() = libc::EOPNOTSUPP };
+    let Some(create) = creator(ctx, |c| c.create_qp_ex) else {
+        set_errno(libc::EOPNOTSUPP);
         return core::ptr::null_mut();
     };
     // SAFETY: the provider's op, with the caller's arguments.
@@ -155,9 +146,8 @@ unsafe extern "C" fn create_cq_ex_wrapped(
     ctx: *mut ibv_context,
     attr: *mut ibverbs_sys::ibv_cq_init_attr_ex,
 ) -> *mut ibverbs_sys::ibv_cq_ex {
-    let Some(create) = CONTEXTS.get(ctx.cast()).and_then(|s| s.create_cq_ex) else {
-        // SAFETY: this thread's errno.
-        unsafe { *libc::__errno_location() = libc::EOPNOTSUPP };
+    let Some(create) = creator(ctx, |c| c.create_cq_ex) else {
+        set_errno(libc::EOPNOTSUPP);
         return core::ptr::null_mut();
     };
     // SAFETY: the provider's op, with the caller's arguments.
@@ -209,7 +199,7 @@ unsafe extern "C" fn post_send(
     // SAFETY: the provider calls us with its own live QP.
     let Some(op) = CONTEXTS
         .get(unsafe { (*qp).context }.cast())
-        .and_then(|o| o.post_send)
+        .and_then(|o| o.ops.post_send)
     else {
         return GONE;
     };
@@ -232,7 +222,7 @@ unsafe extern "C" fn post_recv(
     // SAFETY: as in `post_send`.
     let Some(op) = CONTEXTS
         .get(unsafe { (*qp).context }.cast())
-        .and_then(|o| o.post_recv)
+        .and_then(|o| o.ops.post_recv)
     else {
         return GONE;
     };
@@ -255,7 +245,7 @@ unsafe extern "C" fn post_srq_recv(
     // SAFETY: as in `post_send`.
     let Some(op) = CONTEXTS
         .get(unsafe { (*srq).context }.cast())
-        .and_then(|o| o.post_srq_recv)
+        .and_then(|o| o.ops.post_srq_recv)
     else {
         return GONE;
     };
@@ -275,7 +265,7 @@ unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_in
     // SAFETY: as in `post_send`.
     let Some(op) = CONTEXTS
         .get(unsafe { (*cq).context }.cast())
-        .and_then(|o| o.poll_cq)
+        .and_then(|o| o.ops.poll_cq)
     else {
         return -GONE;
     };
@@ -294,7 +284,7 @@ unsafe extern "C" fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_
     // SAFETY: as in `post_send`.
     let Some(op) = CONTEXTS
         .get(unsafe { (*cq).context }.cast())
-        .and_then(|o| o.req_notify_cq)
+        .and_then(|o| o.ops.req_notify_cq)
     else {
         return GONE;
     };

@@ -229,5 +229,4 @@ impl<V: Copy> Registry<V> {
 }
 
 #[cfg(test)]
-#[path = "registry_tests.rs"]
 mod tests;

@@ -6,16 +6,16 @@
 //!   `include/rdmaverbs.h` (the library's own API): cbindgen, from the
 //!   exports' definitions, split by version node.
 //! - `src/librdmaverbs.map`, `src/preload.map`: the version scripts of the
-//!   two libraries, from the table (`src/functions.rs`).
+//!   two libraries, from the table (`abi/src/functions.rs`).
 //! - `c-tests/functions.h`: the X-macro list of the exports with their C
 //!   signatures (from the header), for the C tests.
 //! - `debian/librdmaverbs1.symbols`: every exported symbol at its version.
 
 use std::path::Path;
 
-use crate::functions::{Func, RETIRED_NODES, UNDECLARED_NODES};
+use rdmaverbs_abi::functions::{Func, RETIRED_NODES, UNDECLARED_NODES};
 
-const NOTE: &str = "Generated from src/functions.rs by `make header`; do not edit.";
+const NOTE: &str = "Generated from abi/src/functions.rs by `make header`; do not edit.";
 
 /// A header as cbindgen generates it from `src/` with `cbindgen.toml`,
 /// changed by `edit`.
@@ -160,7 +160,7 @@ fn preload_map() -> String {
     }
     extra.push((
         "RDMAVERBS_PRELOAD_PRIVATE",
-        vec![crate::observe::PRELOAD_MARKER.to_str().unwrap()],
+        vec![rdmaverbs_observe::PRELOAD_MARKER.to_str().unwrap()],
     ));
     map(
         "librdmaverbs-preload.so exports what librdmaverbs.so.1 does (so that a\n   program linked with it is observed once, by this library), the\n   libibverbs functions it interposes at libibverbs' versions, and its\n   marker, which tells librdmaverbs.so.1 that it is there.",

@@ -1,0 +1,341 @@
+//! A call of an export, as the observer is told it ([`Call`]), with what it
+//! returned ([`Returned`](super::Returned)): its one event, the bytes it
+//! moved or registered, its trace line (`rdmaverbs(7)`, "Trace lines"), its
+//! probe's arguments (`probes/mod.rs`).
+
+use core::ffi::{c_int, c_void};
+
+use rdmaverbs_abi::verbs::{SendOp, ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
+
+use super::show::{recv_bytes, sge_bytes, show_wc, wc_args, wr_opcode_name};
+use super::shown::Shown;
+use super::{Events, Out, Returned};
+use crate::trace::line::Line;
+
+/// The SGEs of a posting call.
+#[derive(Clone, Copy)]
+pub enum Sges {
+    /// The one-buffer functions: one SGE of this length.
+    One(usize),
+    /// The vectored functions' `sgl` and `nsge`.
+    List(*mut ibv_sge, c_int),
+}
+
+/// A call of an export, as far as a record shows it.
+#[derive(Clone, Copy)]
+pub enum Call {
+    /// `rdma_seterrno(ret)`.
+    SetErrno(c_int),
+    /// A registration helper.
+    Reg {
+        /// The id.
+        id: *mut rdma_cm_id,
+        /// The buffer.
+        addr: *mut c_void,
+        /// Its length.
+        length: usize,
+    },
+    /// `rdma_dereg_mr(mr)`: `mr` is gone after the call; only its address is shown.
+    Dereg(*mut ibv_mr),
+    /// A posting function; `op` is `None` for a receive.
+    Post {
+        /// The id.
+        id: *mut rdma_cm_id,
+        /// The work request's id.
+        context: *mut c_void,
+        /// Its SGEs.
+        sges: Sges,
+        /// Its send flags.
+        flags: c_int,
+        /// The kind of send; `None` for a receive.
+        op: Option<SendOp>,
+    },
+    /// `rdma_get_local_addr` / `rdma_get_peer_addr`.
+    Addr(*mut rdma_cm_id),
+    /// `rdma_get_send_comp` / `rdma_get_recv_comp`, and (with a time-out)
+    /// their bounded forms.
+    Comp {
+        /// The id.
+        id: *mut rdma_cm_id,
+        /// Where the completion is written.
+        wc: *mut ibv_wc,
+        /// The bounded forms' time-out.
+        timeout_ms: Option<c_int>,
+    },
+}
+
+impl Call {
+    /// A posting call.
+    pub fn post(
+        id: *mut rdma_cm_id,
+        context: *mut c_void,
+        sges: Sges,
+        flags: c_int,
+        op: Option<SendOp>,
+    ) -> Call {
+        Call::Post {
+            id,
+            context,
+            sges,
+            flags,
+            op,
+        }
+    }
+
+    /// A completion call.
+    pub fn comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, timeout_ms: Option<c_int>) -> Call {
+        Call::Comp { id, wc, timeout_ms }
+    }
+
+    /// The bytes a successful call moved or registered: those posted, those
+    /// received (a successful receive completion) or registered.
+    ///
+    /// # Safety
+    /// The call succeeded: a `List` holds `nsge` readable SGEs, a `Comp`'s
+    /// `wc` was written.
+    unsafe fn bytes(self) -> u64 {
+        match self {
+            Call::Reg { length, .. } => length as u64,
+            Call::Post {
+                sges: Sges::One(len),
+                ..
+            } => len as u64,
+            Call::Post {
+                sges: Sges::List(sgl, n),
+                ..
+            // SAFETY: the provider accepted these `n` SGEs.
+            } => unsafe { sge_bytes(sgl, n) },
+            // SAFETY: a successful call wrote `*wc`.
+            Call::Comp { wc, .. } => recv_bytes(unsafe { &*wc.cast::<ibv_wc_head>() }),
+            Call::SetErrno(_) | Call::Dereg(_) | Call::Addr(_) => 0,
+        }
+    }
+
+    /// The arguments of the call's probe (see `probes/mod.rs`).
+    ///
+    /// # Safety
+    /// As [`Call::bytes`], for a call that succeeded; nothing is read
+    /// through the pointers of one that failed.
+    unsafe fn probe_args<R: Returned>(self, ret: R) -> [isize; 6] {
+        let r = ret.value();
+        let ok = !ret.failed();
+        match self {
+            Call::SetErrno(arg) => [arg as isize, 0, 0, 0, 0, r],
+            Call::Reg { id, addr, length } => [
+                id as isize,
+                addr as isize,
+                length as isize,
+                if ok { r } else { 0 },
+                0,
+                if ok { 0 } else { -1 },
+            ],
+            Call::Dereg(mr) => [mr as isize, 0, 0, 0, 0, r],
+            Call::Addr(id) => [id as isize, r, 0, 0, 0, if ok { 0 } else { -1 }],
+            Call::Post {
+                id,
+                context,
+                sges,
+                op,
+                ..
+            } => {
+                let nsge = match sges {
+                    Sges::One(_) => 1,
+                    Sges::List(_, n) => n as isize,
+                };
+                // SAFETY: the post succeeded (caller's guarantee).
+                let bytes = if ok {
+                    (unsafe { self.bytes() }) as isize
+                } else {
+                    0
+                };
+                let opcode = op.map_or(-1, |op| op.opcode() as isize);
+                [id as isize, context as isize, opcode, nsge, bytes, r]
+            }
+            Call::Comp { id, wc, .. } if ok && !wc.is_null() => {
+                // SAFETY: a successful call wrote `*wc`.
+                let w = unsafe { &*wc.cast::<ibv_wc_head>() };
+                let [wr_id, status, opcode, byte_len] = wc_args(w);
+                [id as isize, wr_id, status, opcode, byte_len, r]
+            }
+            Call::Comp { id, .. } => [id as isize, 0, 0, 0, 0, r],
+        }
+    }
+
+    /// The arguments and the result, as ` key=value` fields.
+    ///
+    /// # Safety
+    /// As [`Call::probe_args`].
+    unsafe fn describe<R: Returned>(self, line: &mut Line, ret: R) {
+        match self {
+            Call::SetErrno(arg) => line.dec(b" arg=", arg.into()),
+            Call::Reg { id, addr, length } => {
+                // SAFETY: forwarded.
+                unsafe { show_id(line, id) };
+                line.hex(b" addr=", addr as usize as u64);
+                line.dec(b" length=", length as i64);
+            }
+            Call::Dereg(mr) => line.hex(b" mr=", mr as usize as u64),
+            // SAFETY: forwarded.
+            Call::Addr(id) => unsafe { show_id(line, id) },
+            Call::Post {
+                id,
+                context,
+                sges,
+                flags,
+                op,
+            } => {
+                // SAFETY: forwarded.
+                unsafe { show_id(line, id) };
+                line.hex(b" wr_id=", context as usize as u64);
+                let opcode = op.map_or("RECV", |op| wr_opcode_name(op.opcode()));
+                line.word(b" opcode=", opcode.as_bytes());
+                match sges {
+                    Sges::One(_) => line.push(b" nsge=1"),
+                    Sges::List(_, n) => line.dec(b" nsge=", n.into()),
+                }
+                if !ret.failed() {
+                    // SAFETY: the post succeeded, so its SGEs were read.
+                    line.dec(b" bytes=", unsafe { self.bytes() } as i64);
+                }
+                if op.is_some() {
+                    line.hex(b" flags=", flags as u32 as u64);
+                }
+                match op {
+                    Some(
+                        SendOp::Read { remote_addr, rkey } | SendOp::Write { remote_addr, rkey },
+                    ) => {
+                        line.hex(b" remote_addr=", remote_addr);
+                        line.hex(b" rkey=", rkey.into());
+                    }
+                    Some(SendOp::UdSend { ah, remote_qpn }) => {
+                        line.hex(b" ah=", ah as usize as u64);
+                        line.dec(b" remote_qpn=", remote_qpn.into());
+                    }
+                    _ => {}
+                }
+            }
+            Call::Comp { id, wc, timeout_ms } => {
+                // SAFETY: forwarded.
+                unsafe { show_id(line, id) };
+                if let Some(t) = timeout_ms {
+                    line.dec(b" timeout_ms=", t.into());
+                }
+                ret.show(line);
+                if !ret.failed() && !wc.is_null() {
+                    // SAFETY: a successful call wrote `*wc`.
+                    show_wc(line, unsafe { &*wc.cast::<ibv_wc_head>() });
+                }
+                return;
+            }
+        }
+        ret.show(line);
+    }
+}
+
+/// ` id=0x... qpn=N` (and ` srq=0x...` when the id has an SRQ).
+///
+/// # Safety
+/// `id` is NULL or valid; so are its QP and SRQ.
+unsafe fn show_id(line: &mut Line, id: *mut rdma_cm_id) {
+    line.hex(b" id=", id as usize as u64);
+    if id.is_null() {
+        return;
+    }
+    // SAFETY: a non-NULL id is valid, and so are its non-NULL QP and SRQ.
+    unsafe {
+        let (qp, srq) = ((*id).qp, (*id).srq);
+        if !qp.is_null() {
+            line.dec(b" qpn=", (*qp).qp_num.into());
+        }
+        if !srq.is_null() {
+            line.hex(b" srq=", srq as usize as u64);
+        }
+    }
+}
+
+/// An export's call with its result and `errno`: one event.
+#[derive(Clone, Copy)]
+pub(super) struct ExportCall<R> {
+    pub(super) call: Call,
+    pub(super) ret: R,
+    pub(super) err: c_int,
+}
+
+impl<R: Returned> Events for ExportCall<R> {
+    fn failed(self) -> bool {
+        self.ret.failed()
+    }
+
+    unsafe fn each(self, out: &mut impl Out) {
+        let ExportCall { call, ret, err } = self;
+        // SAFETY: the call succeeded, so its pointers were valid and read.
+        let bytes = if ret.failed() { 0 } else { unsafe { call.bytes() } };
+        let line = move |line: &mut Line| {
+            // SAFETY: the pointers in `call` are the caller's, valid by the
+            // export's contract (or NULL, which is not read).
+            unsafe { call.describe(line, ret) };
+            if ret.failed() {
+                line.dec(b" errno=", err.into());
+            }
+        };
+        // SAFETY: as for the line.
+        out.event(bytes, Some(line), move || unsafe { call.probe_args(ret) });
+    }
+}
+
+impl Returned for c_int {
+    fn failed(self) -> bool {
+        self < 0
+    }
+    fn value(self) -> isize {
+        self as isize
+    }
+}
+
+impl Shown for c_int {
+    fn show(self, line: &mut Line) {
+        line.dec(b" ret=", self.into());
+    }
+}
+
+impl Returned for *mut libc::sockaddr {
+    fn failed(self) -> bool {
+        self.is_null()
+    }
+    fn value(self) -> isize {
+        self as isize
+    }
+}
+
+impl Shown for *mut libc::sockaddr {
+    fn show(self, line: &mut Line) {
+        if self.is_null() {
+            line.push(b" ret=NULL");
+        } else {
+            line.hex(b" ret=", self as usize as u64);
+        }
+    }
+}
+
+impl Returned for *mut ibv_mr {
+    fn failed(self) -> bool {
+        self.is_null()
+    }
+    fn value(self) -> isize {
+        self as isize
+    }
+}
+
+impl Shown for *mut ibv_mr {
+    fn show(self, line: &mut Line) {
+        if self.is_null() {
+            line.push(b" ret=NULL");
+        } else {
+            // SAFETY: the registration just returned this MR.
+            let (lkey, rkey) = unsafe { ((*self).lkey, (*self).rkey) };
+            line.hex(b" ret=", self as usize as u64);
+            line.hex(b" lkey=", lkey.into());
+            line.hex(b" rkey=", rkey.into());
+        }
+    }
+}
