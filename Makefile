@@ -14,7 +14,7 @@
 #   make header          regenerates the generated files (see src/tests/generated.rs)
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
-#   make mutants         mutation testing of src/ (cargo-mutants), writes MUTANTS.md; hours
+#   make mutants         mutation testing of the library (cargo-mutants), writes MUTANTS.md; hours
 #   make vendor          stores the crates for an offline build in vendor/
 #   make deb             Debian packages librdmaverbs1, librdmaverbs-dev in build/deb
 #   make rpm             RPM packages rdmaverbs, rdmaverbs-devel in build/rpm
@@ -464,12 +464,15 @@ test-bindings: $(LIBRARY) $(BINDINGS)
 
 # ---- mutation testing (MUTANTS.md; not in make check: hours) ----
 
-# cargo-mutants changes src/ one mutant at a time, in copies of the tree,
+# cargo-mutants changes the library's crates one mutant at a time, in copies of the tree,
 # and runs cargo test there; with the feature c-tests, cargo test also runs
 # test-mutant against the library it built (tests/fake_provider.rs).
 # Installs cargo-mutants from crates.io if it is missing.
 MUTANTS_JOBS ?= 2
 MUTANTS_ARGS ?=
+# The library's three crates, each mutant tested by the tests of all three
+# (the top crate's test runs the C tests, which see every crate's code).
+MUTATED    := $(foreach p,rdmaverbs rdmaverbs-observe rdmaverbs-abi,-p $(p) --test-package $(p))
 mutants: $(LIBRARY) $(TOOLS)
 	command -v cargo-mutants > /dev/null || $(CARGO) install --locked cargo-mutants@27.1.0
 	@# the names found unviable by every run since the last full one (cargo-mutants keeps
@@ -477,10 +480,10 @@ mutants: $(LIBRARY) $(TOOLS)
 	if echo " $(MUTANTS_ARGS) " | grep -q -- " --iterate "; then \
 		cat $(B)/mutants.out/unviable.txt $(B)/mutants.unviable 2> /dev/null | sort -u > $(B)/mutants.unviable.new; \
 		mv $(B)/mutants.unviable.new $(B)/mutants.unviable; else rm -f $(B)/mutants.unviable; fi
-	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants -p rdmaverbs \
-		--features c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
+	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants $(MUTATED) \
+		--features rdmaverbs/c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
 		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
-	$(CARGO) mutants -p rdmaverbs --features c-tests --list > $(B)/mutants.list
+	$(CARGO) mutants $(MUTATED) --features rdmaverbs/c-tests --list > $(B)/mutants.list
 	cat $(B)/mutants.out/unviable.txt >> $(B)/mutants.unviable
 	python3 c-tests/tools/mutants.py $(B)/mutants.out > MUTANTS.md
 

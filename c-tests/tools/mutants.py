@@ -3,11 +3,13 @@
 
     mutants.py OUTPUT_DIR/mutants.out > MUTANTS.md
 
-Counts per folder of src/ (tried, caught, missed, timed out, unviable, and
+Counts per crate (the exports' and the preload library's folders of the
+top crate apart: src/api, src/preload; observe; abi) (tried, caught, missed,
+timed out, unviable, and
 the share of viable mutants the tests caught, a time-out counting as
 caught: the tests did not pass), then every survivor with why it is left:
 c-tests/tools/mutants-survivors.txt explains each by its name without the
-line and column ("src/FILE: replace X with Y in FUNCTION"), since lines
+line and column ("PATH: replace X with Y in FUNCTION"), since lines
 move. A survivor without an explanation is listed as unexplained.
 
 After `make mutants MUTANTS_ARGS=--iterate`, the mutants caught (or found
@@ -28,7 +30,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def key(name):
     """A mutant's name without its line and column."""
-    return re.sub(r"^(src/[^:]+):\d+:\d+: ", r"\1: ", name)
+    return re.sub(r"^([^:]+\.rs):\d+:\d+: ", r"\1: ", name)
+
+
+def group(path):
+    """Where a mutant's file counts: its crate (observe, abi), or its folder
+    of the top crate (src/api, src/preload)."""
+    top = path.split("/")[0]
+    return top if top in ("observe", "abi") else os.path.dirname(path)
 
 
 def explanations():
@@ -38,7 +47,7 @@ def explanations():
             line = line.rstrip("\n")
             if not line or line.startswith("#"):
                 continue
-            if line.startswith("src/"):
+            if re.match(r"^[\w./-]+\.rs: ", line):
                 current = line
                 out[current] = ""
             elif current:
@@ -92,7 +101,7 @@ def main():
         m = o["scenario"].get("Mutant") if isinstance(o["scenario"], dict) else None
         if not m:
             continue
-        folder = os.path.dirname(m["file"])
+        folder = group(m["file"])
         c = folders.setdefault(folder, {"tried": 0, "caught": 0, "missed": 0, "timeout": 0, "unviable": 0})
         c["tried"] += 1
         kind = {"CaughtMutant": "caught", "MissedMutant": "missed", "Timeout": "timeout",
@@ -102,7 +111,7 @@ def main():
             survivors.append(m["name"])
     earlier, moved = carried(out_dir)
     for name, kind in earlier:
-        folder = os.path.dirname(name.split(":")[0])
+        folder = group(name.split(":")[0])
         c = folders.setdefault(folder, {"tried": 0, "caught": 0, "missed": 0, "timeout": 0, "unviable": 0})
         c["tried"] += 1
         c[kind] += 1
@@ -110,9 +119,10 @@ def main():
     p = print
     p("# Mutation testing")
     p()
-    p("`make mutants` (cargo-mutants over `src/`, each mutant tested by `cargo test --features")
-    p("c-tests`: the Rust unit tests, then the C tests on the fake provider against the library")
-    p("cargo built of the mutant, `make test-mutant`); this file is written by")
+    p("`make mutants` (cargo-mutants over the library's three crates, `src/`, `observe/` and")
+    p("`abi/`, each mutant tested by `cargo test --features rdmaverbs/c-tests` of the three: their")
+    p("Rust unit tests, then the C tests on the fake provider against the library cargo built")
+    p("of the mutant, `make test-mutant`); this file is written by")
     p("`c-tests/tools/mutants.py` from its last run. A mutant is caught when the tests fail")
     p("(or hang past the time-out); unviable ones do not compile. cargo-mutants leaves `unsafe`")
     p("functions and blocks alone, so the exports themselves (`unsafe extern \"C\"`) are")
@@ -142,10 +152,10 @@ def main():
     same = {}
     for name in survivors:
         if why.get(key(name), "").startswith("Equivalent"):
-            folder = os.path.dirname(name.split(":")[0])
+            folder = group(name.split(":")[0])
             same[folder] = same.get(folder, 0) + 1
     same["all"] = sum(same.values())
-    p("| folder | tried | caught | timed out | missed | of them equivalent | unviable "
+    p("| crate or folder | tried | caught | timed out | missed | of them equivalent | unviable "
       "| caught of viable | caught of viable, equivalents aside |")
     p("|---|---|---|---|---|---|---|---|---|")
     for folder in sorted(folders) + ["all"]:

@@ -8,8 +8,8 @@
 //! for programs that cannot inline (an FFI, `dlsym`), and for tracing.
 
 use super::export::observed;
-use rdmaverbs_observe::Call;
 use rdmaverbs_abi::verbs::rdma_cm_id;
+use rdmaverbs_observe::Call;
 
 /// `libc::sockaddr`, as the original returns it.
 pub use libc::sockaddr;

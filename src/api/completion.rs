@@ -12,8 +12,8 @@ use super::errno::invalid;
 use super::export::observed;
 use super::wait::{Queue, Wait, polled, timed_out, wait_for_comp};
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_observe::Call;
 use rdmaverbs_abi::verbs::{ibv_poll_cq, ibv_wc, rdma_cm_id};
+use rdmaverbs_observe::Call;
 
 /// The original's loop, step for step: poll; arm the CQ; poll again (a
 /// completion may have arrived before the arming); block for the event;

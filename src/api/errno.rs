@@ -3,9 +3,9 @@
 use core::ffi::c_int;
 
 use super::export::{Refused, observed};
-use rdmaverbs_observe::Call;
 use rdmaverbs_abi::sys::set_errno;
 use rdmaverbs_abi::verbs::ibv_mr;
+use rdmaverbs_observe::Call;
 
 /// Turns a verbs result into the API's convention: `0` stays `0`; anything
 /// else (a positive errno, or a negative value from a provider that returns

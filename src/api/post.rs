@@ -12,8 +12,8 @@ use core::ffi::{c_int, c_void};
 
 use super::export::observed;
 use super::request::{lkey_or_zero, post_one, post_recv, post_send, read_one, recv_one};
-use rdmaverbs_observe::{Call, Sges};
 use rdmaverbs_abi::verbs::{SendOp, ibv_ah, ibv_mr, ibv_sge, rdma_cm_id};
+use rdmaverbs_observe::{Call, Sges};
 
 /// Posts a receive of nsge buffers (to the SRQ if any); returns 0, or -1 with errno.
 ///

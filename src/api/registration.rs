@@ -7,8 +7,8 @@ use ibverbs_sys::ibv_access_flags as access;
 
 use super::errno::{invalid_ptr, seterrno};
 use super::export::observed;
-use rdmaverbs_observe::Call;
 use rdmaverbs_abi::verbs::{ibv_mr, rdma_cm_id};
+use rdmaverbs_observe::Call;
 
 /// Registers `addr..addr+length` on the id's protection domain; NULL with
 /// `errno = EINVAL` when it has none (a NULL id is the export's

@@ -5,9 +5,11 @@ use core::ptr;
 
 use super::errno::{invalid, seterrno};
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_observe as observe;
 use rdmaverbs_abi::sys::{errno, monotonic, ns};
-use rdmaverbs_abi::verbs::{ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id};
+use rdmaverbs_abi::verbs::{
+    ibv_comp_channel, ibv_cq, ibv_poll_cq, ibv_req_notify_cq, ibv_wc, rdma_cm_id,
+};
+use rdmaverbs_observe as observe;
 
 /// Which of the id's two completion queues to wait on.
 #[derive(Clone, Copy)]

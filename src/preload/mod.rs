@@ -28,8 +28,8 @@ use ibverbs_sys::ibv_device;
 
 use rdmaverbs_abi::function_table;
 use rdmaverbs_abi::sys::set_errno;
-use rdmaverbs_observe as observe;
 use rdmaverbs_abi::verbs::{ibv_context, ibv_cq, ibv_qp};
+use rdmaverbs_observe as observe;
 
 type OpenFn = unsafe extern "C" fn(*mut ibv_device) -> *mut ibv_context;
 type CloseFn = unsafe extern "C" fn(*mut ibv_context) -> c_int;

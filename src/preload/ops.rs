@@ -10,12 +10,12 @@ use ibverbs_sys::ibv_context_ops;
 use super::extended;
 use super::registry::Registry;
 use super::saved::saved;
-use rdmaverbs_observe::{Op, record_op, warn_line};
 use rdmaverbs_abi::sys::{pthread_atfork, set_errno};
 use rdmaverbs_abi::verbs::{
     CreateCqEx, CreateQpEx, ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc,
     verbs_context, verbs_context_tail,
 };
+use rdmaverbs_observe::{Op, record_op, warn_line};
 
 saved! {
     /// The provider's own data-path ops of a wrapped context.
@@ -105,7 +105,10 @@ pub(super) unsafe fn unwrap(ctx: *mut ibv_context) {
 
 /// The provider's creation op `f` of a wrapped context.
 fn creator<T>(ctx: *mut ibv_context, f: impl FnOnce(SavedCreators) -> Option<T>) -> Option<T> {
-    CONTEXTS.get(ctx.cast()).and_then(|s| s.creators).and_then(f)
+    CONTEXTS
+        .get(ctx.cast())
+        .and_then(|s| s.creators)
+        .and_then(f)
 }
 
 /// The wrapped `create_qp_ex` of a context: the provider's, then, for a QP

@@ -23,8 +23,8 @@ fn count_in(threads: usize, calls: u64, f: Func) -> Vec<(u64, u32, Option<usize>
                     }
                     blocked(f);
                     let base = BASE.load(Relaxed);
-                    let mine =
-                        (0..SHARED).find(|&i| owner(block_at(base, i)).load(Relaxed) == thread_pointer());
+                    let mine = (0..SHARED)
+                        .find(|&i| owner(block_at(base, i)).load(Relaxed) == thread_pointer());
                     let who = (thread_pointer(), unsafe { libc::gettid() } as u32, mine);
                     all.wait(); // every thread alive until all have counted
                     who

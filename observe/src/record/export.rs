@@ -5,6 +5,7 @@
 
 use core::ffi::{c_int, c_void};
 
+use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::verbs::{SendOp, ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
 
 use super::show::{recv_bytes, sge_bytes, show_wc, wc_args, wr_opcode_name};
@@ -256,20 +257,32 @@ unsafe fn show_id(line: &mut Line, id: *mut rdma_cm_id) {
 /// An export's call with its result and `errno`: one event.
 #[derive(Clone, Copy)]
 pub(super) struct ExportCall<R> {
+    pub(super) f: Func,
     pub(super) call: Call,
     pub(super) ret: R,
     pub(super) err: c_int,
 }
 
 impl<R: Returned> Events for ExportCall<R> {
+    #[inline(always)]
     fn failed(self) -> bool {
         self.ret.failed()
     }
 
+    #[inline(always)]
+    fn func(self) -> Func {
+        self.f
+    }
+
+    #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
-        let ExportCall { call, ret, err } = self;
+        let ExportCall { f, call, ret, err } = self;
         // SAFETY: the call succeeded, so its pointers were valid and read.
-        let bytes = if ret.failed() { 0 } else { unsafe { call.bytes() } };
+        let bytes = if ret.failed() {
+            0
+        } else {
+            unsafe { call.bytes() }
+        };
         let line = move |line: &mut Line| {
             // SAFETY: the pointers in `call` are the caller's, valid by the
             // export's contract (or NULL, which is not read).
@@ -279,11 +292,14 @@ impl<R: Returned> Events for ExportCall<R> {
             }
         };
         // SAFETY: as for the line.
-        out.event(bytes, Some(line), move || unsafe { call.probe_args(ret) });
+        out.event(f, bytes, Some(line), move || unsafe {
+            call.probe_args(ret)
+        });
     }
 }
 
 impl Returned for c_int {
+    #[inline(always)]
     fn failed(self) -> bool {
         self < 0
     }
@@ -299,6 +315,7 @@ impl Shown for c_int {
 }
 
 impl Returned for *mut libc::sockaddr {
+    #[inline(always)]
     fn failed(self) -> bool {
         self.is_null()
     }
@@ -318,6 +335,7 @@ impl Shown for *mut libc::sockaddr {
 }
 
 impl Returned for *mut ibv_mr {
+    #[inline(always)]
     fn failed(self) -> bool {
         self.is_null()
     }

@@ -98,12 +98,13 @@ pub enum ExOp {
 /// returned 0 the CQ's current completion can be read.
 pub unsafe fn record_ex(op: ExOp) {
     // SAFETY: forwarded.
-    unsafe { emit(op.func(), op) };
+    unsafe { emit(op) };
 }
 
 impl ExOp {
     /// The function of the table.
-    fn func(self) -> Func {
+    #[inline(always)]
+    fn function(self) -> Func {
         match self {
             ExOp::Mark { f, .. } | ExOp::Opcode { f, .. } | ExOp::Poll { f, .. } => f,
             ExOp::Sge { .. } => Func::OpWrSetSge,
@@ -119,6 +120,7 @@ impl ExOp {
 const NO_LINE: Option<fn(&mut Line)> = None;
 
 impl Events for ExOp {
+    #[inline(always)]
     fn failed(self) -> bool {
         match self {
             ExOp::Complete { ret, .. } => ret != 0,
@@ -127,10 +129,17 @@ impl Events for ExOp {
         }
     }
 
+    #[inline(always)]
+    fn func(self) -> Func {
+        self.function()
+    }
+
+    #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
+        let f = self.function();
         match self {
             ExOp::Mark { qp, .. } => {
-                out.event(0, Some(|line: &mut Line| show_qp(line, qp)), || {
+                out.event(f, 0, Some(|line: &mut Line| show_qp(line, qp)), || {
                     [qp as isize, 0, 0, 0, 0, 0]
                 });
             }
@@ -149,7 +158,7 @@ impl Events for ExOp {
                         line.hex(b" rkey=", rkey.into());
                     }
                 };
-                out.event(0, Some(line), || {
+                out.event(f, 0, Some(line), || {
                     [
                         qp as isize,
                         wr_id as isize,
@@ -172,8 +181,15 @@ impl Events for ExOp {
                     line.hex(b" addr=", addr);
                     line.dec(b" length=", length.into());
                 };
-                out.event(length.into(), Some(line), || {
-                    [qp as isize, lkey as isize, addr as isize, length as isize, 0, 0]
+                out.event(f, length.into(), Some(line), || {
+                    [
+                        qp as isize,
+                        lkey as isize,
+                        addr as isize,
+                        length as isize,
+                        0,
+                        0,
+                    ]
                 });
             }
             ExOp::SgeList { qp, n, list } => {
@@ -185,7 +201,7 @@ impl Events for ExOp {
                     line.dec(b" nsge=", n.into());
                     line.dec(b" bytes=", bytes as i64);
                 };
-                out.event(bytes, Some(line), || {
+                out.event(f, bytes, Some(line), || {
                     [qp as isize, n as isize, bytes as isize, 0, 0, 0]
                 });
             }
@@ -195,7 +211,7 @@ impl Events for ExOp {
                     line.hex(b" addr=", addr as usize as u64);
                     line.dec(b" length=", length as i64);
                 };
-                out.event(length as u64, Some(line), || {
+                out.event(f, length as u64, Some(line), || {
                     [qp as isize, addr as isize, length as isize, 0, 0, 0]
                 });
             }
@@ -204,13 +220,13 @@ impl Events for ExOp {
                     show_qp(line, qp);
                     line.dec(b" ret=", ret.into());
                 };
-                out.event(0, Some(line), || [qp as isize, 0, 0, 0, 0, ret as isize]);
+                out.event(f, 0, Some(line), || [qp as isize, 0, 0, 0, 0, ret as isize]);
             }
             // SAFETY: forwarded.
-            ExOp::Poll { cq, ret, .. } => unsafe { poll(out, cq, ret) },
+            ExOp::Poll { cq, ret, .. } => unsafe { poll(out, f, cq, ret) },
             ExOp::EndPoll { cq } => {
                 let line = |line: &mut Line| line.hex(b" cq=", cq as usize as u64);
-                out.event(0, Some(line), || [cq as isize, 0, 0, 0, 0, 0]);
+                out.event(f, 0, Some(line), || [cq as isize, 0, 0, 0, 0, 0]);
             }
         }
     }
@@ -228,13 +244,13 @@ fn show_qp(line: &mut Line, qp: *mut ibv_qp_ex) {
 ///
 /// # Safety
 /// As [`record_ex`].
-unsafe fn poll(out: &mut impl Out, cq: *mut ibv_cq_ex, ret: c_int) {
+unsafe fn poll(out: &mut impl Out, f: Func, cq: *mut ibv_cq_ex, ret: c_int) {
     if ret != 0 {
         let args = || [cq as isize, 0, 0, 0, 0, ret as isize];
         if ret == libc::ENOENT {
-            out.event(0, NO_LINE, args);
+            out.event(f, 0, NO_LINE, args);
         } else {
-            out.event(0, Some(|line: &mut Line| show_cq(line, cq, ret)), args);
+            out.event(f, 0, Some(|line: &mut Line| show_cq(line, cq, ret)), args);
         }
         return;
     }
@@ -244,7 +260,7 @@ unsafe fn poll(out: &mut impl Out, cq: *mut ibv_cq_ex, ret: c_int) {
         show_cq(line, cq, ret);
         show_wc(line, &w);
     };
-    out.event(recv_bytes(&w), Some(line), || {
+    out.event(f, recv_bytes(&w), Some(line), || {
         let [wr_id, status, opcode, byte_len] = wc_args(&w);
         [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
     });

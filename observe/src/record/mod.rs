@@ -44,6 +44,22 @@ pub(crate) trait Events: Copy {
     /// The call failed: an error is counted.
     fn failed(self) -> bool;
 
+    /// The function the call is counted under.
+    fn func(self) -> Func;
+
+    /// The watched path for the call: [`emit_watched`], out of line. (A
+    /// source whose calls are known at compile time overrides it with one
+    /// function per kind of call, taking its arguments in registers: the
+    /// counting path then stores none of them.)
+    ///
+    /// # Safety
+    /// As [`Events::each`].
+    #[inline(always)]
+    unsafe fn watched(self) {
+        // SAFETY: forwarded.
+        unsafe { emit_watched(self) };
+    }
+
     /// Gives `out` each event of the call, in order.
     ///
     /// # Safety
@@ -54,31 +70,34 @@ pub(crate) trait Events: Copy {
 
 /// Where [`Events::each`] puts each event.
 pub(crate) trait Out {
-    /// One event: `bytes` moved, its trace line (when it has one; `fill`
-    /// completes it after its start), its probe's arguments.
+    /// One event of `f` (a constant where the source knows it, so that the
+    /// line's name and the probe's site are chosen at compile time): `bytes`
+    /// moved, its trace line (when it has one; `fill` completes it after its
+    /// start), its probe's arguments.
     fn event(
         &mut self,
+        f: Func,
         bytes: u64,
         line: Option<impl FnOnce(&mut Line)>,
         args: impl FnOnce() -> Args,
     );
 }
 
-/// Records one call of `f`: the only way a call becomes counters, trace
-/// lines and probe firings.
+/// Records one call: the only way a call becomes counters, trace lines and
+/// probe firings.
 ///
 /// # Safety
 /// As [`Events::each`].
 #[inline(always)]
-pub(crate) unsafe fn emit<E: Events>(f: Func, e: E) {
+pub(crate) unsafe fn emit<E: Events>(e: E) {
     if !e.quiet() && (trace::tracing() || gate::probe_attached()) {
         // SAFETY: forwarded.
-        unsafe { emit_watched(f, e) };
+        unsafe { e.watched() };
     } else if settings::stats() {
         let mut sum = Sum(0);
         // SAFETY: forwarded.
         unsafe { e.each(&mut sum) };
-        count::tally(f, e.failed(), sum.0);
+        count::tally(e.func(), e.failed(), sum.0);
     }
 }
 
@@ -88,14 +107,23 @@ pub(crate) unsafe fn emit<E: Events>(f: Func, e: E) {
 /// # Safety
 /// As [`emit`].
 #[inline(never)]
-unsafe fn emit_watched<E: Events>(f: Func, e: E) {
-    let mut out = Watched {
-        f,
-        counted: settings::stats().then(|| count::call(f, e.failed())),
-        tracing: trace::tracing(),
-    };
+pub(crate) unsafe fn emit_watched<E: Events>(e: E) {
+    let tracing = trace::tracing();
+    // Two copies of the events' walk, so that neither tests, per event,
+    // whether it counts: without counting, the bytes are not even worked
+    // out.
     // SAFETY: forwarded.
-    unsafe { e.each(&mut out) };
+    unsafe {
+        if settings::stats() {
+            let counted = count::call(e.func(), e.failed());
+            e.each(&mut Watched { counted, tracing });
+        } else {
+            e.each(&mut Watched {
+                counted: (),
+                tracing,
+            });
+        }
+    }
 }
 
 /// The counting path's [`Out`]: the bytes summed, nothing else run.
@@ -105,6 +133,7 @@ impl Out for Sum {
     #[inline(always)]
     fn event(
         &mut self,
+        _f: Func,
         bytes: u64,
         _line: Option<impl FnOnce(&mut Line)>,
         _args: impl FnOnce() -> Args,
@@ -113,28 +142,44 @@ impl Out for Sum {
     }
 }
 
-/// The watched path's [`Out`].
-struct Watched {
-    f: Func,
-    counted: Option<count::Counted>,
+/// The watched path's [`Out`]: `C` is [`count::Counted`] when counting,
+/// `()` when not.
+struct Watched<C> {
+    counted: C,
     tracing: bool,
 }
 
-impl Out for Watched {
+/// Where a watched call's bytes go: its counters, or nowhere.
+trait Bytes {
+    fn bytes(&self, n: u64);
+}
+
+impl Bytes for count::Counted {
+    #[inline(always)]
+    fn bytes(&self, n: u64) {
+        count::Counted::bytes(*self, n);
+    }
+}
+
+impl Bytes for () {
+    #[inline(always)]
+    fn bytes(&self, _: u64) {}
+}
+
+impl<C: Bytes> Out for Watched<C> {
     #[inline(always)]
     fn event(
         &mut self,
+        f: Func,
         bytes: u64,
         line: Option<impl FnOnce(&mut Line)>,
         args: impl FnOnce() -> Args,
     ) {
-        if let Some(c) = self.counted {
-            c.bytes(bytes);
-        }
+        self.counted.bytes(bytes);
         if let (true, Some(fill)) = (self.tracing, line) {
-            trace::line(self.f, fill);
+            trace::line(f, fill);
         }
-        probes::fire(self.f, args);
+        probes::fire(f, args);
     }
 }
 
@@ -185,7 +230,7 @@ impl Scope {
         // Read before anything else; nothing below changes it.
         let err: c_int = if ret.failed() { errno() } else { 0 };
         // SAFETY: forwarded.
-        unsafe { emit(f, ExportCall { call, ret, err }) };
+        unsafe { emit(ExportCall { f, call, ret, err }) };
     }
 }
 

@@ -10,7 +10,7 @@ use rdmaverbs_abi::verbs::{
 };
 
 use super::show::{recv_bytes, sge_bytes, show_cq, show_wc, wc_args, wr_opcode_name};
-use super::{Events, Out, emit};
+use super::{Events, Out, emit, emit_watched};
 use crate::probes::Args;
 use crate::thread::inside_export;
 use crate::trace::line::Line;
@@ -68,11 +68,12 @@ pub unsafe fn record_op(op: Op, ret: c_int) {
         return;
     }
     // SAFETY: forwarded.
-    unsafe { emit(op.func(), OpCall { op, ret }) };
+    unsafe { emit(OpCall { op, ret }) };
 }
 
 impl Op {
     /// The function of the table.
+    #[inline(always)]
     fn func(self) -> Func {
         match self {
             Op::PostSend { .. } => Func::OpPostSend,
@@ -92,10 +93,12 @@ struct OpCall {
 }
 
 impl Events for OpCall {
+    #[inline(always)]
     fn quiet(self) -> bool {
         matches!(self.op, Op::PollCq { .. }) && self.ret == 0
     }
 
+    #[inline(always)]
     fn failed(self) -> bool {
         match self.op {
             Op::PollCq { .. } => self.ret < 0,
@@ -103,15 +106,39 @@ impl Events for OpCall {
         }
     }
 
+    #[inline(always)]
+    fn func(self) -> Func {
+        self.op.func()
+    }
+
+    #[inline(always)]
+    unsafe fn watched(self) {
+        let ret = self.ret;
+        // SAFETY: forwarded.
+        unsafe {
+            match self.op {
+                Op::PostSend { qp, wr } => post_send_watched(qp, wr, ret),
+                Op::PostRecv { qp, wr } => post_recv_watched(qp, wr, ret),
+                Op::PostSrqRecv { srq, wr } => post_srq_recv_watched(srq, wr, ret),
+                Op::PollCq { cq, wc } => poll_cq_watched(cq, wc, ret),
+                Op::ReqNotifyCq { cq } => req_notify_cq_watched(cq, ret),
+            }
+        }
+    }
+
+    #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
         let ret = self.ret;
         match self.op {
             // SAFETY: the caller's QP and chain.
             Op::PostSend { qp, wr } => unsafe {
                 chain(wr, ret, |w, bytes| {
-                    out.event(bytes, Some(|line: &mut Line| send_line(line, qp, w, ret, bytes)), || {
-                        post_args(qp.cast(), w.wr_id, w.opcode as isize, w, bytes, ret)
-                    })
+                    out.event(
+                        Func::OpPostSend,
+                        bytes,
+                        Some(|line: &mut Line| send_line(line, qp, w, ret, bytes)),
+                        || post_args(qp.cast(), w.wr_id, w.opcode as isize, w, bytes, ret),
+                    )
                 })
             },
             // SAFETY: the caller's QP and chain.
@@ -123,7 +150,7 @@ impl Events for OpCall {
                         line.dec(b" qpn=", (*qp).qp_num.into());
                         recv_line(line, w, ret, bytes);
                     };
-                    out.event(bytes, Some(line), || {
+                    out.event(Func::OpPostRecv, bytes, Some(line), || {
                         post_args(qp.cast(), w.wr_id, -1, w, bytes, ret)
                     })
                 })
@@ -135,7 +162,7 @@ impl Events for OpCall {
                         line.hex(b" srq=", srq as usize as u64);
                         recv_line(line, w, ret, bytes);
                     };
-                    out.event(bytes, Some(line), || {
+                    out.event(Func::OpPostSrqRecv, bytes, Some(line), || {
                         post_args(srq.cast(), w.wr_id, -1, w, bytes, ret)
                     })
                 })
@@ -150,22 +177,45 @@ impl Events for OpCall {
                         line.dec(b" qpn=", w.qp_num.into());
                         show_wc(line, w);
                     };
-                    out.event(recv_bytes(w), Some(line), || {
+                    out.event(Func::OpPollCq, recv_bytes(w), Some(line), || {
                         let [wr_id, status, opcode, byte_len] = wc_args(w);
                         [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
                     });
                 }
                 if ret < 0 {
                     let line = |line: &mut Line| show_cq(line, cq, ret);
-                    out.event(0, Some(line), || [cq as isize, 0, 0, 0, 0, ret as isize]);
+                    let args = || [cq as isize, 0, 0, 0, 0, ret as isize];
+                    out.event(Func::OpPollCq, 0, Some(line), args);
                 }
             }
             Op::ReqNotifyCq { cq } => {
                 let line = |line: &mut Line| show_cq(line, cq, ret);
-                out.event(0, Some(line), || [cq as isize, 0, 0, 0, 0, ret as isize]);
+                let args = || [cq as isize, 0, 0, 0, 0, ret as isize];
+                out.event(Func::OpReqNotifyCq, 0, Some(line), args);
             }
         }
     }
+}
+
+/// The watched path of each op, its arguments in registers (see
+/// [`Events::watched`]).
+macro_rules! watched {
+    ($( $name:ident($($arg:ident: $t:ty),*) => $op:ident; )*) => {
+        $(
+            #[inline(never)]
+            unsafe fn $name($($arg: $t,)* ret: c_int) {
+                // SAFETY: as `record_op`.
+                unsafe { emit_watched(OpCall { op: Op::$op { $($arg),* }, ret }) };
+            }
+        )*
+    };
+}
+watched! {
+    post_send_watched(qp: *mut ibv_qp, wr: *mut ibv_send_wr) => PostSend;
+    post_recv_watched(qp: *mut ibv_qp, wr: *mut ibv_recv_wr) => PostRecv;
+    post_srq_recv_watched(srq: *mut ibv_srq, wr: *mut ibv_recv_wr) => PostSrqRecv;
+    poll_cq_watched(cq: *mut ibv_cq, wc: *mut ibv_wc) => PollCq;
+    req_notify_cq_watched(cq: *mut ibv_cq) => ReqNotifyCq;
 }
 
 /// The trace line of one send work request posted through the op.

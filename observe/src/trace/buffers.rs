@@ -78,8 +78,7 @@ static SLOT: [Slot; SLOTS] = [const {
 
 /// The slots' bytes: each slot's are written by its owner only, beyond
 /// `head`, and read by writers only below `head` (the module's protocol).
-static MEMORY: StaticCell<[u8; BUFFER_BYTES * SLOTS]> =
-    StaticCell::new([0; BUFFER_BYTES * SLOTS]);
+static MEMORY: StaticCell<[u8; BUFFER_BYTES * SLOTS]> = StaticCell::new([0; BUFFER_BYTES * SLOTS]);
 
 /// Lines are buffered (a trace file is open).
 static BUFFERING: AtomicBool = AtomicBool::new(false);

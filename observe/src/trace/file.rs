@@ -153,7 +153,8 @@ fn open_file() -> Result<c_int, &'static str> {
         return Err("too long a path once %p is expanded; not tracing");
     }
     // SAFETY: `path` is NUL-terminated (expand).
-    let Some(fd) = descriptor(unsafe { libc::open(path.as_ptr().cast(), OPEN_FLAGS, 0o600 as c_int) })
+    let Some(fd) =
+        descriptor(unsafe { libc::open(path.as_ptr().cast(), OPEN_FLAGS, 0o600 as c_int) })
     else {
         return Err(match errno() {
             libc::ELOOP => "a symbolic link, which is not followed; not tracing",
@@ -247,7 +248,8 @@ fn append_checked(bytes: &[u8]) {
     let Some(fd) = current() else {
         return;
     };
-    let Some(st) = fstat(fd).filter(|st| st.st_dev == DEV.load(Relaxed) && st.st_ino == INO.load(Relaxed))
+    let Some(st) =
+        fstat(fd).filter(|st| st.st_dev == DEV.load(Relaxed) && st.st_ino == INO.load(Relaxed))
     else {
         return stop(fd, false, |line| {
             line.dec(b"rdmaverbs: warning: descriptor ", fd.into());
