@@ -63,8 +63,11 @@ def parse_params(text):
 def exports():
     """The library's exports from c-tests/functions.h: X(ret, name, (params), (args))."""
     text = open(os.path.join(ROOT, "c-tests", "functions.h")).read()
-    out = []
+    out, seen = [], set()
     for m in re.finditer(r"^\tX\(([^,\n]+), (rdma_\w+), \(([^)]*)\), \([^)]*\)\)", text, re.M):
+        if m.group(2) in seen:  # a node's lists of values and voids repeat it
+            continue
+        seen.add(m.group(2))
         out.append(Fn("rdmaverbs", m.group(1), m.group(2), parse_params(m.group(3))))
     return out
 

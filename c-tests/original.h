@@ -1,6 +1,7 @@
 /*
  * The inline originals of the system's <rdma/rdma_verbs.h> (and the inline
- * address functions of its <rdma/rdma_cma.h>), as real functions named
+ * address functions of its <rdma/rdma_cma.h>, and the inline functions of
+ * its <infiniband/verbs.h>), as real functions named
  * original_<name> (original.c), for the tests that compare
  * with them and for the benchmark's C shim. Declared from the X-macro list
  * (functions.h), so that a function added to the table is here too.
@@ -14,6 +15,8 @@
 RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
 /* The inline address functions of <rdma/rdma_cma.h> (RDMAVERBS_1.2). */
 RDMAVERBS_1_2_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
+/* The inline functions of <infiniband/verbs.h> (RDMAVERBS_1.3). */
+RDMAVERBS_1_3_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
 
 /* Fails to compile unless `name`, as declared where this is used, has the
  * type that the table gives it: used both against the stock header

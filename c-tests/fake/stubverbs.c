@@ -50,3 +50,67 @@ void *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 	(void)qp;
 	return NULL;
 }
+
+/* The functions the exports of <infiniband/verbs.h> call: each fails with
+ * ENOSYS, as libibverbs' own would without a provider. */
+struct ibv_context;
+struct ibv_device_attr;
+struct ibv_srq_init_attr;
+struct ibv_qp_init_attr;
+struct ibv_srq;
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, unsigned long iova,
+			       int access)
+{
+	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
+	errno = ENOSYS;
+	return NULL;
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				unsigned long iova, unsigned int access)
+{
+	(void)pd, (void)addr, (void)length, (void)iova, (void)access;
+	errno = ENOSYS;
+	return NULL;
+}
+
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	(void)pd, (void)attr;
+	errno = ENOSYS;
+	return NULL;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	(void)pd, (void)attr;
+	errno = ENOSYS;
+	return NULL;
+}
+
+int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
+{
+	(void)context, (void)attr;
+	return ENOSYS;
+}
+
+int ibv_query_port(struct ibv_context *context, unsigned char port, void *attr)
+{
+	(void)context, (void)port, (void)attr;
+	return ENOSYS;
+}
+
+int _ibv_query_gid_ex(struct ibv_context *context, unsigned int port, unsigned int index,
+		      void *entry, unsigned int flags, size_t size)
+{
+	(void)context, (void)port, (void)index, (void)entry, (void)flags, (void)size;
+	return ENOSYS;
+}
+
+long _ibv_query_gid_table(struct ibv_context *context, void *entries, size_t max,
+			  unsigned int flags, size_t size)
+{
+	(void)context, (void)entries, (void)max, (void)flags, (void)size;
+	return -ENOSYS;
+}

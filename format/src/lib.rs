@@ -27,16 +27,18 @@
 
 /// The first 8 bytes of a counters file.
 pub const MAGIC: [u8; 8] = *b"RDMAVSTA";
-/// The layout's version; a reader refuses another.
-pub const VERSION: u32 = 1;
-/// The header's size: one page.
-pub const HEADER_SIZE: usize = 4096;
+/// The layout's version; a reader refuses another. (2: names of 48 bytes,
+/// a header of two pages, for the exports of `<infiniband/verbs.h>`, whose
+/// longest name has 35 bytes.)
+pub const VERSION: u32 = 2;
+/// The header's size: two pages.
+pub const HEADER_SIZE: usize = 8192;
 /// Where the function names start in the header.
 pub const NAMES_OFFSET: usize = 256;
 /// Bytes per function name (NUL-padded; the last byte is its flags).
-pub const NAME_SIZE: usize = 32;
+pub const NAME_SIZE: usize = 48;
 /// The longest name an entry holds: all of it but its flags byte.
-pub const NAME_LEN: usize = 31;
+pub const NAME_LEN: usize = 47;
 /// A function name's flag: its calls may wait for a completion event.
 pub const MAY_BLOCK: u8 = 1;
 /// Blocks a thread may have to itself.
@@ -125,13 +127,13 @@ mod tests {
     #[test]
     fn layout() {
         assert_eq!(block_size(39), 1344);
-        assert_eq!(file_size(39), 4096 + 65 * 1344);
-        assert_eq!(counter_offset(39, 0, 0, CALLS), 4096 + 64);
+        assert_eq!(file_size(39), 8192 + 65 * 1344);
+        assert_eq!(counter_offset(39, 0, 0, CALLS), 8192 + 64);
         assert_eq!(
             counter_offset(39, 1, 2, BLOCKED),
-            4096 + 1344 + 64 + (2 * 4 + 3) * 8
+            8192 + 1344 + 64 + (2 * 4 + 3) * 8
         );
-        assert_eq!(MAX_FUNCS, 120);
+        assert_eq!(MAX_FUNCS, 165);
         assert_eq!(NAME_LEN, NAME_SIZE - 1);
         assert_eq!(block_size(39) % 64, 0);
     }

@@ -48,6 +48,7 @@ pub use process::PRELOAD_MARKER;
 pub use record::export::{Call, Sges};
 pub use record::extended::{ExOp, record_ex};
 pub use record::op::{Op, record_op};
+pub use record::returned::Status;
 pub use record::{Returned, Scope, blocked};
 pub use settings::poll_spin;
 pub use trace::line::warn_line;

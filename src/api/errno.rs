@@ -6,6 +6,7 @@ use super::export::{Refused, observed};
 use rdmaverbs_abi::sys::set_errno;
 use rdmaverbs_abi::verbs::ibv_mr;
 use rdmaverbs_observe::Call;
+use rdmaverbs_observe::Status;
 
 /// Turns a verbs result into the API's convention: `0` stays `0`; anything
 /// else (a positive errno, or a negative value from a provider that returns
@@ -58,6 +59,56 @@ impl Refused for *mut libc::sockaddr {
         invalid_ptr()
     }
 }
+
+/// An errno value: `EINVAL` returned (`errno` is not touched: the value is
+/// the error).
+impl Refused for Status {
+    fn refused() -> Self {
+        Status(libc::EINVAL)
+    }
+}
+
+/// `ssize_t`, a count or a negative errno value: `-EINVAL`.
+impl Refused for isize {
+    fn refused() -> Self {
+        -(libc::EINVAL as isize)
+    }
+}
+
+/// A value read (an `ibv_wc_read_*` of a NULL CQ): 0, with `errno =
+/// EINVAL`, the only way the caller can tell.
+macro_rules! values {
+    ($($t:ty),*) => {
+        $(
+            impl Refused for $t {
+                fn refused() -> Self {
+                    invalid();
+                    0
+                }
+            }
+        )*
+    };
+}
+values!(u8, u16, u32, u64);
+
+/// A `void` function given NULL does nothing.
+impl Refused for () {
+    fn refused() -> Self {}
+}
+
+/// An object made: NULL, with `errno = EINVAL`.
+macro_rules! objects {
+    ($($t:ident),*) => {
+        $(
+            impl Refused for *mut rdmaverbs_abi::verbs::$t {
+                fn refused() -> Self {
+                    invalid_ptr()
+                }
+            }
+        )*
+    };
+}
+rdmaverbs_abi::object_results!(objects);
 
 /// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
 ///

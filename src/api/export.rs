@@ -13,10 +13,31 @@ use rdmaverbs_observe::{Call, Returned, Scope};
 /// (`rdma_seterrno`, which takes no pointer) only watching takes the cold
 /// path.
 ///
+/// With `status` first, the export returns an errno value (most verbs of
+/// `<infiniband/verbs.h>`): the observer sees it as a `Status`.
+///
 /// A macro rather than a function taking closures, so that the fast path is
 /// the plain body: the closures (and their captured arguments) are built
 /// only on the cold branch.
 macro_rules! observed {
+    // An errno value returned (`Status` to the observer, `c_int` to C).
+    (status $f:ident, $p:expr, $call:expr, $body:expr) => {{
+        let p = $p;
+        if ::rdmaverbs_observe::gate(p) {
+            return $crate::api::export::cold(
+                ::rdmaverbs_abi::functions::Func::$f,
+                move || $call,
+                move || {
+                    if p.is_null() {
+                        return $crate::api::export::Refused::refused();
+                    }
+                    ::rdmaverbs_observe::Status($body)
+                },
+            )
+            .0;
+        }
+        $body
+    }};
     ($f:ident, -, $call:expr, $body:expr) => {{
         if ::rdmaverbs_observe::watching() {
             return $crate::api::export::cold(

@@ -18,6 +18,7 @@ mod request;
 pub mod completion;
 mod wait;
 pub mod address;
+pub mod verbs;
 
 pub use address::{rdma_get_local_addr, rdma_get_peer_addr};
 pub use completion::{
@@ -29,13 +30,14 @@ pub use post::{
     rdma_post_sendv, rdma_post_ud_send, rdma_post_write, rdma_post_writev,
 };
 pub use registration::{rdma_dereg_mr, rdma_reg_msgs, rdma_reg_read, rdma_reg_write};
+pub use verbs::*;
 
 use rdmaverbs_abi::{function_table, functions::Func};
 
 /// Every export of the table is a function defined here (a compile error
 /// otherwise); `make test-symbols` checks the converse on the library.
 macro_rules! check_exports {
-    (exports { $( $v:ident $name:ident $node:literal $blocks:literal; )* } $($rest:tt)*) => {
+    (exports { $( $v:ident $name:ident $node:literal $kind:ident; )* } $($rest:tt)*) => {
         #[allow(dead_code)]
         fn exports_exist() -> [*const (); Func::EXPORTS.len()] {
             [ $( $name as *const (), )* ]

@@ -148,26 +148,26 @@ macro_rules! wrapper {
 }
 
 wrapper!(/// `ibv_wr_start`.
-    fn wr_start(qp: *mut ibv_qp_ex), QPS, wr_start, (), |r| ExOp::Mark { f: Func::OpWrStart, qp });
+    fn wr_start(qp: *mut ibv_qp_ex), QPS, wr_start, (), |r| ExOp::Mark { f: Func::IbvWrStart, qp });
 wrapper!(/// `ibv_wr_send`.
     fn wr_send(qp: *mut ibv_qp_ex), QPS, wr_send, (), |r| ExOp::Opcode {
-        f: Func::OpWrSend, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND, remote: None });
+        f: Func::IbvWrSend, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND, remote: None });
 wrapper!(/// `ibv_wr_send_imm`.
     fn wr_send_imm(qp: *mut ibv_qp_ex, imm: u32), QPS, wr_send_imm, (), |r| ExOp::Opcode {
-        f: Func::OpWrSendImm, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND_WITH_IMM,
+        f: Func::IbvWrSendImm, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND_WITH_IMM,
         remote: None });
 wrapper!(/// `ibv_wr_rdma_write`.
     fn wr_rdma_write(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64), QPS, wr_rdma_write, (),
-    |r| ExOp::Opcode { f: Func::OpWrRdmaWrite, qp,
+    |r| ExOp::Opcode { f: Func::IbvWrRdmaWrite, qp,
         opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_WRITE, remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_rdma_write_imm`.
     fn wr_rdma_write_imm(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64, imm: u32), QPS,
-    wr_rdma_write_imm, (), |r| ExOp::Opcode { f: Func::OpWrRdmaWriteImm, qp,
+    wr_rdma_write_imm, (), |r| ExOp::Opcode { f: Func::IbvWrRdmaWriteImm, qp,
         opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM,
         remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_rdma_read`.
     fn wr_rdma_read(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64), QPS, wr_rdma_read, (),
-    |r| ExOp::Opcode { f: Func::OpWrRdmaRead, qp,
+    |r| ExOp::Opcode { f: Func::IbvWrRdmaRead, qp,
         opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_READ, remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_set_sge`.
     fn wr_set_sge(qp: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32), QPS, wr_set_sge, (),
@@ -182,12 +182,12 @@ wrapper!(/// `ibv_wr_complete`.
     fn wr_complete(qp: *mut ibv_qp_ex) -> c_int, QPS, wr_complete, libc::ENODEV,
     |ret| ExOp::Complete { qp, ret });
 wrapper!(/// `ibv_wr_abort`.
-    fn wr_abort(qp: *mut ibv_qp_ex), QPS, wr_abort, (), |r| ExOp::Mark { f: Func::OpWrAbort, qp });
+    fn wr_abort(qp: *mut ibv_qp_ex), QPS, wr_abort, (), |r| ExOp::Mark { f: Func::IbvWrAbort, qp });
 wrapper!(/// `ibv_start_poll`.
     fn start_poll(cq: *mut ibv_cq_ex, attr: *mut ibv_poll_cq_attr) -> c_int, CQS, start_poll,
-    libc::ENODEV, |ret| ExOp::Poll { f: Func::OpStartPoll, cq, ret });
+    libc::ENODEV, |ret| ExOp::Poll { f: Func::IbvStartPoll, cq, ret });
 wrapper!(/// `ibv_next_poll`.
     fn next_poll(cq: *mut ibv_cq_ex) -> c_int, CQS, next_poll, libc::ENODEV,
-    |ret| ExOp::Poll { f: Func::OpNextPoll, cq, ret });
+    |ret| ExOp::Poll { f: Func::IbvNextPoll, cq, ret });
 wrapper!(/// `ibv_end_poll`.
     fn end_poll(cq: *mut ibv_cq_ex), CQS, end_poll, (), |r| ExOp::EndPoll { cq });

@@ -138,7 +138,7 @@ fn unavailable() -> *mut c_void {
 /// Every interposed function of the table is defined here (a compile error
 /// otherwise); `make test-symbols` checks what the library exports.
 macro_rules! check_interposed {
-    (exports { $($e:tt)* } ops { $($o:tt)* } interposed { $( $name:ident $node:literal; )* }) => {
+    (exports { $($e:tt)* } interposed { $( $name:ident $node:literal; )* }) => {
         #[allow(dead_code)]
         fn interposed_exist() -> [*const (); rdmaverbs_abi::functions::Func::INTERPOSED.len()] {
             [ $( $name as *const (), )* ]

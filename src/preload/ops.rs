@@ -13,7 +13,7 @@ use super::saved::saved;
 use rdmaverbs_abi::sys::{pthread_atfork, set_errno};
 use rdmaverbs_abi::verbs::{
     CreateCqEx, CreateQpEx, ibv_context, ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc,
-    verbs_context, verbs_context_tail,
+    verbs_context,
 };
 use rdmaverbs_observe::{Op, record_op, warn_line};
 
@@ -31,7 +31,7 @@ saved! {
 saved! {
     /// The extended API's creation ops of a wrapped context's
     /// `verbs_context`, where it has them.
-    struct SavedCreators of verbs_context_tail, where_set {
+    struct SavedCreators of verbs_context, where_set {
         create_qp_ex: Option<CreateQpEx> => create_qp_ex_wrapped,
         create_cq_ex: Option<CreateCqEx> => create_cq_ex_wrapped,
     }

@@ -41,7 +41,7 @@ fn cbindgen(edit: impl FnOnce(&mut cbindgen::Config)) -> String {
 fn exports_at(node: &str, at: bool) -> Vec<String> {
     Func::EXPORTS
         .iter()
-        .filter(|f| (f.node() == Some(node)) == at)
+        .filter(|f| (f.node() == node) == at)
         .map(|f| f.name().to_string())
         .collect()
 }
@@ -100,7 +100,7 @@ const FIRST_NODE: &str = "RDMAVERBS_1.0";
 fn nodes() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut nodes: Vec<(&str, Vec<&str>)> = Vec::new();
     for f in Func::EXPORTS {
-        let node = f.node().unwrap();
+        let node = f.node();
         match nodes.last_mut() {
             Some((n, fs)) if *n == node => fs.push(f.name()),
             _ => nodes.push((node, vec![f.name()])),
@@ -202,19 +202,43 @@ fn signature(header: &str, name: &str) -> (String, String, String) {
 /// The C tests' X-macro lists.
 fn c_list(header: &str) -> String {
     let mut s = format!(
-        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node, then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps, X(name). No header declares the functions of {}: a\n * test reaches ours by dlsym (<rdma/rdma_cma.h> defines them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
+        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node (and its functions that\n * return a value, and those that return nothing), then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps too, X(name). No header declares the functions of {}:\n * a test reaches ours by dlvsym (<rdma/rdma_cma.h> and\n * <infiniband/verbs.h> define them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
         UNDECLARED_NODES.join(", ")
     );
     let mut all = Vec::new();
     for (node, names) in nodes() {
-        let list = format!("{node}_FUNCTIONS").replace('.', "_");
-        s += &format!("\n/* {node} */\n#define {list}(X)");
-        for n in names {
-            let (ret, params, args) = signature(header, n);
-            s += &format!(" \\\n\tX({ret}, {n}, {params}, {args})");
+        let base = node.replace('.', "_");
+        let entries: Vec<(String, String)> = names
+            .iter()
+            .map(|n| {
+                let (ret, params, args) = signature(header, n);
+                (ret.clone(), format!("X({ret}, {n}, {params}, {args})"))
+            })
+            .collect();
+        // Every export of the node, then those that return a value and
+        // those that return nothing (a wrapper of one is written
+        // differently: C has no `return` of a void expression).
+        let lists = [
+            ("FUNCTIONS", "", entries.iter().collect::<Vec<_>>()),
+            (
+                "VALUES",
+                ", those that return a value",
+                entries.iter().filter(|e| e.0 != "void").collect(),
+            ),
+            (
+                "VOIDS",
+                ", those that return nothing",
+                entries.iter().filter(|e| e.0 == "void").collect(),
+            ),
+        ];
+        for (suffix, what, list) in lists {
+            s += &format!("\n/* {node}{what} */\n#define {base}_{suffix}(X)");
+            for (_, x) in list {
+                s += &format!(" \\\n\t{x}");
+            }
+            s += "\n";
         }
-        s += "\n";
-        all.push(list);
+        all.push(format!("{base}_FUNCTIONS"));
     }
     s += "\n/* Every export. */\n#define RDMAVERBS_FUNCTIONS(X)";
     for l in &all {
@@ -224,8 +248,8 @@ fn c_list(header: &str) -> String {
     for f in Func::EXPORTS.iter().filter(|f| f.may_block()) {
         s += &format!(" \\\n\tX({})", f.name());
     }
-    s += "\n\n/* The wrapped provider ops. */\n#define RDMAVERBS_OPS(X)";
-    for f in Func::ALL.iter().filter(|f| f.node().is_none()) {
+    s += "\n\n/* The exports whose provider ops the preload library wraps too. */\n#define RDMAVERBS_OPS(X)";
+    for f in Func::ALL.iter().filter(|f| f.wrapped()) {
         s += &format!(" \\\n\tX({})", f.name());
     }
     s += "\n\n#endif\n";

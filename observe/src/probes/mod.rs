@@ -44,15 +44,12 @@ mod notes {
     use super::Args;
     use crate::gate::GATE;
 
-    /// `fire`: a probe site per function of the table (exports and wrapped
-    /// ops), the note's semaphore at `GATE + 6`. (The linked library keeps
-    /// the ops' notes too, where they never fire: a note is kept by the
-    /// link even where its code is never reached.) `GATE + 6` is the
+    /// `fire`: a probe site per function of the table (a wrapped op's
+    /// calls fire its function's), the note's semaphore at `GATE + 6`, the
     /// semaphore's place in the word (`gate.rs`).
     macro_rules! define_fire {
         (
-            exports { $( $ev:ident $en:ident $node:literal $blocks:literal; )* }
-            ops { $( $ov:ident $on:ident; )* }
+            exports { $( $ev:ident $en:ident $node:literal $kind:ident; )* }
             interposed { $( $iname:ident $inode:literal; )* }
         ) => {
             /// Fires the probe of `f`.
@@ -62,9 +59,6 @@ mod notes {
                 match f {
                     $( Func::$ev => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $en, a0, a1, a2, a3, a4, a5,);
-                    } )*
-                    $( Func::$ov => {
-                        probe::sdt!([sym "{}+6" GATE], rdmaverbs, $on, a0, a1, a2, a3, a4, a5,);
                     } )*
                 }
             }

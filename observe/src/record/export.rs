@@ -8,8 +8,9 @@ use core::ffi::{c_int, c_void};
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::verbs::{SendOp, ibv_mr, ibv_sge, ibv_wc, ibv_wc_head, rdma_cm_id};
 
+use super::extended::ExOp;
+use super::op::{Op, OpCall};
 use super::show::{recv_bytes, sge_bytes, show_wc, wc_args, wr_opcode_name};
-use super::shown::Shown;
 use super::{Events, Out, Returned};
 use crate::trace::line::Line;
 
@@ -53,6 +54,24 @@ pub enum Call {
     },
     /// `rdma_get_local_addr` / `rdma_get_peer_addr`.
     Addr(*mut rdma_cm_id),
+    /// A call of a verb of `<infiniband/verbs.h>` on an object (a context,
+    /// a PD, a CQ, ...), shown as `KEY` and its address; also a data-path
+    /// call refused for a NULL object or list.
+    Object {
+        /// ` ctx=`, ` pd=`, ...
+        key: &'static [u8],
+        /// The object.
+        obj: *const c_void,
+    },
+    /// A call of a pure function of `<infiniband/verbs.h>` (a key, a flow
+    /// label, a cast), shown with its argument.
+    Value(u64),
+    /// A data-path verb that the preload library also wraps as the
+    /// provider's op: recorded as the op is, event for event.
+    Op(Op),
+    /// A call of an extended QP or CQ: recorded as the preload library
+    /// records the call it wraps.
+    Ex(ExOp),
     /// `rdma_get_send_comp` / `rdma_get_recv_comp`, and (with a time-out)
     /// their bounded forms.
     Comp {
@@ -83,6 +102,24 @@ impl Call {
         }
     }
 
+    /// A data-path verb, recorded as the op it is; refused for a NULL
+    /// object or list, as an [`Call::Object`].
+    pub fn op(op: Op) -> Call {
+        match op.refused_as() {
+            Some((key, obj)) => Call::Object { key, obj },
+            None => Call::Op(op),
+        }
+    }
+
+    /// A call of an extended QP or CQ; refused for a NULL one, as an
+    /// [`Call::Object`].
+    pub fn ex(ex: ExOp) -> Call {
+        match ex.refused_as() {
+            Some((key, obj)) => Call::Object { key, obj },
+            None => Call::Ex(ex),
+        }
+    }
+
     /// A completion call.
     pub fn comp(id: *mut rdma_cm_id, wc: *mut ibv_wc, timeout_ms: Option<c_int>) -> Call {
         Call::Comp { id, wc, timeout_ms }
@@ -108,7 +145,13 @@ impl Call {
             } => unsafe { sge_bytes(sgl, n) },
             // SAFETY: a successful call wrote `*wc`.
             Call::Comp { wc, .. } => recv_bytes(unsafe { &*wc.cast::<ibv_wc_head>() }),
-            Call::SetErrno(_) | Call::Dereg(_) | Call::Addr(_) => 0,
+            Call::SetErrno(_)
+            | Call::Dereg(_)
+            | Call::Addr(_)
+            | Call::Object { .. }
+            | Call::Value(_)
+            | Call::Op(_)
+            | Call::Ex(_) => 0,
         }
     }
 
@@ -159,6 +202,9 @@ impl Call {
                 [id as isize, wr_id, status, opcode, byte_len, r]
             }
             Call::Comp { id, .. } => [id as isize, 0, 0, 0, 0, r],
+            Call::Object { obj, .. } => [obj as isize, 0, 0, 0, 0, r],
+            Call::Value(arg) => [arg as isize, 0, 0, 0, 0, r],
+            Call::Op(_) | Call::Ex(_) => [0; 6],
         }
     }
 
@@ -176,6 +222,9 @@ impl Call {
                 line.dec(b" length=", length as i64);
             }
             Call::Dereg(mr) => line.hex(b" mr=", mr as usize as u64),
+            Call::Object { key, obj } => line.hex(key, obj as usize as u64),
+            Call::Value(arg) => line.hex(b" arg=", arg),
+            Call::Op(_) | Call::Ex(_) => {}
             // SAFETY: forwarded.
             Call::Addr(id) => unsafe { show_id(line, id) },
             Call::Post {
@@ -266,7 +315,15 @@ pub(super) struct ExportCall<R> {
 impl<R: Returned> Events for ExportCall<R> {
     #[inline(always)]
     fn failed(self) -> bool {
-        self.ret.failed()
+        match self.call {
+            Call::Op(op) => OpCall {
+                op,
+                ret: self.ret.value() as c_int,
+            }
+            .failed(),
+            Call::Ex(ex) => ex.with_ret(self.ret.value()).failed(),
+            _ => self.ret.failed(),
+        }
     }
 
     #[inline(always)]
@@ -277,6 +334,16 @@ impl<R: Returned> Events for ExportCall<R> {
     #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
         let ExportCall { f, call, ret, err } = self;
+        // SAFETY: forwarded (a call recorded as an op has valid objects:
+        // a refused one is an `Object`).
+        match call {
+            Call::Op(op) => {
+                let ret = ret.value() as c_int;
+                return unsafe { OpCall { op, ret }.each(out) };
+            }
+            Call::Ex(ex) => return unsafe { ex.with_ret(ret.value()).each(out) },
+            _ => {}
+        }
         // SAFETY: the call succeeded, so its pointers were valid and read.
         let bytes = if ret.failed() {
             0
@@ -287,7 +354,7 @@ impl<R: Returned> Events for ExportCall<R> {
             // SAFETY: the pointers in `call` are the caller's, valid by the
             // export's contract (or NULL, which is not read).
             unsafe { call.describe(line, ret) };
-            if ret.failed() {
+            if ret.failed() && ret.sets_errno() {
                 line.dec(b" errno=", err.into());
             }
         };
@@ -295,65 +362,5 @@ impl<R: Returned> Events for ExportCall<R> {
         out.event(f, bytes, Some(line), move || unsafe {
             call.probe_args(ret)
         });
-    }
-}
-
-impl Returned for c_int {
-    #[inline(always)]
-    fn failed(self) -> bool {
-        self < 0
-    }
-    fn value(self) -> isize {
-        self as isize
-    }
-}
-
-impl Shown for c_int {
-    fn show(self, line: &mut Line) {
-        line.dec(b" ret=", self.into());
-    }
-}
-
-impl Returned for *mut libc::sockaddr {
-    #[inline(always)]
-    fn failed(self) -> bool {
-        self.is_null()
-    }
-    fn value(self) -> isize {
-        self as isize
-    }
-}
-
-impl Shown for *mut libc::sockaddr {
-    fn show(self, line: &mut Line) {
-        if self.is_null() {
-            line.push(b" ret=NULL");
-        } else {
-            line.hex(b" ret=", self as usize as u64);
-        }
-    }
-}
-
-impl Returned for *mut ibv_mr {
-    #[inline(always)]
-    fn failed(self) -> bool {
-        self.is_null()
-    }
-    fn value(self) -> isize {
-        self as isize
-    }
-}
-
-impl Shown for *mut ibv_mr {
-    fn show(self, line: &mut Line) {
-        if self.is_null() {
-            line.push(b" ret=NULL");
-        } else {
-            // SAFETY: the registration just returned this MR.
-            let (lkey, rkey) = unsafe { ((*self).lkey, (*self).rkey) };
-            line.hex(b" ret=", self as usize as u64);
-            line.hex(b" lkey=", lkey.into());
-            line.hex(b" rkey=", rkey.into());
-        }
     }
 }

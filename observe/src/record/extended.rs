@@ -9,11 +9,10 @@
 
 use core::ffi::{c_int, c_void};
 
-use ibverbs_sys::{ibv_cq_ex, ibv_qp_ex, ibv_sge};
+use ibverbs_sys::{ibv_cq_ex, ibv_data_buf, ibv_qp_ex, ibv_sge};
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_abi::verbs::ibv_wc_head;
 
-use super::show::{recv_bytes, sge_bytes, show_cq, show_wc, wc_args};
+use super::show::{current, recv_bytes, sge_bytes, show_cq, show_qp, show_wc, wc_args};
 use super::{Events, Out, emit};
 use crate::trace::line::Line;
 
@@ -89,6 +88,44 @@ pub enum ExOp {
         /// The CQ.
         cq: *mut ibv_cq_ex,
     },
+    /// `ibv_wr_set_ud_addr`.
+    UdAddr {
+        /// The QP.
+        qp: *mut ibv_qp_ex,
+        /// The address handle.
+        ah: *mut c_void,
+        /// The remote QP number and Q_Key.
+        remote_qpn: u32,
+        /// The remote Q_Key.
+        remote_qkey: u32,
+    },
+    /// `ibv_wr_set_xrc_srqn`.
+    XrcSrqn {
+        /// The QP.
+        qp: *mut ibv_qp_ex,
+        /// The remote SRQ number.
+        srqn: u32,
+    },
+    /// `ibv_wr_set_inline_data_list`.
+    InlineList {
+        /// The QP.
+        qp: *mut ibv_qp_ex,
+        /// How many buffers.
+        n: usize,
+        /// The list.
+        list: *const ibv_data_buf,
+    },
+    /// An `ibv_wc_read_*` of the CQ's current completion, and what it read
+    /// (0 for `ibv_wc_read_tm_info`, which writes a struct): no trace line
+    /// (the poll's line shows the completion), a count and a probe.
+    Read {
+        /// Which.
+        f: Func,
+        /// The CQ.
+        cq: *mut ibv_cq_ex,
+        /// The value read.
+        value: u64,
+    },
 }
 
 /// Records a call of a wrapped extended-API op.
@@ -102,16 +139,64 @@ pub unsafe fn record_ex(op: ExOp) {
 }
 
 impl ExOp {
+    /// `(key, object)` of a call refused for a NULL QP or CQ.
+    pub(super) fn refused_as(self) -> Option<(&'static [u8], *const c_void)> {
+        let (key, obj): (&'static [u8], *const c_void) = match self {
+            ExOp::Mark { qp, .. }
+            | ExOp::Opcode { qp, .. }
+            | ExOp::Sge { qp, .. }
+            | ExOp::SgeList { qp, .. }
+            | ExOp::Inline { qp, .. }
+            | ExOp::Complete { qp, .. }
+            | ExOp::UdAddr { qp, .. }
+            | ExOp::XrcSrqn { qp, .. }
+            | ExOp::InlineList { qp, .. } => (b" qp=", qp.cast()),
+            ExOp::Poll { cq, .. } | ExOp::EndPoll { cq } | ExOp::Read { cq, .. } => {
+                (b" cq=", cq.cast())
+            }
+        };
+        obj.is_null().then_some((key, obj))
+    }
+
+    /// The call with the result it returned (an export's, known only after
+    /// its description was made): `ibv_wr_complete`'s and a poll's status,
+    /// a read's value.
+    pub(super) fn with_ret(self, ret: isize) -> ExOp {
+        match self {
+            ExOp::Complete { qp, .. } => ExOp::Complete {
+                qp,
+                ret: ret as c_int,
+            },
+            ExOp::Poll { f, cq, .. } => ExOp::Poll {
+                f,
+                cq,
+                ret: ret as c_int,
+            },
+            ExOp::Read { f, cq, .. } => ExOp::Read {
+                f,
+                cq,
+                value: ret as u64,
+            },
+            other => other,
+        }
+    }
+
     /// The function of the table.
     #[inline(always)]
     fn function(self) -> Func {
         match self {
-            ExOp::Mark { f, .. } | ExOp::Opcode { f, .. } | ExOp::Poll { f, .. } => f,
-            ExOp::Sge { .. } => Func::OpWrSetSge,
-            ExOp::SgeList { .. } => Func::OpWrSetSgeList,
-            ExOp::Inline { .. } => Func::OpWrSetInlineData,
-            ExOp::Complete { .. } => Func::OpWrComplete,
-            ExOp::EndPoll { .. } => Func::OpEndPoll,
+            ExOp::Mark { f, .. }
+            | ExOp::Opcode { f, .. }
+            | ExOp::Poll { f, .. }
+            | ExOp::Read { f, .. } => f,
+            ExOp::UdAddr { .. } => Func::IbvWrSetUdAddr,
+            ExOp::XrcSrqn { .. } => Func::IbvWrSetXrcSrqn,
+            ExOp::InlineList { .. } => Func::IbvWrSetInlineDataList,
+            ExOp::Sge { .. } => Func::IbvWrSetSge,
+            ExOp::SgeList { .. } => Func::IbvWrSetSgeList,
+            ExOp::Inline { .. } => Func::IbvWrSetInlineData,
+            ExOp::Complete { .. } => Func::IbvWrComplete,
+            ExOp::EndPoll { .. } => Func::IbvEndPoll,
         }
     }
 }
@@ -224,19 +309,61 @@ impl Events for ExOp {
             }
             // SAFETY: forwarded.
             ExOp::Poll { cq, ret, .. } => unsafe { poll(out, f, cq, ret) },
+            ExOp::UdAddr {
+                qp,
+                ah,
+                remote_qpn,
+                remote_qkey,
+            } => {
+                let line = |line: &mut Line| {
+                    show_qp(line, qp);
+                    line.hex(b" ah=", ah as usize as u64);
+                    line.dec(b" remote_qpn=", remote_qpn.into());
+                    line.hex(b" remote_qkey=", remote_qkey.into());
+                };
+                out.event(f, 0, Some(line), || {
+                    [
+                        qp as isize,
+                        ah as isize,
+                        remote_qpn as isize,
+                        remote_qkey as isize,
+                        0,
+                        0,
+                    ]
+                });
+            }
+            ExOp::XrcSrqn { qp, srqn } => {
+                let line = |line: &mut Line| {
+                    show_qp(line, qp);
+                    line.dec(b" srqn=", srqn.into());
+                };
+                out.event(f, 0, Some(line), || {
+                    [qp as isize, srqn as isize, 0, 0, 0, 0]
+                });
+            }
+            ExOp::InlineList { qp, n, list } => {
+                // SAFETY: the caller's list of `n` buffers.
+                let bytes = (0..n)
+                    .map(|i| unsafe { (*list.add(i)).length } as u64)
+                    .fold(0, u64::wrapping_add);
+                let line = |line: &mut Line| {
+                    show_qp(line, qp);
+                    line.dec(b" nbuf=", n as i64);
+                    line.dec(b" bytes=", bytes as i64);
+                };
+                out.event(f, bytes, Some(line), || {
+                    [qp as isize, n as isize, bytes as isize, 0, 0, 0]
+                });
+            }
+            ExOp::Read { cq, value, .. } => {
+                out.event(f, 0, NO_LINE, || [cq as isize, value as isize, 0, 0, 0, 0]);
+            }
             ExOp::EndPoll { cq } => {
                 let line = |line: &mut Line| line.hex(b" cq=", cq as usize as u64);
                 out.event(f, 0, Some(line), || [cq as isize, 0, 0, 0, 0, 0]);
             }
         }
     }
-}
-
-/// ` qp=0x... qpn=N`.
-fn show_qp(line: &mut Line, qp: *mut ibv_qp_ex) {
-    line.hex(b" qp=", qp as usize as u64);
-    // SAFETY: a live QP.
-    line.dec(b" qpn=", unsafe { (*qp).qp_base.qp_num }.into());
 }
 
 /// A start or next poll: the current completion when it returned 0; no
@@ -264,37 +391,4 @@ unsafe fn poll(out: &mut impl Out, f: Func, cq: *mut ibv_cq_ex, ret: c_int) {
         let [wr_id, status, opcode, byte_len] = wc_args(&w);
         [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
     });
-}
-
-/// The CQ's current completion, as a work completion's leading fields: its
-/// `wr_id` and `status`, and, for a successful one, the opcode and length
-/// from the provider's readers (when it has them).
-///
-/// # Safety
-/// A poll of `cq` just returned 0.
-unsafe fn current(cq: *mut ibv_cq_ex) -> ibv_wc_head {
-    // SAFETY: as the caller says.
-    unsafe {
-        let c = &*cq;
-        let mut w = ibv_wc_head {
-            wr_id: c.wr_id,
-            status: c.status,
-            opcode: 0,
-            vendor_err: 0,
-            byte_len: 0,
-            imm_data: 0,
-            qp_num: 0,
-        };
-        if w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
-            if let Some(read) = c.read_opcode {
-                w.opcode = read(cq);
-            }
-            if let Some(read) = c.read_byte_len {
-                w.byte_len = read(cq);
-            }
-        } else if let Some(read) = c.read_vendor_err {
-            w.vendor_err = read(cq);
-        }
-        w
-    }
 }

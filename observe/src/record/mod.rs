@@ -21,6 +21,7 @@
 pub(crate) mod export;
 pub(crate) mod extended;
 pub(crate) mod op;
+pub(crate) mod returned;
 pub(crate) mod show;
 
 use core::ffi::c_int;
@@ -186,10 +187,14 @@ impl<C: Bytes> Out for Watched<C> {
 /// What an export returns: a status, an address, or a registered MR (each
 /// implemented here, where it is shown: the trait is sealed).
 pub trait Returned: Copy + shown::Shown {
-    /// The call failed (and set `errno`).
+    /// The call failed.
     fn failed(self) -> bool;
     /// The value, for a probe's argument.
     fn value(self) -> isize;
+    /// A failed call set `errno` (not so where the value is the error).
+    fn sets_errno(self) -> bool {
+        true
+    }
 }
 
 /// How a result is shown on a trace line, out of the exports' sight.
@@ -228,7 +233,11 @@ impl Scope {
     pub unsafe fn record<R: Returned>(self, f: Func, call: Call, ret: R) {
         thread::leave_export(self.outer);
         // Read before anything else; nothing below changes it.
-        let err: c_int = if ret.failed() { errno() } else { 0 };
+        let err: c_int = if ret.failed() && ret.sets_errno() {
+            errno()
+        } else {
+            0
+        };
         // SAFETY: forwarded.
         unsafe { emit(ExportCall { f, call, ret, err }) };
     }

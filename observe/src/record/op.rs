@@ -72,24 +72,36 @@ pub unsafe fn record_op(op: Op, ret: c_int) {
 }
 
 impl Op {
+    /// `(key, object)` of a call refused for a NULL object or list.
+    pub(super) fn refused_as(self) -> Option<(&'static [u8], *const c_void)> {
+        let (key, obj, list): (&'static [u8], *const c_void, *const c_void) = match self {
+            Op::PostSend { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
+            Op::PostRecv { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
+            Op::PostSrqRecv { srq, wr } => (b" srq=", srq.cast(), wr.cast()),
+            Op::PollCq { cq, wc } => (b" cq=", cq.cast(), wc.cast()),
+            Op::ReqNotifyCq { cq } => (b" cq=", cq.cast(), cq.cast()),
+        };
+        (obj.is_null() || list.is_null()).then_some((key, obj))
+    }
+
     /// The function of the table.
     #[inline(always)]
     fn func(self) -> Func {
         match self {
-            Op::PostSend { .. } => Func::OpPostSend,
-            Op::PostRecv { .. } => Func::OpPostRecv,
-            Op::PostSrqRecv { .. } => Func::OpPostSrqRecv,
-            Op::PollCq { .. } => Func::OpPollCq,
-            Op::ReqNotifyCq { .. } => Func::OpReqNotifyCq,
+            Op::PostSend { .. } => Func::IbvPostSend,
+            Op::PostRecv { .. } => Func::IbvPostRecv,
+            Op::PostSrqRecv { .. } => Func::IbvPostSrqRecv,
+            Op::PollCq { .. } => Func::IbvPollCq,
+            Op::ReqNotifyCq { .. } => Func::IbvReqNotifyCq,
         }
     }
 }
 
 /// An op's call with its result.
 #[derive(Clone, Copy)]
-struct OpCall {
-    op: Op,
-    ret: c_int,
+pub(super) struct OpCall {
+    pub(super) op: Op,
+    pub(super) ret: c_int,
 }
 
 impl Events for OpCall {
@@ -134,7 +146,7 @@ impl Events for OpCall {
             Op::PostSend { qp, wr } => unsafe {
                 chain(wr, ret, |w, bytes| {
                     out.event(
-                        Func::OpPostSend,
+                        Func::IbvPostSend,
                         bytes,
                         Some(|line: &mut Line| send_line(line, qp, w, ret, bytes)),
                         || post_args(qp.cast(), w.wr_id, w.opcode as isize, w, bytes, ret),
@@ -150,7 +162,7 @@ impl Events for OpCall {
                         line.dec(b" qpn=", (*qp).qp_num.into());
                         recv_line(line, w, ret, bytes);
                     };
-                    out.event(Func::OpPostRecv, bytes, Some(line), || {
+                    out.event(Func::IbvPostRecv, bytes, Some(line), || {
                         post_args(qp.cast(), w.wr_id, -1, w, bytes, ret)
                     })
                 })
@@ -162,7 +174,7 @@ impl Events for OpCall {
                         line.hex(b" srq=", srq as usize as u64);
                         recv_line(line, w, ret, bytes);
                     };
-                    out.event(Func::OpPostSrqRecv, bytes, Some(line), || {
+                    out.event(Func::IbvPostSrqRecv, bytes, Some(line), || {
                         post_args(srq.cast(), w.wr_id, -1, w, bytes, ret)
                     })
                 })
@@ -177,7 +189,7 @@ impl Events for OpCall {
                         line.dec(b" qpn=", w.qp_num.into());
                         show_wc(line, w);
                     };
-                    out.event(Func::OpPollCq, recv_bytes(w), Some(line), || {
+                    out.event(Func::IbvPollCq, recv_bytes(w), Some(line), || {
                         let [wr_id, status, opcode, byte_len] = wc_args(w);
                         [cq as isize, wr_id, status, opcode, byte_len, ret as isize]
                     });
@@ -185,13 +197,13 @@ impl Events for OpCall {
                 if ret < 0 {
                     let line = |line: &mut Line| show_cq(line, cq, ret);
                     let args = || [cq as isize, 0, 0, 0, 0, ret as isize];
-                    out.event(Func::OpPollCq, 0, Some(line), args);
+                    out.event(Func::IbvPollCq, 0, Some(line), args);
                 }
             }
             Op::ReqNotifyCq { cq } => {
                 let line = |line: &mut Line| show_cq(line, cq, ret);
                 let args = || [cq as isize, 0, 0, 0, 0, ret as isize];
-                out.event(Func::OpReqNotifyCq, 0, Some(line), args);
+                out.event(Func::IbvReqNotifyCq, 0, Some(line), args);
             }
         }
     }

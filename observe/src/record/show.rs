@@ -1,9 +1,11 @@
 //! The vocabulary that the records' trace lines and probe arguments share:
-//! a CQ and a poll's result, a work completion, the names of the opcodes,
-//! the bytes of an SGE list and of a completion.
+//! a CQ and a poll's result, an extended QP, a work completion (and an
+//! extended CQ's current one), the names of the opcodes, the bytes of an
+//! SGE list and of a completion.
 
 use core::ffi::c_int;
 
+use ibverbs_sys::{ibv_cq_ex, ibv_qp_ex};
 use rdmaverbs_abi::verbs::{WC_STATUS, ibv_sge, ibv_wc_head};
 
 use crate::trace::line::Line;
@@ -107,5 +109,45 @@ pub(crate) fn recv_bytes(wc: &ibv_wc_head) -> u64 {
         u64::from(wc.byte_len)
     } else {
         0
+    }
+}
+
+/// ` qp=0x... qpn=N`.
+pub(crate) fn show_qp(line: &mut Line, qp: *mut ibv_qp_ex) {
+    line.hex(b" qp=", qp as usize as u64);
+    // SAFETY: a live QP.
+    line.dec(b" qpn=", unsafe { (*qp).qp_base.qp_num }.into());
+}
+
+/// The CQ's current completion, as a work completion's leading fields: its
+/// `wr_id` and `status`, and, for a successful one, the opcode and length
+/// from the provider's readers (when it has them).
+///
+/// # Safety
+/// A poll of `cq` just returned 0 (`ibv_start_poll`, `ibv_next_poll`).
+pub(crate) unsafe fn current(cq: *mut ibv_cq_ex) -> ibv_wc_head {
+    // SAFETY: as the caller says.
+    unsafe {
+        let c = &*cq;
+        let mut w = ibv_wc_head {
+            wr_id: c.wr_id,
+            status: c.status,
+            opcode: 0,
+            vendor_err: 0,
+            byte_len: 0,
+            imm_data: 0,
+            qp_num: 0,
+        };
+        if w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+            if let Some(read) = c.read_opcode {
+                w.opcode = read(cq);
+            }
+            if let Some(read) = c.read_byte_len {
+                w.byte_len = read(cq);
+            }
+        } else if let Some(read) = c.read_vendor_err {
+            w.vendor_err = read(cq);
+        }
+        w
     }
 }

@@ -265,19 +265,21 @@ impl<'a> Line<'a> {
     }
 }
 
-/// Each function's name, padded to 32 bytes, and its length.
+/// Each function's name, padded to 32 bytes, and its length (at most 32:
+/// the one longer name, `ibv_wc_read_completion_wallclock_ns`, is of a
+/// function that has no trace line; a unit test holds that).
 static NAMES: [([u8; 32], usize); Func::COUNT] = {
     let mut t = [([0; 32], 0); Func::COUNT];
     let mut i = 0;
     while i < Func::COUNT {
         let name = Func::ALL[i].name().as_bytes();
-        assert!(name.len() <= 32);
+        let n = if name.len() < 32 { name.len() } else { 32 };
         let mut j = 0;
-        while j < name.len() {
+        while j < n {
             t[i].0[j] = name[j];
             j += 1;
         }
-        t[i].1 = name.len();
+        t[i].1 = n;
         i += 1;
     }
     t

@@ -11,11 +11,26 @@
 //! through them, and the observer drops their record of a call that an
 //! export records itself (`rdmaverbs_observe::Scope`).
 
+mod context;
+mod dispatch;
+
+pub use context::*;
+pub use dispatch::*;
+
 use core::ffi::{c_int, c_uint, c_void};
 
 pub use ibverbs_sys::{
-    ibv_ah, ibv_comp_channel, ibv_context, ibv_cq, ibv_mr, ibv_pd, ibv_qp, ibv_recv_wr,
-    ibv_send_wr, ibv_sge, ibv_srq, ibv_wc,
+    _compat_ibv_port_attr, ibv_ah, ibv_alloc_dm_attr, ibv_comp_channel, ibv_context,
+    ibv_context_ops, ibv_counter_attach_attr, ibv_counters, ibv_counters_init_attr, ibv_cq,
+    ibv_cq_ex, ibv_cq_init_attr_ex, ibv_data_buf, ibv_device_attr, ibv_device_attr_ex, ibv_dm,
+    ibv_flow, ibv_flow_action, ibv_flow_action_esp_attr, ibv_flow_attr, ibv_gid_entry,
+    ibv_modify_cq_attr, ibv_mr, ibv_mw, ibv_mw_bind, ibv_mw_bind_info, ibv_ops_wr,
+    ibv_parent_domain_init_attr, ibv_pd, ibv_poll_cq_attr, ibv_port_attr, ibv_qp, ibv_qp_ex,
+    ibv_qp_init_attr, ibv_qp_init_attr_ex, ibv_qp_open_attr, ibv_qp_rate_limit_attr,
+    ibv_query_device_ex_input, ibv_recv_wr, ibv_rwq_ind_table, ibv_rwq_ind_table_init_attr,
+    ibv_send_wr, ibv_sge, ibv_srq, ibv_srq_init_attr, ibv_srq_init_attr_ex, ibv_td,
+    ibv_td_init_attr, ibv_values_ex, ibv_wc, ibv_wc_tm_info, ibv_wq, ibv_wq_attr, ibv_wq_init_attr,
+    ibv_xrcd, ibv_xrcd_init_attr,
 };
 
 /// What kind of send-queue work request to build (the posting exports), or
@@ -113,135 +128,6 @@ pub struct rdma_route {
     _rest: [u64; 7],
 }
 
-// The five data-path verbs are `static inline` in verbs.h: each one is a call
-// through `struct ibv_context_ops`, never through `verbs_context`. These are
-// the same calls. libibverbs never leaves an op NULL (it installs stubs that
-// return EOPNOTSUPP), so, like verbs.h, these do not test for one: a test
-// costs two instructions on every call (BENCHMARKS.md).
-
-/// The op `$op` of the device context of `$obj` (a QP, SRQ or CQ). Used in
-/// an `unsafe` block whose caller guarantees that `$obj` and its context are
-/// live; libibverbs sets every op.
-macro_rules! op {
-    ($obj:expr, $op:ident) => {
-        (*(*$obj).context).ops.$op.unwrap_unchecked()
-    };
-}
-
-/// `ibv_post_send()` of verbs.h.
-///
-/// # Safety
-/// `qp` points to a live QP whose `context` is a live device context (made by
-/// libibverbs, so that every op is set); `wr` and `bad` are valid for the
-/// provider's op.
-#[inline(always)]
-pub unsafe fn ibv_post_send(
-    qp: *mut ibv_qp,
-    wr: *mut ibv_send_wr,
-    bad: *mut *mut ibv_send_wr,
-) -> c_int {
-    // SAFETY: the provider's own op, called as verbs.h calls it.
-    unsafe { op!(qp, post_send)(qp, wr, bad) }
-}
-
-/// `ibv_post_recv()` of verbs.h.
-///
-/// # Safety
-/// As [`ibv_post_send`].
-#[inline(always)]
-pub unsafe fn ibv_post_recv(
-    qp: *mut ibv_qp,
-    wr: *mut ibv_recv_wr,
-    bad: *mut *mut ibv_recv_wr,
-) -> c_int {
-    // SAFETY: the provider's own op, called as verbs.h calls it.
-    unsafe { op!(qp, post_recv)(qp, wr, bad) }
-}
-
-/// `ibv_post_srq_recv()` of verbs.h.
-///
-/// # Safety
-/// `srq` points to a live SRQ whose `context` is live; `wr` and `bad` are
-/// valid for the provider's op.
-#[inline(always)]
-pub unsafe fn ibv_post_srq_recv(
-    srq: *mut ibv_srq,
-    wr: *mut ibv_recv_wr,
-    bad: *mut *mut ibv_recv_wr,
-) -> c_int {
-    // SAFETY: the provider's own op, called as verbs.h calls it.
-    unsafe { op!(srq, post_srq_recv)(srq, wr, bad) }
-}
-
-/// `ibv_poll_cq()` of verbs.h.
-///
-/// # Safety
-/// `cq` points to a live CQ whose `context` is live; `wc` has room for
-/// `num_entries` completions.
-#[inline(always)]
-pub unsafe fn ibv_poll_cq(cq: *mut ibv_cq, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
-    // SAFETY: the provider's own op, called as verbs.h calls it.
-    unsafe { op!(cq, poll_cq)(cq, num_entries, wc) }
-}
-
-/// `ibv_req_notify_cq()` of verbs.h.
-///
-/// # Safety
-/// `cq` points to a live CQ whose `context` is live.
-#[inline(always)]
-pub unsafe fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
-    // SAFETY: the provider's own op, called as verbs.h calls it.
-    unsafe { op!(cq, req_notify_cq)(cq, solicited_only) }
-}
-
-/// The end of `struct verbs_context` (`verbs.h`), from `create_cq_ex` to its
-/// last member, `context`: libibverbs allocates it around the `ibv_context`
-/// it hands out (`verbs_get_ctx` is `context` minus its offset), and the
-/// struct grows at the front, so these members keep their distance to
-/// `context` across versions. The layout test checks every distance against
-/// the system header; only the two creation ops are read or written.
-#[repr(C)]
-pub struct verbs_context_tail {
-    /// `create_cq_ex`.
-    pub create_cq_ex: Option<CreateCqEx>,
-    _middle: [*mut c_void; 7],
-    /// `create_qp_ex`.
-    pub create_qp_ex: Option<CreateQpEx>,
-    _after: [*mut c_void; 5],
-    /// The size of the whole `struct verbs_context` the provider allocated.
-    pub sz: usize,
-    /// The `ibv_context` handed out.
-    pub context: ibv_context,
-}
-
-/// `verbs_context.create_qp_ex`.
-pub type CreateQpEx =
-    unsafe extern "C" fn(*mut ibv_context, *mut ibverbs_sys::ibv_qp_init_attr_ex) -> *mut ibv_qp;
-/// `verbs_context.create_cq_ex`.
-pub type CreateCqEx = unsafe extern "C" fn(
-    *mut ibv_context,
-    *mut ibverbs_sys::ibv_cq_init_attr_ex,
-) -> *mut ibverbs_sys::ibv_cq_ex;
-
-/// The `struct verbs_context` around `ctx`, as `verbs_get_ctx_op` finds it:
-/// only for an extended context (`abi_compat` is `__VERBS_ABI_IS_EXTENDED`)
-/// whose size covers `create_cq_ex`.
-///
-/// # Safety
-/// `ctx` is a live device context.
-pub unsafe fn verbs_context(ctx: *mut ibv_context) -> Option<*mut verbs_context_tail> {
-    // SAFETY: a live context (caller's guarantee).
-    if unsafe { (*ctx).abi_compat } as usize != usize::MAX {
-        return None;
-    }
-    let at = core::mem::offset_of!(verbs_context_tail, context);
-    // SAFETY: an extended context lies at the end of a verbs_context, whose
-    // `sz` precedes it.
-    let v = unsafe { ctx.byte_sub(at) }.cast::<verbs_context_tail>();
-    // SAFETY: as above.
-    (unsafe { (*v).sz } >= core::mem::size_of::<verbs_context_tail>()).then_some(v)
-}
-
 /// The leading fields of `struct ibv_wc`, which ibverbs-sys keeps private;
 /// the tracing reads a completion through it (the layout test checks it).
 #[repr(C)]
@@ -290,3 +176,51 @@ pub const WC_STATUS: [&str; 24] = [
     "TM_ERR",
     "TM_RNDV_INCOMPLETE",
 ];
+
+/// Calls `$m!` with the pointer types that the exports return for an
+/// object they create, allocate or open (NULL, with `errno`, on failure):
+/// the one list both the observer (how a result is shown) and the exports
+/// (how a refusal returns) take it from. `*mut ibv_mr` and `*mut sockaddr`
+/// are not in it: each is shown its own way.
+#[macro_export]
+macro_rules! object_results {
+    ($m:ident) => {
+        $m!(
+            ibv_cq,
+            ibv_cq_ex,
+            ibv_qp,
+            ibv_srq,
+            ibv_pd,
+            ibv_td,
+            ibv_xrcd,
+            ibv_flow,
+            ibv_flow_action,
+            ibv_mw,
+            ibv_dm,
+            ibv_wq,
+            ibv_rwq_ind_table,
+            ibv_counters
+        );
+    };
+}
+
+/// `IBV_ACCESS_OPTIONAL_RANGE` (`<infiniband/verbs_api.h>`): the access
+/// flags a kernel may ignore; `ibv_reg_mr` with any of them goes to
+/// `ibv_reg_mr_iova2`.
+pub const IBV_ACCESS_OPTIONAL_RANGE: u32 = 0x3ff0_0000;
+
+/// `IB_ROCE_UDP_ENCAP_VALID_PORT_MIN`: the lowest UDP source port of RoCE v2.
+pub const IB_ROCE_UDP_ENCAP_VALID_PORT_MIN: u32 = 0xc000;
+
+/// `sizeof(struct ibv_port_attr)`, which `___ibv_query_port` passes and
+/// clears: the system header's, rdma-core 44's 52 bytes (the layout tests
+/// check it). `ibverbs-sys`'s struct is rdma-core 55's, 4 bytes longer
+/// (`active_speed_ex`): passing its size would let the provider write past
+/// the caller's struct (the trap of torchcomms#697, the other way round).
+pub const PORT_ATTR_SIZE: usize = 52;
+/// `sizeof(struct ibv_gid_entry)`, which `ibv_query_gid_ex` and
+/// `ibv_query_gid_table` pass.
+pub const GID_ENTRY_SIZE: usize = core::mem::size_of::<ibv_gid_entry>();
+/// `sizeof(struct ibv_device_attr_ex)`, which `ibv_query_device_ex` passes
+/// and clears.
+pub const DEVICE_ATTR_EX_SIZE: usize = core::mem::size_of::<ibv_device_attr_ex>();

@@ -1,0 +1,158 @@
+//! Posting work requests: `ibv_post_send`, `ibv_post_recv`,
+//! `ibv_post_srq_recv` (through the device context's ops, as verbs.h does),
+//! `ibv_post_wq_recv` (through the work queue's), `ibv_post_srq_ops`
+//! (through `verbs_context`).
+//!
+//! A NULL queue or a NULL list of work requests returns `EINVAL` with no
+//! provider call; `*bad_wr`, when it is given, is then the list (none of it
+//! was posted). Under the preload library the first three are recorded once,
+//! as its wrapped ops record a program's inline calls.
+
+use core::ffi::c_int;
+
+use rdmaverbs_abi::verbs::{
+    ibv_ops_wr, ibv_post_recv as post_recv, ibv_post_send as post_send,
+    ibv_post_srq_recv as post_srq_recv, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wq,
+};
+use rdmaverbs_abi::{ctx_op, object_op};
+use rdmaverbs_observe::{Call, Op};
+
+use crate::api::export::observed;
+
+/// `EINVAL` for a NULL list of work requests, which is then what `*bad`
+/// (when given) names: nothing of it was posted.
+#[cold]
+#[inline(never)]
+fn no_list<W>(bad: *mut *mut W) -> c_int {
+    if !bad.is_null() {
+        // SAFETY: the caller's pointer for the first work request not posted.
+        unsafe { *bad = core::ptr::null_mut() };
+    }
+    libc::EINVAL
+}
+
+/// `ibv_post_send()`: posts a list of send work requests on `qp`; 0, or an
+/// errno value with `*bad_wr` the first not posted.
+///
+/// # Safety
+/// As the inline original: `qp` is NULL (`EINVAL`) or a live QP, `wr` NULL
+/// (`EINVAL`) or a valid list, `bad_wr` as the provider requires.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_post_send(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_send_wr,
+    bad_wr: *mut *mut ibv_send_wr,
+) -> c_int {
+    // SAFETY: the caller's QP and list, for the provider's own op.
+    observed!(status IbvPostSend, qp, Call::op(Op::PostSend { qp, wr }), {
+        if wr.is_null() { no_list(bad_wr) } else { unsafe { post_send(qp, wr, bad_wr) } }
+    })
+}
+
+/// `ibv_post_recv()`: posts a list of receive work requests on `qp`.
+///
+/// # Safety
+/// As [`ibv_post_send`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_post_recv(
+    qp: *mut ibv_qp,
+    wr: *mut ibv_recv_wr,
+    bad_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    // SAFETY: as in `ibv_post_send`.
+    observed!(status IbvPostRecv, qp, Call::op(Op::PostRecv { qp, wr }), {
+        if wr.is_null() { no_list(bad_wr) } else { unsafe { post_recv(qp, wr, bad_wr) } }
+    })
+}
+
+/// `ibv_post_srq_recv()`: posts a list of receive work requests on `srq`.
+///
+/// # Safety
+/// As [`ibv_post_send`], with a live SRQ.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_post_srq_recv(
+    srq: *mut ibv_srq,
+    recv_wr: *mut ibv_recv_wr,
+    bad_recv_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    let op = Op::PostSrqRecv { srq, wr: recv_wr };
+    // SAFETY: as in `ibv_post_send`.
+    observed!(status IbvPostSrqRecv, srq, Call::op(op), {
+        if recv_wr.is_null() {
+            no_list(bad_recv_wr)
+        } else {
+            unsafe { post_srq_recv(srq, recv_wr, bad_recv_wr) }
+        }
+    })
+}
+
+/// `ibv_post_wq_recv()`: posts a list of receive work requests on a work
+/// queue, through its own `post_recv`.
+///
+/// # Safety
+/// As [`ibv_post_send`], with a live work queue.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_post_wq_recv(
+    wq: *mut ibv_wq,
+    recv_wr: *mut ibv_recv_wr,
+    bad_recv_wr: *mut *mut ibv_recv_wr,
+) -> c_int {
+    let call = Call::Object {
+        key: b" wq=",
+        obj: wq.cast(),
+    };
+    // SAFETY: the caller's work queue and list, for the provider's own call.
+    observed!(status IbvPostWqRecv, wq, call, {
+        if recv_wr.is_null() {
+            no_list(bad_recv_wr)
+        } else {
+            unsafe { object_op!(wq, post_recv)(wq, recv_wr, bad_recv_wr) }
+        }
+    })
+}
+
+/// `ibv_post_srq_ops()`: posts tag matching operations on `srq`; without
+/// the op, `EOPNOTSUPP` with `*bad_op` the first operation, as the
+/// original.
+///
+/// # Safety
+/// As [`ibv_post_send`]: `srq` NULL (`EINVAL`) or live; `op` NULL (`EINVAL`)
+/// or a valid list; `bad_op` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_post_srq_ops(
+    srq: *mut ibv_srq,
+    op: *mut ibv_ops_wr,
+    bad_op: *mut *mut ibv_ops_wr,
+) -> c_int {
+    let call = Call::Object {
+        key: b" srq=",
+        obj: srq.cast(),
+    };
+    // SAFETY: the caller's SRQ, its context and list.
+    observed!(status IbvPostSrqOps, srq, call, unsafe { post_srq_ops(srq, op, bad_op) })
+}
+
+/// The body of [`ibv_post_srq_ops`].
+///
+/// # Safety
+/// As its caller, with `srq` not NULL.
+#[inline(always)]
+unsafe fn post_srq_ops(
+    srq: *mut ibv_srq,
+    op: *mut ibv_ops_wr,
+    bad_op: *mut *mut ibv_ops_wr,
+) -> c_int {
+    if op.is_null() {
+        return no_list(bad_op);
+    }
+    // SAFETY: a live SRQ and its context.
+    match unsafe { ctx_op!((*srq).context, post_srq_ops) } {
+        // SAFETY: the provider's op, as verbs.h calls it.
+        Some(post) => unsafe { post(srq, op, bad_op) },
+        None => {
+            // SAFETY: the caller's pointer, as the original writes it.
+            unsafe { *bad_op = op };
+            libc::EOPNOTSUPP
+        }
+    }
+}
