@@ -517,7 +517,8 @@ $(B)/example-uninstalled: $(B)/ours/example
 
 # ---- benchmark (c-tests/bench/) ----
 
-$(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/functions.h
+$(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/bench/bench-fake.h \
+		c-tests/functions.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -rdynamic $(STOCK_CFLAGS) -o $@ c-tests/bench/bench.c \
 		c-tests/bench/bench-fake.c -ldl

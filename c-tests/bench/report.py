@@ -30,6 +30,8 @@ COUNT = 100000  # calls per loop under callgrind
 MAX_INSN_OVER_SHIM = 10
 MAX_TIME_OVER_SHIM = 1.15
 MAX_INSN_OVER_INLINE = 14
+# The data path of verbs.h (RDMAVERBS_1.3): instructions over b only.
+MAX_VERBS_INSN_OVER_SHIM = 3
 
 
 def run(cmd, **kw):
@@ -141,6 +143,22 @@ def ops_table(n):
     return ("| op (called as a program calls it) | instructions, not preloaded "
             "| preloaded, nothing set | counting (`RDMAVERBS_STATS=1`) "
             "| tracing (`RDMAVERBS_TRACE=FILE`) |\n|---|---|---|---|---|\n" + "\n".join(rows))
+
+
+def verbs_table(t, n, verbs):
+    """The table of verbs.h's data path: instructions against the shim."""
+    rows, misses = [], []
+    for f in verbs:
+        b, c = t[f, "b"][0], t[f, "c"][0]
+        ia, ib, ic, inp = (n[f, v] for v in "abcn")
+        met = ic - ib <= MAX_VERBS_INSN_OVER_SHIM + 0.01
+        if not met:
+            misses.append(f)
+        rows.append(f"| `{f}` | {c / b:.2f} | {ia:.0f} | {ib:.0f} | {ic:.0f} "
+                    f"| **{ic - ib:+.0f}** | {inp:.0f} | {'yes' if met else '**no**'} |")
+    return ("| function | c/b time | a insn | b insn | c insn | c−b insn "
+            f"| c insn without probes | within +{MAX_VERBS_INSN_OVER_SHIM} |\n"
+            "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)), misses
 
 
 def machine():
@@ -301,7 +319,10 @@ def main():
     n = instructions(bench, libs, tmp)
     opt = ops_table(op_instructions(ops, preload, tmp))
     thr = threads_table(thread_scaling(ops, preload))
-    funcs = list(dict.fromkeys(f for f, _ in t))  # bench.c's order: the table's
+    order = list(dict.fromkeys(f for f, _ in t))  # bench.c's order: the table's
+    funcs = [f for f in order if not f.startswith("ibv_")]
+    verbs = [f for f in order if f.startswith("ibv_")]
+    vtable, vmisses = verbs_table(t, n, verbs)
     rows, misses = [], []
     for f in funcs:
         a, b, c = (t[f, v][0] for v in "abc")
@@ -332,12 +353,16 @@ def main():
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     table = header + "\n" + "\n".join(rows)
     print(table)
+    print("\n" + vtable)
     print("\n" + opt)
     if roce:
         print("\n" + roce)
     print(f"\nbench: {len(funcs) - len(misses)} of {len(funcs)} functions meet every target "
           "a real symbol can meet"
           + (f"; missed: {', '.join(misses)}" if misses else ""))
+    print(f"bench: verbs.h's data path: {len(verbs) - len(vmisses)} of {len(verbs)} within "
+          f"+{MAX_VERBS_INSN_OVER_SHIM} instructions of the shim"
+          + (f"; over: {', '.join(vmisses)}" if vmisses else ""))
 
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "findings.md")) as f:
@@ -391,6 +416,19 @@ the inline original (b−a): no exported function can meet that target there;
 see the findings.
 
 ![time per call relative to the shim](BENCHMARKS.svg)
+
+## The data path of `<infiniband/verbs.h>` (RDMAVERBS_1.3)
+
+The same variants and the same run, for the static inline functions of
+verbs.h that a program calls per work request or completion: the posts,
+`ibv_poll_cq` and `ibv_req_notify_cq`, the extended QP's `ibv_wr_*`, the
+extended CQ's poll and `ibv_wc_read_*` (ours found with `dlvsym` at
+`RDMAVERBS_1.3`; the fake's ops and calls return at once). Target: c at
+most {MAX_VERBS_INSN_OVER_SHIM} instructions over b, unwatched (callgrind).
+
+{vtable}
+
+{len(verbs) - len(vmisses)} of {len(verbs)} within the target{": over it, " + ", ".join(f"`{f}`" for f in vmisses) + " (see the findings)" if vmisses else ""}.
 
 ## Watching a program that was never rebuilt
 

@@ -20,6 +20,50 @@ use rdmaverbs_observe::{Call, Returned, Scope};
 /// the plain body: the closures (and their captured arguments) are built
 /// only on the cold branch.
 macro_rules! observed {
+    // The data path's form: the export's arguments named after the
+    // function, `F(a, b, ...)`. The cold path is then a call of one of the
+    // [`cold_args`] functions with those arguments in the registers they
+    // came in, and `$call` and `$body` closures of them that capture
+    // nothing: a tail call, so that the fast path needs no stack frame.
+    (status $f:ident($($a:ident),+), $p:expr, $call:expr, $body:expr) => {{
+        if ::rdmaverbs_observe::gate($p) {
+            return $crate::api::export::ColdArgs::cold(
+                ($($a,)+),
+                ::rdmaverbs_abi::functions::Func::$f,
+                |($($a,)+)| {
+                    let _ = ($($a,)+);
+                    $call
+                },
+                |($($a,)+)| {
+                    if $p.is_null() {
+                        return $crate::api::export::Refused::refused();
+                    }
+                    ::rdmaverbs_observe::Status($body)
+                },
+            )
+            .0;
+        }
+        $body
+    }};
+    ($f:ident($($a:ident),+), $p:expr, $call:expr, $body:expr) => {{
+        if ::rdmaverbs_observe::gate($p) {
+            return $crate::api::export::ColdArgs::cold(
+                ($($a,)+),
+                ::rdmaverbs_abi::functions::Func::$f,
+                |($($a,)+)| {
+                    let _ = ($($a,)+);
+                    $call
+                },
+                |($($a,)+)| {
+                    if $p.is_null() {
+                        return $crate::api::export::Refused::refused();
+                    }
+                    $body
+                },
+            );
+        }
+        $body
+    }};
     // An errno value returned (`Status` to the observer, `c_int` to C).
     (status $f:ident, $p:expr, $call:expr, $body:expr) => {{
         let p = $p;
@@ -96,4 +140,60 @@ pub(crate) fn cold<R: Returned + Refused>(
     // was refused, and is not read).
     unsafe { scope.record(f, call(), ret) };
     ret
+}
+
+/// The cold path of an export in [`observed!`]'s data-path form, for its
+/// arguments as a tuple: `cold_N` takes them first, one by one, in the
+/// registers the export got them in, then `call` and `body`, closures of
+/// them that capture nothing, and so take no register and no stack: the
+/// export reaches its cold path by a jump.
+pub(crate) trait ColdArgs: Sized {
+    fn cold<R: Returned + Refused>(
+        self,
+        f: Func,
+        call: impl FnOnce(Self) -> Call,
+        body: impl FnOnce(Self) -> R,
+    ) -> R;
+}
+
+macro_rules! cold_fns {
+    ($($name:ident($($a:ident: $A:ident),+);)+) => {$(
+        #[cold]
+        #[inline(never)]
+        fn $name<$($A: Copy,)+ R: Returned + Refused>(
+            $($a: $A,)+
+            f: Func,
+            call: impl FnOnce($($A),+) -> Call,
+            body: impl FnOnce($($A),+) -> R,
+        ) -> R {
+            if !rdmaverbs_observe::watching() {
+                return body($($a),+);
+            }
+            let scope = Scope::enter();
+            let ret = body($($a),+);
+            // SAFETY: as in `cold`.
+            unsafe { scope.record(f, call($($a),+), ret) };
+            ret
+        }
+
+        impl<$($A: Copy),+> ColdArgs for ($($A,)+) {
+            #[inline(always)]
+            fn cold<R: Returned + Refused>(
+                self,
+                f: Func,
+                call: impl FnOnce(Self) -> Call,
+                body: impl FnOnce(Self) -> R,
+            ) -> R {
+                let ($($a,)+) = self;
+                $name($($a,)+ f, move |$($a),+| call(($($a,)+)), move |$($a),+| body(($($a,)+)))
+            }
+        }
+    )+};
+}
+cold_fns! {
+    cold_1(a: A);
+    cold_2(a: A, b: B);
+    cold_3(a: A, b: B, c: C);
+    cold_4(a: A, b: B, c: C, d: D);
+    cold_5(a: A, b: B, c: C, d: D, e: E);
 }

@@ -12,7 +12,7 @@
 //! export records itself (`rdmaverbs_observe::Scope`).
 
 mod context;
-mod dispatch;
+pub mod dispatch;
 
 pub use context::*;
 pub use dispatch::*;

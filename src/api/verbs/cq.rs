@@ -36,13 +36,18 @@ pub unsafe extern "C" fn ibv_poll_cq(
     wc: *mut ibv_wc,
 ) -> c_int {
     // SAFETY: the caller's CQ and array, for the provider's own op.
-    observed!(IbvPollCq, cq, Call::op(Op::PollCq { cq, wc }), {
-        if wc.is_null() {
-            invalid()
-        } else {
-            unsafe { poll(cq, num_entries, wc) }
+    observed!(
+        IbvPollCq(cq, num_entries, wc),
+        cq,
+        Call::op(Op::PollCq { cq, wc }),
+        {
+            if wc.is_null() {
+                invalid()
+            } else {
+                unsafe { poll(cq, num_entries, wc) }
+            }
         }
-    })
+    )
 }
 
 /// `ibv_req_notify_cq()`: arms `cq` for its next completion event; 0 or an
@@ -53,7 +58,7 @@ pub unsafe extern "C" fn ibv_poll_cq(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     // SAFETY: the caller's CQ, for the provider's own op.
-    observed!(status IbvReqNotifyCq, cq, Call::op(Op::ReqNotifyCq { cq }), unsafe {
+    observed!(status IbvReqNotifyCq(cq, solicited_only), cq, Call::op(Op::ReqNotifyCq { cq }), unsafe {
         notify(cq, solicited_only)
     })
 }
@@ -119,13 +124,8 @@ pub unsafe extern "C" fn ibv_cq_ex_to_cq(cq: *mut ibv_cq_ex) -> *mut ibv_cq {
 /// requires.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_start_poll(cq: *mut ibv_cq_ex, attr: *mut ibv_poll_cq_attr) -> c_int {
-    let poll = ExOp::Poll {
-        f: Func::IbvStartPoll,
-        cq,
-        ret: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own call.
-    observed!(status IbvStartPoll, cq, Call::ex(poll), unsafe {
+    observed!(status IbvStartPoll(cq, attr), cq, Call::ex(ExOp::Poll { f: Func::IbvStartPoll, cq, ret: 0 }), unsafe {
         object_op!(cq, start_poll)(cq, attr)
     })
 }
@@ -137,13 +137,8 @@ pub unsafe extern "C" fn ibv_start_poll(cq: *mut ibv_cq_ex, attr: *mut ibv_poll_
 /// `cq` is NULL (`EINVAL`) or a live extended CQ being polled.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_next_poll(cq: *mut ibv_cq_ex) -> c_int {
-    let poll = ExOp::Poll {
-        f: Func::IbvNextPoll,
-        cq,
-        ret: 0,
-    };
     // SAFETY: as in `ibv_start_poll`.
-    observed!(status IbvNextPoll, cq, Call::ex(poll), unsafe { object_op!(cq, next_poll)(cq) })
+    observed!(status IbvNextPoll(cq), cq, Call::ex(ExOp::Poll { f: Func::IbvNextPoll, cq, ret: 0 }), unsafe { object_op!(cq, next_poll)(cq) })
 }
 
 /// `ibv_end_poll()`: ends polling an extended CQ.
@@ -153,7 +148,7 @@ pub unsafe extern "C" fn ibv_next_poll(cq: *mut ibv_cq_ex) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_end_poll(cq: *mut ibv_cq_ex) {
     // SAFETY: as in `ibv_start_poll`.
-    observed!(IbvEndPoll, cq, Call::ex(ExOp::EndPoll { cq }), unsafe {
+    observed!(IbvEndPoll(cq), cq, Call::ex(ExOp::EndPoll { cq }), unsafe {
         object_op!(cq, end_poll)(cq)
     })
 }

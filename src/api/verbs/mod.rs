@@ -14,8 +14,8 @@
 //!
 //! By area, in the header's words: [`post`] the work requests of the
 //! classic API; [`cq`] completion queues and the extended CQ's polling;
-//! [`wc_read`] the extended CQ's readers; [`qp_ex`] the extended QP's post
-//! calls; [`device`] queries and domains; [`memory`] registrations, memory
+//! [`wc_read`] the extended CQ's readers; [`qp_ex`] the extended QP's work
+//! requests, [`wr_set`] its batch and a work request's settings; [`device`] queries and domains; [`memory`] registrations, memory
 //! windows and device memory; [`queue`] SRQs, QPs and work queues;
 //! [`flow`] flow steering and counters.
 
@@ -27,6 +27,7 @@ pub mod post;
 pub mod qp_ex;
 pub mod queue;
 pub mod wc_read;
+pub mod wr_set;
 
 pub use cq::*;
 pub use device::*;
@@ -36,6 +37,7 @@ pub use post::*;
 pub use qp_ex::*;
 pub use queue::*;
 pub use wc_read::*;
+pub use wr_set::*;
 
 use rdmaverbs_abi::sys::set_errno;
 use rdmaverbs_abi::verbs::ibv_context;

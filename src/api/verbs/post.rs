@@ -28,7 +28,9 @@ fn no_list<W>(bad: *mut *mut W) -> c_int {
         // SAFETY: the caller's pointer for the first work request not posted.
         unsafe { *bad = core::ptr::null_mut() };
     }
-    libc::EINVAL
+    // Opaque, so that the caller jumps here rather than call and then
+    // return a constant (which would give its fast path a stack frame).
+    core::hint::black_box(libc::EINVAL)
 }
 
 /// `ibv_post_send()`: posts a list of send work requests on `qp`; 0, or an
@@ -44,7 +46,7 @@ pub unsafe extern "C" fn ibv_post_send(
     bad_wr: *mut *mut ibv_send_wr,
 ) -> c_int {
     // SAFETY: the caller's QP and list, for the provider's own op.
-    observed!(status IbvPostSend, qp, Call::op(Op::PostSend { qp, wr }), {
+    observed!(status IbvPostSend(qp, wr, bad_wr), qp, Call::op(Op::PostSend { qp, wr }), {
         if wr.is_null() { no_list(bad_wr) } else { unsafe { post_send(qp, wr, bad_wr) } }
     })
 }
@@ -60,7 +62,7 @@ pub unsafe extern "C" fn ibv_post_recv(
     bad_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
     // SAFETY: as in `ibv_post_send`.
-    observed!(status IbvPostRecv, qp, Call::op(Op::PostRecv { qp, wr }), {
+    observed!(status IbvPostRecv(qp, wr, bad_wr), qp, Call::op(Op::PostRecv { qp, wr }), {
         if wr.is_null() { no_list(bad_wr) } else { unsafe { post_recv(qp, wr, bad_wr) } }
     })
 }
@@ -75,9 +77,8 @@ pub unsafe extern "C" fn ibv_post_srq_recv(
     recv_wr: *mut ibv_recv_wr,
     bad_recv_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    let op = Op::PostSrqRecv { srq, wr: recv_wr };
     // SAFETY: as in `ibv_post_send`.
-    observed!(status IbvPostSrqRecv, srq, Call::op(op), {
+    observed!(status IbvPostSrqRecv(srq, recv_wr, bad_recv_wr), srq, Call::op(Op::PostSrqRecv { srq, wr: recv_wr }), {
         if recv_wr.is_null() {
             no_list(bad_recv_wr)
         } else {
@@ -97,12 +98,8 @@ pub unsafe extern "C" fn ibv_post_wq_recv(
     recv_wr: *mut ibv_recv_wr,
     bad_recv_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
-    let call = Call::Object {
-        key: b" wq=",
-        obj: wq.cast(),
-    };
     // SAFETY: the caller's work queue and list, for the provider's own call.
-    observed!(status IbvPostWqRecv, wq, call, {
+    observed!(status IbvPostWqRecv(wq, recv_wr, bad_recv_wr), wq, Call::Object { key: b" wq=", obj: wq.cast() }, {
         if recv_wr.is_null() {
             no_list(bad_recv_wr)
         } else {

@@ -1,4 +1,5 @@
-//! The extended QP's post calls, `ibv_wr_*` of `<infiniband/verbs.h>`:
+//! The extended QP's work requests, `ibv_wr_*` of `<infiniband/verbs.h>`
+//! but its batch and settings (`wr_set.rs`):
 //! each calls the function of the same name that the provider set in the
 //! `struct ibv_qp_ex` (`qp->wr_send(qp)`, ...), as the inline original does.
 //!
@@ -9,12 +10,12 @@
 //! preload library, a QP's calls are wrapped, and each call is recorded
 //! once, as its wrapper records a program's inline call.
 
-use core::ffi::{c_int, c_void};
+use core::ffi::c_void;
 
 use ibverbs_sys::ibv_wr_opcode as wr;
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::object_op;
-use rdmaverbs_abi::verbs::{ibv_ah, ibv_data_buf, ibv_mw, ibv_mw_bind_info, ibv_qp_ex, ibv_sge};
+use rdmaverbs_abi::verbs::{ibv_mw, ibv_mw_bind_info, ibv_qp_ex};
 use rdmaverbs_observe::{Call, ExOp};
 
 use crate::api::export::observed;
@@ -34,7 +35,7 @@ pub unsafe extern "C" fn ibv_wr_atomic_cmp_swp(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrAtomicCmpSwp,
+        IbvWrAtomicCmpSwp(qp, rkey, remote_addr, compare, swap),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrAtomicCmpSwp,
@@ -60,7 +61,7 @@ pub unsafe extern "C" fn ibv_wr_atomic_fetch_add(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrAtomicFetchAdd,
+        IbvWrAtomicFetchAdd(qp, rkey, remote_addr, add),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrAtomicFetchAdd,
@@ -86,7 +87,7 @@ pub unsafe extern "C" fn ibv_wr_bind_mw(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrBindMw,
+        IbvWrBindMw(qp, mw, rkey, bind_info),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrBindMw,
@@ -107,7 +108,7 @@ pub unsafe extern "C" fn ibv_wr_bind_mw(
 pub unsafe extern "C" fn ibv_wr_local_inv(qp: *mut ibv_qp_ex, invalidate_rkey: u32) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrLocalInv,
+        IbvWrLocalInv(qp, invalidate_rkey),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrLocalInv,
@@ -128,7 +129,7 @@ pub unsafe extern "C" fn ibv_wr_local_inv(qp: *mut ibv_qp_ex, invalidate_rkey: u
 pub unsafe extern "C" fn ibv_wr_rdma_read(qp: *mut ibv_qp_ex, rkey: u32, remote_addr: u64) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrRdmaRead,
+        IbvWrRdmaRead(qp, rkey, remote_addr),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrRdmaRead,
@@ -149,7 +150,7 @@ pub unsafe extern "C" fn ibv_wr_rdma_read(qp: *mut ibv_qp_ex, rkey: u32, remote_
 pub unsafe extern "C" fn ibv_wr_rdma_write(qp: *mut ibv_qp_ex, rkey: u32, remote_addr: u64) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrRdmaWrite,
+        IbvWrRdmaWrite(qp, rkey, remote_addr),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrRdmaWrite,
@@ -175,7 +176,7 @@ pub unsafe extern "C" fn ibv_wr_rdma_write_imm(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrRdmaWriteImm,
+        IbvWrRdmaWriteImm(qp, rkey, remote_addr, imm_data),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrRdmaWriteImm,
@@ -196,7 +197,7 @@ pub unsafe extern "C" fn ibv_wr_rdma_write_imm(
 pub unsafe extern "C" fn ibv_wr_send(qp: *mut ibv_qp_ex) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrSend,
+        IbvWrSend(qp),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrSend,
@@ -217,7 +218,7 @@ pub unsafe extern "C" fn ibv_wr_send(qp: *mut ibv_qp_ex) {
 pub unsafe extern "C" fn ibv_wr_send_imm(qp: *mut ibv_qp_ex, imm_data: u32) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrSendImm,
+        IbvWrSendImm(qp, imm_data),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrSendImm,
@@ -238,7 +239,7 @@ pub unsafe extern "C" fn ibv_wr_send_imm(qp: *mut ibv_qp_ex, imm_data: u32) {
 pub unsafe extern "C" fn ibv_wr_send_inv(qp: *mut ibv_qp_ex, invalidate_rkey: u32) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrSendInv,
+        IbvWrSendInv(qp, invalidate_rkey),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrSendInv,
@@ -264,7 +265,7 @@ pub unsafe extern "C" fn ibv_wr_send_tso(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrSendTso,
+        IbvWrSendTso(qp, hdr, hdr_sz, mss),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrSendTso,
@@ -273,191 +274,6 @@ pub unsafe extern "C" fn ibv_wr_send_tso(
             remote: None
         }),
         unsafe { object_op!(qp, wr_send_tso)(qp, hdr, hdr_sz, mss) }
-    )
-}
-
-/// `ibv_wr_set_ud_addr()`: the UD destination of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_ud_addr(
-    qp: *mut ibv_qp_ex,
-    ah: *mut ibv_ah,
-    remote_qpn: u32,
-    remote_qkey: u32,
-) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetUdAddr,
-        qp,
-        Call::ex(ExOp::UdAddr {
-            qp,
-            ah: ah.cast(),
-            remote_qpn,
-            remote_qkey
-        }),
-        unsafe { object_op!(qp, wr_set_ud_addr)(qp, ah, remote_qpn, remote_qkey) }
-    )
-}
-
-/// `ibv_wr_set_xrc_srqn()`: the XRC SRQ number of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_xrc_srqn(qp: *mut ibv_qp_ex, remote_srqn: u32) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetXrcSrqn,
-        qp,
-        Call::ex(ExOp::XrcSrqn {
-            qp,
-            srqn: remote_srqn
-        }),
-        unsafe { object_op!(qp, wr_set_xrc_srqn)(qp, remote_srqn) }
-    )
-}
-
-/// `ibv_wr_set_inline_data()`: inline data of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_inline_data(
-    qp: *mut ibv_qp_ex,
-    addr: *mut c_void,
-    length: usize,
-) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetInlineData,
-        qp,
-        Call::ex(ExOp::Inline { qp, addr, length }),
-        unsafe { object_op!(qp, wr_set_inline_data)(qp, addr, length) }
-    )
-}
-
-/// `ibv_wr_set_inline_data_list()`: a list of inline data buffers of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_inline_data_list(
-    qp: *mut ibv_qp_ex,
-    num_buf: usize,
-    buf_list: *const ibv_data_buf,
-) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetInlineDataList,
-        qp,
-        Call::ex(ExOp::InlineList {
-            qp,
-            n: num_buf,
-            list: buf_list
-        }),
-        unsafe { object_op!(qp, wr_set_inline_data_list)(qp, num_buf, buf_list) }
-    )
-}
-
-/// `ibv_wr_set_sge()`: the one SGE of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_sge(qp: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetSge,
-        qp,
-        Call::ex(ExOp::Sge {
-            qp,
-            lkey,
-            addr,
-            length
-        }),
-        unsafe { object_op!(qp, wr_set_sge)(qp, lkey, addr, length) }
-    )
-}
-
-/// `ibv_wr_set_sge_list()`: the SGE list of the work request being built.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_set_sge_list(
-    qp: *mut ibv_qp_ex,
-    num_sge: usize,
-    sg_list: *const ibv_sge,
-) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrSetSgeList,
-        qp,
-        Call::ex(ExOp::SgeList {
-            qp,
-            n: num_sge,
-            list: sg_list
-        }),
-        unsafe { object_op!(qp, wr_set_sge_list)(qp, num_sge, sg_list) }
-    )
-}
-
-/// `ibv_wr_start()`: the start of a batch of work requests.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_start(qp: *mut ibv_qp_ex) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrStart,
-        qp,
-        Call::ex(ExOp::Mark {
-            f: Func::IbvWrStart,
-            qp
-        }),
-        unsafe { object_op!(qp, wr_start)(qp) }
-    )
-}
-
-/// `ibv_wr_complete()`: the end of a batch: its work requests posted.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_complete(qp: *mut ibv_qp_ex) -> c_int {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(status IbvWrComplete, qp, Call::ex(ExOp::Complete { qp, ret: 0 }), unsafe {
-        object_op!(qp, wr_complete)(qp)
-    })
-}
-
-/// `ibv_wr_abort()`: the batch dropped.
-///
-/// # Safety
-/// `qp` is NULL or a live extended QP created with this call; the rest as
-/// the provider's call requires.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ibv_wr_abort(qp: *mut ibv_qp_ex) {
-    // SAFETY: the caller's QP and arguments, for the provider's own call.
-    observed!(
-        IbvWrAbort,
-        qp,
-        Call::ex(ExOp::Mark {
-            f: Func::IbvWrAbort,
-            qp
-        }),
-        unsafe { object_op!(qp, wr_abort)(qp) }
     )
 }
 
@@ -475,7 +291,7 @@ pub unsafe extern "C" fn ibv_wr_atomic_write(
 ) {
     // SAFETY: the caller's QP and arguments, for the provider's own call.
     observed!(
-        IbvWrAtomicWrite,
+        IbvWrAtomicWrite(qp, rkey, remote_addr, atomic_wr),
         qp,
         Call::ex(ExOp::Opcode {
             f: Func::IbvWrAtomicWrite,

@@ -26,15 +26,17 @@ use crate::api::export::observed;
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_opcode(cq: *mut ibv_cq_ex) -> c_uint {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadOpcode,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadOpcode, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_opcode)(cq)
-    })
+    observed!(
+        IbvWcReadOpcode(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadOpcode,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_opcode)(cq) }
+    )
 }
 
 /// `ibv_wc_read_vendor_err()`: its vendor error.
@@ -44,15 +46,17 @@ pub unsafe extern "C" fn ibv_wc_read_opcode(cq: *mut ibv_cq_ex) -> c_uint {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_vendor_err(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadVendorErr,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadVendorErr, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_vendor_err)(cq)
-    })
+    observed!(
+        IbvWcReadVendorErr(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadVendorErr,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_vendor_err)(cq) }
+    )
 }
 
 /// `ibv_wc_read_byte_len()`: its length in bytes.
@@ -62,15 +66,17 @@ pub unsafe extern "C" fn ibv_wc_read_vendor_err(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_byte_len(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadByteLen,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadByteLen, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_byte_len)(cq)
-    })
+    observed!(
+        IbvWcReadByteLen(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadByteLen,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_byte_len)(cq) }
+    )
 }
 
 /// `ibv_wc_read_imm_data()`: its immediate data (`__be32`).
@@ -80,15 +86,17 @@ pub unsafe extern "C" fn ibv_wc_read_byte_len(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_imm_data(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadImmData,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadImmData, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_imm_data)(cq)
-    })
+    observed!(
+        IbvWcReadImmData(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadImmData,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_imm_data)(cq) }
+    )
 }
 
 /// `ibv_wc_read_invalidated_rkey()`: the key it invalidated (from `read_imm_data`, as the original).
@@ -98,15 +106,17 @@ pub unsafe extern "C" fn ibv_wc_read_imm_data(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_invalidated_rkey(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadInvalidatedRkey,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadInvalidatedRkey, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_imm_data)(cq)
-    })
+    observed!(
+        IbvWcReadInvalidatedRkey(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadInvalidatedRkey,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_imm_data)(cq) }
+    )
 }
 
 /// `ibv_wc_read_qp_num()`: its QP number.
@@ -116,15 +126,17 @@ pub unsafe extern "C" fn ibv_wc_read_invalidated_rkey(cq: *mut ibv_cq_ex) -> u32
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_qp_num(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadQpNum,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadQpNum, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_qp_num)(cq)
-    })
+    observed!(
+        IbvWcReadQpNum(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadQpNum,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_qp_num)(cq) }
+    )
 }
 
 /// `ibv_wc_read_src_qp()`: its source QP number.
@@ -134,15 +146,17 @@ pub unsafe extern "C" fn ibv_wc_read_qp_num(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_src_qp(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadSrcQp,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadSrcQp, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_src_qp)(cq)
-    })
+    observed!(
+        IbvWcReadSrcQp(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadSrcQp,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_src_qp)(cq) }
+    )
 }
 
 /// `ibv_wc_read_wc_flags()`: its flags.
@@ -152,15 +166,17 @@ pub unsafe extern "C" fn ibv_wc_read_src_qp(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_wc_flags(cq: *mut ibv_cq_ex) -> c_uint {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadWcFlags,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadWcFlags, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_wc_flags)(cq)
-    })
+    observed!(
+        IbvWcReadWcFlags(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadWcFlags,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_wc_flags)(cq) }
+    )
 }
 
 /// `ibv_wc_read_slid()`: its source LID.
@@ -170,15 +186,17 @@ pub unsafe extern "C" fn ibv_wc_read_wc_flags(cq: *mut ibv_cq_ex) -> c_uint {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_slid(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadSlid,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadSlid, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_slid)(cq)
-    })
+    observed!(
+        IbvWcReadSlid(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadSlid,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_slid)(cq) }
+    )
 }
 
 /// `ibv_wc_read_sl()`: its service level.
@@ -188,15 +206,17 @@ pub unsafe extern "C" fn ibv_wc_read_slid(cq: *mut ibv_cq_ex) -> u32 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_sl(cq: *mut ibv_cq_ex) -> u8 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadSl,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadSl, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_sl)(cq)
-    })
+    observed!(
+        IbvWcReadSl(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadSl,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_sl)(cq) }
+    )
 }
 
 /// `ibv_wc_read_dlid_path_bits()`: its destination LID path bits.
@@ -206,15 +226,17 @@ pub unsafe extern "C" fn ibv_wc_read_sl(cq: *mut ibv_cq_ex) -> u8 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_dlid_path_bits(cq: *mut ibv_cq_ex) -> u8 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadDlidPathBits,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadDlidPathBits, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_dlid_path_bits)(cq)
-    })
+    observed!(
+        IbvWcReadDlidPathBits(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadDlidPathBits,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_dlid_path_bits)(cq) }
+    )
 }
 
 /// `ibv_wc_read_completion_ts()`: its completion time stamp (device clock).
@@ -224,15 +246,17 @@ pub unsafe extern "C" fn ibv_wc_read_dlid_path_bits(cq: *mut ibv_cq_ex) -> u8 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_completion_ts(cq: *mut ibv_cq_ex) -> u64 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadCompletionTs,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadCompletionTs, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_completion_ts)(cq)
-    })
+    observed!(
+        IbvWcReadCompletionTs(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadCompletionTs,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_completion_ts)(cq) }
+    )
 }
 
 /// `ibv_wc_read_completion_wallclock_ns()`: its completion time stamp (nanoseconds, wall clock).
@@ -242,15 +266,17 @@ pub unsafe extern "C" fn ibv_wc_read_completion_ts(cq: *mut ibv_cq_ex) -> u64 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_completion_wallclock_ns(cq: *mut ibv_cq_ex) -> u64 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadCompletionWallclockNs,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadCompletionWallclockNs, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_completion_wallclock_ns)(cq)
-    })
+    observed!(
+        IbvWcReadCompletionWallclockNs(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadCompletionWallclockNs,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_completion_wallclock_ns)(cq) }
+    )
 }
 
 /// `ibv_wc_read_cvlan()`: its customer VLAN.
@@ -260,15 +286,17 @@ pub unsafe extern "C" fn ibv_wc_read_completion_wallclock_ns(cq: *mut ibv_cq_ex)
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_cvlan(cq: *mut ibv_cq_ex) -> u16 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadCvlan,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadCvlan, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_cvlan)(cq)
-    })
+    observed!(
+        IbvWcReadCvlan(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadCvlan,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_cvlan)(cq) }
+    )
 }
 
 /// `ibv_wc_read_flow_tag()`: its flow tag.
@@ -278,15 +306,17 @@ pub unsafe extern "C" fn ibv_wc_read_cvlan(cq: *mut ibv_cq_ex) -> u16 {
 /// with this reader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_flow_tag(cq: *mut ibv_cq_ex) -> u32 {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadFlowTag,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ, for the provider's own reader.
-    observed!(IbvWcReadFlowTag, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_flow_tag)(cq)
-    })
+    observed!(
+        IbvWcReadFlowTag(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadFlowTag,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_flow_tag)(cq) }
+    )
 }
 
 /// `ibv_wc_read_tm_info()`: the tag matching information of the current
@@ -296,13 +326,15 @@ pub unsafe extern "C" fn ibv_wc_read_flow_tag(cq: *mut ibv_cq_ex) -> u32 {
 /// As the other readers; `tm_info` is writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wc_read_tm_info(cq: *mut ibv_cq_ex, tm_info: *mut ibv_wc_tm_info) {
-    let read = ExOp::Read {
-        f: Func::IbvWcReadTmInfo,
-        cq,
-        value: 0,
-    };
     // SAFETY: the caller's CQ and struct, for the provider's own reader.
-    observed!(IbvWcReadTmInfo, cq, Call::ex(read), unsafe {
-        object_op!(cq, read_tm_info)(cq, tm_info)
-    })
+    observed!(
+        IbvWcReadTmInfo(cq),
+        cq,
+        Call::ex(ExOp::Read {
+            f: Func::IbvWcReadTmInfo,
+            cq,
+            value: 0
+        }),
+        unsafe { object_op!(cq, read_tm_info)(cq, tm_info) }
+    )
 }
