@@ -394,7 +394,7 @@ BIND       := $(B)/bindings
 JNA_JAR    ?= /usr/share/java/jna.jar
 JAVAC      := javac -Xlint:all -Werror -encoding UTF-8
 MCS        := mcs -nologo -warnaserror -warn:4
-BINDINGS   := $(BIND)/layout $(BIND)/venv/.installed $(BIND)/node/.installed \
+BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so $(BIND)/venv/.installed $(BIND)/node/.installed \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc
 
@@ -406,6 +406,11 @@ $(BIND)/layout: bindings/generate.py bindings/api.py
 	@mkdir -p $(@D)
 	python3 bindings/generate.py --layout-c > $@.c
 	$(CC) $(WARN) $(STOCK_CFLAGS) -o $@ $@.c
+
+# The recording provider the bindings' tests post to (bindings/recorder.c).
+$(BIND)/librecorder.so: bindings/recorder.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(STOCK_CFLAGS) -fPIC -shared -o $@ $<
 
 # pip install of bindings/python (a copy: pip builds in the folder) into a
 # fresh venv; its wheel, built and installed into another.

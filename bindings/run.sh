@@ -12,7 +12,8 @@
 # rc-protocol.md. The one list of the languages and their commands:
 # test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
-# build/'s rpath) at the tree's librdmaverbs.so.1.
+# build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
+# the recording provider the tests post to (bindings/recorder.c).
 set -u
 LANGUAGES="python java node rust csharp lua"
 if [ "${1:-}" = --list ]; then
@@ -25,6 +26,7 @@ B=$(realpath "$1") lang=$2 what=$3
 shift 3
 BIND=$B/bindings
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
+export RDMAVERBS_RECORDER=$BIND/librecorder.so
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
 PY=$BIND/venv/bin/python3
 export NODE_PATH=$BIND/node/node_modules

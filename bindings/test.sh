@@ -3,11 +3,13 @@
 # machine without RDMA (the RC exchange runs in make e2e-host). Checks:
 #  - the generated files are what generate.py writes;
 #  - every function a binding declares is a dynamic symbol of its library
-#    (librdmaverbs.so.1 at a RDMAVERBS_ node, or librdmacm.so.1);
+#    (librdmaverbs.so.1 at a RDMAVERBS_ node, librdmacm.so.1 or
+#    libibverbs.so.1);
 #  - each binding's layout lines (sizeof, offsetof, constants) equal the
 #    system headers', as BUILD_DIR/bindings/layout prints them (a C program
 #    generate.py writes), and a changed line would be caught;
-#  - each binding's own test passes;
+#  - each binding's own test passes (its vectored posts checked SGE by SGE
+#    on the recording provider, bindings/recorder.c);
 #  - the packages were installed the way their users install them (make
 #    bindings did: pip into a fresh venv, npm into a fresh folder).
 # Usage: bindings/test.sh BUILD_DIR
@@ -24,17 +26,25 @@ else
 	bad "the generated files differ from what generate.py writes"
 fi
 
-rdmacm=$(ldconfig -p | sed -n 's/^\tlibrdmacm\.so\.1 (libc6,x86-64) => //p' | head -n 1)
-[ -n "$rdmacm" ] || rdmacm=$(ldconfig -p | sed -n 's/^\tlibrdmacm\.so\.1 (.*) => //p' | head -n 1)
+# The system's library of a soname, as the dynamic loader finds it.
+system_lib() {
+	local path
+	path=$(ldconfig -p | sed -n "s/^\t${1//./\\.} (libc6,x86-64) => //p" | head -n 1)
+	[ -n "$path" ] || path=$(ldconfig -p | sed -n "s/^\t${1//./\\.} (.*) => //p" | head -n 1)
+	echo "$path"
+}
+rdmacm=$(system_lib librdmacm.so.1) ibverbs=$(system_lib libibverbs.so.1)
 n=0
 while read -r lib fn; do
 	n=$((n + 1))
 	case $lib in
 	rdmaverbs) nm -D --defined-only "$B/lib/librdmaverbs.so.1" | grep -Eq " T $fn@@RDMAVERBS_1\.[0-9]+\$" ;;
 	rdmacm) nm -D --defined-only "$rdmacm" | grep -Eq " T $fn(@@.*)?\$" ;;
+	ibverbs) nm -D --defined-only "$ibverbs" | grep -Eq " T $fn(@@.*)?\$" ;;
+	*) false ;;
 	esac || bad "$fn is not a dynamic symbol of lib$lib"
 done < <(python3 bindings/generate.py --symbols)
-[ $fail -eq 0 ] && ok "all $n functions are dynamic symbols of librdmaverbs.so.1 and $rdmacm"
+[ $fail -eq 0 ] && ok "all $n functions are dynamic symbols of librdmaverbs.so.1, $rdmacm and $ibverbs"
 
 "$BIND/layout" > "$BIND/layout.txt"
 lines=$(wc -l < "$BIND/layout.txt")
