@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How each binding's programs run from this tree, once `make bindings` has
-# built them into BUILD_DIR/bindings (the Python package installed in a
-# venv there, the Node.js package in a folder there, the jar, the .dll, the
-# Rust examples):
+# built them into BUILD_DIR/bindings (the Python and Node.js packages as
+# their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
+# .dll, the Rust examples):
 #
 #   run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]
 #   run.sh --list                   the languages
@@ -28,8 +28,8 @@ BIND=$B/bindings
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 export RDMAVERBS_RECORDER=$BIND/librecorder.so
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
-PY=$BIND/venv/bin/python3
-export NODE_PATH=$BIND/node/node_modules
+PY=$BIND/install/python/venv/bin/python3
+export NODE_PATH=$BIND/install/node/node_modules
 RUST=$BIND/rust/debug/examples
 export LUA_PATH="$PWD/bindings/lua/?.lua;;"
 
