@@ -4,6 +4,7 @@
 # a small program that uses it run there.
 #
 #   install.sh BUILD_DIR LANGUAGE
+#   install.sh --block LANGUAGE     prints the README's install block
 #
 # The commands are the README's own: the ```sh block that follows the line
 # '<!-- install: ... -->' in bindings/LANGUAGE/README.md, run as written in
@@ -15,12 +16,9 @@
 # loaded is the installed one and that it calls librdmaverbs and
 # libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log.
 set -euo pipefail
-[ $# = 2 ] || { echo "usage: install.sh BUILD_DIR LANGUAGE" >&2; exit 2; }
+[ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-TREE=$PWD B=$(realpath "$1") lang=$2
-DIR=$B/bindings/install/$lang
-export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
-
+lang=$2
 block=$(awk '/^<!-- install:/ { armed = 1; next }
 	armed && /^```sh$/ { inside = 1; next }
 	inside && /^```$/ { exit }
@@ -29,6 +27,13 @@ case $block in
 CHECKOUT=*) ;;
 *) echo "install.sh: bindings/$lang/README.md: no install block starting with CHECKOUT=" >&2; exit 1 ;;
 esac
+if [ "$1" = --block ]; then
+	printf '%s\n' "$block"
+	exit 0
+fi
+TREE=$PWD B=$(realpath "$1")
+DIR=$B/bindings/install/$lang
+export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 script="CHECKOUT=$TREE
 $(printf '%s\n' "$block" | tail -n +2)"
 

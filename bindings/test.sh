@@ -70,13 +70,17 @@ for lang in $(bindings/run.sh --list); do
 	fi
 done
 
-# Each package, installed as its README says and used by a program there.
+# Each package, installed as its README says and used by a program there;
+# the top-level README shows the same install block, line for line.
+readme=$(cat README.md)
 for lang in $(bindings/run.sh --list); do
 	if tail -n 1 "$BIND/install/$lang.log" 2> /dev/null | grep -qx "$lang: installed: ok"; then
 		ok "$lang: installed as bindings/$lang/README.md says, from a fresh folder: a program used it"
 	else
 		bad "$lang: no install as its README says ($BIND/install/$lang.log; make bindings makes it)"
 	fi
+	block=$(bindings/install.sh --block "$lang")
+	[[ $readme == *"$block"* ]] || bad "$lang: README.md does not show bindings/$lang/README.md's install block"
 done
 
 [ $fail -eq 0 ] && echo "make test-bindings: all passed"
