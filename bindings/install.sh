@@ -10,10 +10,10 @@
 # '<!-- install: ... -->' in bindings/LANGUAGE/README.md, run as written in
 # one bash, but for its first line, 'CHECKOUT=...' (where the reader cloned
 # rdmaverbs), which becomes this tree. The library is this tree's
-# (RDMAVERBS_LIBRARY; Rust: the README's PKG_CONFIG_PATH line). The
-# program, written into the folder first (Prog.java, Prog.cs, prog.lua) or
-# run after the block (Python, Node.js, Rust), checks that the package it
-# loaded is the installed one and that it calls librdmaverbs and
+# (RDMAVERBS_LIBRARY; Rust: the README's PKG_CONFIG_PATH and LD_LIBRARY_PATH
+# lines). The program, written into the folder first (Prog.java, Prog.cs,
+# prog.lua) or run after the block (Python, Node.js, Rust), checks that the
+# package it loaded is the installed one and that it calls librdmaverbs and
 # libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log.
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
@@ -41,7 +41,7 @@ rm -rf "$DIR" && mkdir -p "$DIR"
 cd "$DIR"
 case $lang in
 python)
-	check='python -c "import os, sys, rdmaverbs as rv
+	check='python -c "import os, rdmaverbs as rv
 assert rv.__file__.startswith(os.path.join(os.getcwd(), \"venv\")), rv.__file__
 assert rv.rdma_seterrno(0) == 0
 assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"
