@@ -388,15 +388,16 @@ fuzz: $(B)/fuzz
 
 # ---- the bindings for other languages (bindings/, bindings/README.md) ----
 
-# Each built, and the Python and Node.js packages installed, as their users
-# would (bindings/run.sh says how each runs from here).
+# Each built, and each installed as its README says (bindings/run.sh says how
+# each runs from here).
 BIND       := $(B)/bindings
 JNA_JAR    ?= /usr/share/java/jna.jar
 JAVAC      := javac -Xlint:all -Werror -encoding UTF-8
 MCS        := mcs -nologo -warnaserror -warn:4
-BINDINGS   := $(BIND)/layout $(BIND)/venv/.installed $(BIND)/node/.installed \
+BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
-	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc
+	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
+	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
 
@@ -407,27 +408,29 @@ $(BIND)/layout: bindings/generate.py bindings/api.py
 	python3 bindings/generate.py --layout-c > $@.c
 	$(CC) $(WARN) $(STOCK_CFLAGS) -o $@ $@.c
 
-# pip install of bindings/python (a copy: pip builds in the folder) into a
-# fresh venv; its wheel, built and installed into another.
-$(BIND)/venv/.installed: bindings/python/pyproject.toml bindings/python/README.md \
-		$(wildcard bindings/python/rdmaverbs/*.py)
-	rm -rf $(BIND)/venv $(BIND)/wheel $(BIND)/wheel-venv $(BIND)/python && mkdir -p $(BIND)
-	cp -r bindings/python $(BIND)/python
-	python3 -m venv $(BIND)/venv
-	$(BIND)/venv/bin/pip install -q --disable-pip-version-check $(BIND)/python
-	$(BIND)/venv/bin/pip wheel -q --disable-pip-version-check --no-deps -w $(BIND)/wheel $(BIND)/python
-	python3 -m venv $(BIND)/wheel-venv
-	$(BIND)/wheel-venv/bin/pip install -q --disable-pip-version-check --no-index $(BIND)/wheel/rdmaverbs-*.whl
-	RDMAVERBS_LIBRARY=$(CURDIR)/$(LIB)/$(SONAME) $(BIND)/wheel-venv/bin/python3 -c 'import rdmaverbs'
-	touch $@
+# The recording provider the bindings' tests post to (bindings/recorder.c).
+$(BIND)/librecorder.so: bindings/recorder.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(STOCK_CFLAGS) -fPIC -shared -o $@ $<
 
-# npm install of bindings/node (packed, as npm publishes it) into a fresh
-# folder; koffi comes from npm.
-$(BIND)/node/.installed: bindings/node/package.json bindings/node/package-lock.json \
-		bindings/node/index.js bindings/node/api.js bindings/node/README.md
-	rm -rf $(BIND)/node && mkdir -p $(BIND)/node
-	cd $(BIND)/node && npm pack -q --pack-destination . $(CURDIR)/bindings/node > /dev/null && \
-		npm install -q --no-audit --no-fund --ignore-scripts ./rdmaverbs-*.tgz
+# Each package installed as its README says, from a fresh folder
+# BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
+# as written (pip into a venv, npm pack and install of the tarball, the
+# jar, the .dll, cargo add --path in a new project, the Lua module) and a
+# small program that uses the package. Again when the package, its README
+# or install.sh changes; the library need only be there (each binding's
+# test, run every time, runs against the library as it is).
+$(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
+	$(wildcard bindings/python/rdmaverbs/*.py)
+$(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
+	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js
+$(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
+	$(wildcard bindings/rust/src/*.rs)
+$(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
+$(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua
+$(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
+	bindings/install.sh $(B) $*
 	touch $@
 
 $(BIND)/rdmaverbs.jar: $(wildcard bindings/java/src/org/rdmaverbs/*.java)

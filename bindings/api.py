@@ -21,9 +21,39 @@ int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id);
 int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param);
 int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param);
 int rdma_disconnect(struct rdma_cm_id *id);
-uint16_t rdma_get_src_port(struct rdma_cm_id *id);
-uint16_t rdma_get_dst_port(struct rdma_cm_id *id);
+__be16 rdma_get_src_port(struct rdma_cm_id *id);
+__be16 rdma_get_dst_port(struct rdma_cm_id *id);
 """
+
+# libibverbs' functions, as its header declares them (an enum as its
+# 32-bit value); each an exported symbol of libibverbs.so.1, checked as
+# librdmacm's are. (Its static inline functions, ibv_req_notify_cq among
+# them, have no symbol: no binding can reach them by name.)
+VERBS_FUNCTIONS = """
+const char *ibv_wc_status_str(enum ibv_wc_status status);
+"""
+
+# A parameter that points to the first of an array of structs, and the
+# parameter that counts them. Each binding takes an ordinary array of its
+# language there, copied into contiguous C memory if its FFI does not lay
+# it out so, and refuses a count larger than the array with its own error
+# (C would read past the array).
+ARRAYS = {"sgl": "nsge"}
+
+# The functions whose value is in network byte order (__be16, every one:
+# generate.py checks it), each with the name of the function each binding
+# adds beside it, which returns the value in host order. The C function
+# stays as C has it, so documented.
+HOST_ORDER = {"rdma_get_src_port": "src_port", "rdma_get_dst_port": "dst_port"}
+
+# What each binding's documentation says of a function beyond its C
+# declaration.
+NOTES = {
+    "rdma_get_src_port": "the local port in network byte order (src_port: in host order)",
+    "rdma_get_dst_port": "the peer's port in network byte order (dst_port: in host order)",
+    "ibv_wc_status_str": "the text of a completion's status, from libibverbs "
+                         "(\"unknown\" for a value it does not know)",
+}
 
 # Structs a program fills, reads or passes an array of: (C struct name,
 # [(field, type)]) in the C order, every field (so that the binding's size
@@ -83,14 +113,36 @@ STRUCTS = [
     ]),
 ]
 
-# Constants a program of an RC exchange needs, by their C names; their
-# values are taken from the system headers when the bindings are
-# generated, and checked again at test time.
-CONSTANTS = [
+# Enumerations bound whole: every name of the system header's enum, in its
+# order (generate.py fails when the header has a name this list has not,
+# or the reverse). The values, as the constants' below, are the header's.
+ENUMS = {
+    "ibv_wc_status": [
+        "IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+        "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+        "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
+        "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
+        "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+        "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+        "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR",
+        "IBV_WC_TM_RNDV_INCOMPLETE",
+    ],
+    "ibv_send_flags": [
+        "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE",
+        "IBV_SEND_IP_CSUM",
+    ],
+}
+
+# The other constants a program of an RC exchange needs, by their C names:
+# the opcodes of its completions (a receive's with immediate data too, and
+# the flags that say so), the access flags of its MRs, the address
+# families, the errno values of its calls. Their
+# values, and the enums', are taken from the system headers when the
+# bindings are generated, and checked again at test time.
+CONSTANTS = [name for names in ENUMS.values() for name in names] + [
     "RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD",
-    "IBV_SEND_SIGNALED", "IBV_SEND_INLINE", "IBV_SEND_FENCE",
-    "IBV_WC_SUCCESS", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_RETRY_EXC_ERR",
     "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV",
+    "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_GRH", "IBV_WC_WITH_IMM",
     "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ",
     "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO",
 ]

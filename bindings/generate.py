@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes each binding's declarations from one description: the library's
 exports as c-tests/functions.h lists them (generated from abi/src/functions.rs)
-and bindings/api.py (librdmacm's set-up calls, the structs, the constants).
+and bindings/api.py (librdmacm's set-up calls, libibverbs' functions, the
+structs, the constants).
 
     generate.py             writes the generated files (committed)
     generate.py --check     fails if a committed file differs from what it
@@ -13,7 +14,8 @@ and bindings/api.py (librdmacm's set-up calls, the structs, the constants).
     generate.py --symbols   prints 'LIBRARY FUNCTION' for every function
 
 Constant values are read from the system headers (a C program compiled
-here) when the files are written.
+here) when the files are written; each enum of api.ENUMS is checked to be
+the header's, name for name.
 """
 import os
 import re
@@ -47,6 +49,34 @@ class Fn:
         k = kind(self.ret)
         return {"scalar": "int" if self.ret == "int" else None, "ptr": "ptr"}.get(k[0])
 
+    @property
+    def arrays(self):
+        """[(index of an array parameter, index of its count, its struct)]
+        (api.ARRAYS)."""
+        names = [n for _, n in self.params]
+        out = []
+        for i, (t, n) in enumerate(self.params):
+            if n in api.ARRAYS:
+                k = kind(t)
+                if k[0] != "struct" or any(field_kind(ft)[0] != "scalar" for _, ft in struct(k[1])):
+                    raise SystemExit(f"generate.py: {self.name}'s {n} is no array of a struct of scalars")
+                out.append((i, names.index(api.ARRAYS[n]), k[1]))
+        return out
+
+    @property
+    def host(self):
+        """The name of the function giving this one's value in host order, or None."""
+        return api.HOST_ORDER.get(self.name)
+
+    @property
+    def note(self):
+        return api.NOTES.get(self.name)
+
+    @property
+    def text(self):
+        """Whether it returns a C string (turned into the language's)."""
+        return kind(self.ret)[0] == "cstr"
+
 
 def parse_params(text):
     params = []
@@ -72,13 +102,28 @@ def exports():
     return out
 
 
-def cm_functions():
+def declared(lib, text):
+    """The functions of a declaration list of api.py, each of `lib`."""
     out = []
-    for line in api.CM_FUNCTIONS.strip().splitlines():
-        m = re.fullmatch(r"(.+?[\s*])(rdma_\w+)\((.*)\);", line.strip())
-        out.append(Fn("rdmacm", " ".join(m.group(1).replace("*", " * ").split()), m.group(2),
+    for line in text.strip().splitlines():
+        m = re.fullmatch(r"(.+?[\s*])(\w+)\((.*)\);", line.strip())
+        out.append(Fn(lib, " ".join(m.group(1).replace("*", " * ").split()), m.group(2),
                       parse_params(m.group(3))))
     return out
+
+
+def functions():
+    """Every function a binding declares: ours, librdmacm's, libibverbs'."""
+    fns = exports() + declared("rdmacm", api.CM_FUNCTIONS) + declared("ibverbs", api.VERBS_FUNCTIONS)
+    be16 = {f.name for f in fns if f.ret == "__be16"}
+    if be16 != set(api.HOST_ORDER):
+        raise SystemExit(f"generate.py: api.HOST_ORDER is {sorted(api.HOST_ORDER)}, the __be16 "
+                         f"functions are {sorted(be16)}")
+    return fns
+
+
+def struct(name):
+    return dict(api.STRUCTS)[name]
 
 
 def kind(ctype):
@@ -90,6 +135,10 @@ def kind(ctype):
         return ("void",)
     if t in SCALARS:
         return ("scalar", t)
+    if t == "__be16":  # network byte order (api.HOST_ORDER)
+        return ("scalar", "uint16_t")
+    if re.fullmatch(r"enum \w+", t):  # an enum's value, 32-bit
+        return ("scalar", "uint32_t")
     if t == "char *":
         return ("cstr",)
     if t.endswith("**"):
@@ -135,6 +184,21 @@ def constants():
     return list(zip(api.CONSTANTS, (int(v) for v in out.split())))
 
 
+def check_enums():
+    """Fails unless each enum of api.ENUMS lists the header's names, all of
+    them, in its order (the preprocessed headers, read as text)."""
+    cflags = subprocess.run(["pkg-config", "--cflags", "librdmacm", "libibverbs"],
+                            capture_output=True, text=True).stdout.split()
+    text = subprocess.run([os.environ.get("CC", "cc"), "-E", "-P", "-"] + cflags, input=INCLUDES,
+                          capture_output=True, text=True, check=True).stdout
+    for enum, names in api.ENUMS.items():
+        m = re.search(r"\benum " + enum + r"\s*\{(.*?)\}", text, re.S)
+        header = [e.split("=")[0].strip() for e in m.group(1).split(",") if e.strip()] if m else None
+        if header != names:
+            raise SystemExit(f"generate.py: api.ENUMS['{enum}'] is not the header's enum {enum}: "
+                             f"{header}")
+
+
 def layout_c():
     """The C program that prints the headers' layout lines."""
     body = ""
@@ -176,12 +240,15 @@ def python(fns, consts):
         s += "".join(f'        ("{f}", {py_field(t)}),\n' for f, t in fields)
         s += "    ]\n"
     s += f"\n\nSTRUCTS = [{', '.join(n for n, _ in api.STRUCTS)}]\n\n"
-    s += "# (library, name, restype, argtypes, how a failure shows: 'int' -1, 'ptr' NULL, None)\n"
+    s += "# (library, name, restype, argtypes, how a failure shows: 'int' -1, 'ptr' NULL, None,\n"
+    s += "#  [(index of an array parameter, index of its count, its struct's name)], a note)\n"
     s += "FUNCTIONS = [\n"
     for f in fns:
         args = ", ".join(py_type(t) for t, _ in f.params)
-        s += f'    ("{f.lib}", "{f.name}", {py_type(f.ret)}, [{args}], {f.error!r}),\n'
-    return s + "]\n"
+        s += f'    ("{f.lib}", "{f.name}", {py_type(f.ret)}, [{args}], {f.error!r}, {f.arrays!r}, {f.note!r}),\n'
+    s += "]\n\n# The functions giving a network-order value in host order: {name: its C function}.\n"
+    s += "HOST_ORDER = {" + ", ".join(f'"{f.host}": "{f.name}"' for f in fns if f.host) + "}\n"
+    return s
 
 
 # ---- Java (JNA) ----
@@ -191,18 +258,32 @@ JAVA_SCALAR = {"int": "int", "uint8_t": "byte", "uint16_t": "short", "uint32_t":
 
 
 def java_type(ctype, wrapper=False):
+    """The JNA interface's Java type of a C type; with wrapper, RdmaVerbs'
+    (an unsigned 16-bit value as int: never negative)."""
     k = kind(ctype)
     if k[0] == "struct":
-        return f"{k[1]}[]" if wrapper and k[1] == "ibv_sge" else k[1]
+        return k[1]
+    if wrapper and k[0] == "scalar" and k[1] == "uint16_t":
+        return "int"
     return {"void": "void", "cstr": "String", "outptr": "PointerByReference",
             "ptr": "Pointer"}.get(k[0]) or JAVA_SCALAR[k[1]]
+
+JAVA_IFACES = (("rdmaverbs", "Lib", "LIB"), ("rdmacm", "Cm", "CM"), ("ibverbs", "Verbs", "VERBS"))
+
+
+def java_doc(f):
+    """The Javadoc of a function of RdmaVerbs: what a failure does, if it can fail."""
+    note = f": {f.note}" if f.note else ""
+    if f.error:
+        return f"{f.name}, as in C{note}; a failure throws RdmaVerbsException (its errno())."
+    return f"{f.name}, as in C{note}; it cannot fail."
 
 
 def java(fns, consts):
     s = f"// {NOTE}\npackage org.rdmaverbs;\n\nimport com.sun.jna.Library;\nimport com.sun.jna.Native;\n" \
         "import com.sun.jna.Pointer;\nimport com.sun.jna.Structure;\n" \
-        "import com.sun.jna.ptr.PointerByReference;\n\n" \
-        "/** The functions, structs and constants of librdmaverbs and librdmacm (see README.md). */\n" \
+        "import com.sun.jna.ptr.PointerByReference;\nimport java.nio.ByteOrder;\n\n" \
+        "/** The functions, structs and constants of librdmaverbs, librdmacm and libibverbs (see README.md). */\n" \
         "public final class RdmaVerbs {\n    private RdmaVerbs() {}\n\n"
     s += "".join(f"    public static final int {n} = {v};\n" for n, v in consts)
     s += "\n    /** The constants' names, for the layout check. */\n"
@@ -226,26 +307,44 @@ def java(fns, consts):
     s += "\n    /** Every struct, for the layout check. */\n"
     s += "    public static Struct[] structs() {\n        return new Struct[] {"
     s += ", ".join(f"new {n}()" for n, _ in api.STRUCTS) + "};\n    }\n"
-    for lib, iface in (("rdmaverbs", "Lib"), ("rdmacm", "Cm")):
-        s += f"\n    /** {lib}'s functions, with their C types. */\n"
+    for lib, iface, _ in JAVA_IFACES:
+        s += f"\n    /** The functions of lib{lib}, with their C types (unchecked; an array as C takes it). */\n"
         s += f"    public interface {iface} extends Library {{\n"
         for f in (f for f in fns if f.lib == lib):
             args = ", ".join(f"{java_type(t)} {n}" for t, n in f.params)
             s += f"        {java_type(f.ret)} {f.name}({args});\n"
         s += "    }\n"
     s += "\n    /** The libraries, loaded as Loader says. */\n"
-    s += "    public static final Lib LIB = Loader.load(\"rdmaverbs\", Lib.class);\n"
-    s += "    public static final Cm CM = Loader.load(\"rdmacm\", Cm.class);\n"
-    s += "\n    // Each function, errno read right after the call: a failure throws\n"
-    s += "    // RdmaVerbsException (its errno()).\n"
+    s += "".join(f"    public static final {iface} {const} = Loader.load(\"{lib}\", {iface}.class);\n"
+                 for lib, iface, const in JAVA_IFACES)
+    for st in sorted({st for f in fns for _, _, st in f.arrays}):
+        fields = struct(st)
+        s += "\n    /** The first n of a, copied field by field into one contiguous C array\n"
+        s += "     * (JNA would pass the first element alone), its first element returned;\n"
+        s += "     * null for a null array or n of 0 or less. An n larger than a is refused:\n"
+        s += "     * C would read past the array. */\n"
+        s += f"    private static {st} contiguous(String fn, String array, {st}[] a, String count, int n) {{\n"
+        s += "        if (a == null) return null;\n"
+        s += "        if (n > a.length) {\n"
+        s += "            throw new IllegalArgumentException(fn + \": \" + count + \" is \" + n + \" but \" + array\n"
+        s += "                + \" has \" + a.length + \" elements\");\n"
+        s += "        }\n        if (n <= 0) return null;\n"
+        s += f"        {st}[] c = ({st}[]) new {st}().toArray(n);\n"
+        s += "        for (int i = 0; i < n; i++) {\n"
+        s += "            if (a[i] == null) throw new IllegalArgumentException(fn + \": \" + array + \"[\" + i + \"] is null\");\n"
+        s += "".join(f"            c[i].{f} = a[i].{f};\n" for f, _ in fields)
+        s += "            c[i].write();\n        }\n        return c[0];\n    }\n"
+    s += "\n    // Each function, errno read right after the call.\n"
     for f in fns:
-        iface = "LIB" if f.lib == "rdmaverbs" else "CM"
-        params = ", ".join(f"{java_type(t, True)} {n}" for t, n in f.params)
-        args = ", ".join((f"({n} == null || {n}.length == 0 ? null : {n}[0])"
-                          if java_type(t, True).endswith("[]") else n) for t, n in f.params)
-        rt = java_type(f.ret)
-        s += f"\n    /** {f.name}, as in C; a failure throws. */\n"
-        s += f"    public static {rt} {f.name}({params}) {{\n"
+        iface = {lib: const for lib, _, const in JAVA_IFACES}[f.lib]
+        arrays = {i: (f.params[c][1], st) for i, c, st in f.arrays}
+        params = ", ".join((f"{arrays[i][1]}[] {n}" if i in arrays else f"{java_type(t, True)} {n}")
+                           for i, (t, n) in enumerate(f.params))
+        args = ", ".join((f'contiguous("{f.name}", "{n}", {n}, "{arrays[i][0]}", {arrays[i][0]})'
+                          if i in arrays else n) for i, (t, n) in enumerate(f.params))
+        rt, wrt = java_type(f.ret), java_type(f.ret, True)
+        s += f"\n    /** {java_doc(f)} */\n"
+        s += f"    public static {wrt} {f.name}({params}) {{\n"
         if rt == "void":
             s += f"        {iface}.{f.name}({args});\n    }}\n"
             continue
@@ -254,7 +353,13 @@ def java(fns, consts):
             s += f"        if (r < 0) throw new RdmaVerbsException(\"{f.name}\", Native.getLastError());\n"
         elif f.error == "ptr":
             s += f"        if (r == null) throw new RdmaVerbsException(\"{f.name}\", Native.getLastError());\n"
-        s += "        return r;\n    }\n"
+        s += f"        return {'Short.toUnsignedInt(r)' if rt != wrt else 'r'};\n    }}\n"
+        if f.host:
+            s += f"\n    /** {f.name}'s value in host order (0 to 65535); it cannot fail. */\n"
+            s += f"    public static int {f.host}({params}) {{\n"
+            s += f"        short r = {iface}.{f.name}({args});\n"
+            s += "        return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? " \
+                 "Short.reverseBytes(r) : r);\n    }\n"
     return s + "}\n"
 
 
@@ -278,11 +383,16 @@ def node(fns, consts):
         fl = ", ".join(f"['{f}', '{'void *' if t == 'ptr' else t.replace('struct ', '')}']"
                        for f, t in fields)
         s += f"  ['{name}', [{fl}]],\n"
-    s += "];\n\n// [library, prototype, how a failure shows: 'int' -1, 'ptr' NULL, null]\nconst functions = [\n"
+    s += "];\n\n// [library, prototype, how a failure shows: 'int' -1, 'ptr' NULL, null,\n"
+    s += "//  [[index of an array parameter, index of its count], ...]]\nconst functions = [\n"
     for f in fns:
         err = f"'{f.error}'" if f.error else "null"
-        s += f"  ['{f.lib}', '{node_proto(f)}', {err}],\n"
-    return s + "];\n\nmodule.exports = { constants, structs, functions };\n"
+        arrays = "[" + ", ".join(f"[{i}, {c}]" for i, c, _ in f.arrays) + "]"
+        note = f"  // {f.note}" if f.note else ""
+        s += f"  ['{f.lib}', '{node_proto(f)}', {err}, {arrays}],{note}\n"
+    s += "];\n\n// The functions giving a network-order value in host order: {name: its C function}.\n"
+    s += "const hostOrder = { " + ", ".join(f"{f.host}: '{f.name}'" for f in fns if f.host) + " };\n"
+    return s + "\nmodule.exports = { constants, structs, functions, hostOrder };\n"
 
 
 # ---- Rust ----
@@ -329,20 +439,52 @@ def rust(fns, consts):
     for f in fns:
         args = ", ".join(f"{n}: {rust_type(t)}" for t, n in f.params)
         ret = "" if f.ret == "void" else f" -> {rust_type(f.ret)}"
-        s += f"        /// `{f.name}` ({f.lib}).\n        pub fn {f.name}({args}){ret};\n"
+        note = f": {f.note}" if f.note else ""
+        s += f"        /// `{f.name}` ({f.lib}){note}.\n        pub fn {f.name}({args}){ret};\n"
     s += "    }\n}\n"
     for f in fns:
-        args = ", ".join(f"{n}: {rust_type(t)}" for t, n in f.params)
-        call = ", ".join(n for _, n in f.params)
-        ret = rust_type(f.ret)
-        s += f"\n/// `{f.name}`: a failure as the `io::Error` of errno, read right after the call.\n"
+        arrays = {i: f.params[c][1] for i, c, _ in f.arrays}
+        args = ", ".join((f"{n}: &[{kind(t)[1]}]" if i in arrays else f"{n}: {rust_type(t)}")
+                         for i, (t, n) in enumerate(f.params))
+        call = ", ".join((f"{n}.as_ptr().cast_mut()" if i in arrays else n)
+                         for i, (_, n) in enumerate(f.params))
+        ret = "String" if f.text else rust_type(f.ret)
+        note = f": {f.note}" if f.note else ""
+        if f.error:
+            s += f"\n/// `{f.name}`{note}; a failure as the `io::Error` of errno, read right after the call.\n"
+        else:
+            s += f"\n/// `{f.name}`{note}; it cannot fail.\n"
+        for i, count in arrays.items():
+            array = f.params[i][1]
+            s += f"///\n/// `{array}` is a slice: a `{count}` larger than its length is refused\n"
+            s += "/// (`ErrorKind::InvalidInput`) before C is called.\n"
+        if f.text:
+            s += "///\n/// The C string, as a `String` (an empty one for NULL).\n"
         s += "///\n/// # Safety\n/// As the C function: every pointer valid for it.\n"
         if f.error is None:
             s += f"pub unsafe fn {f.name}({args}){'' if ret == '()' else ' -> ' + ret} {{\n"
-            s += f"    // SAFETY: forwarded.\n    unsafe {{ sys::{f.name}({call}) }}\n}}\n"
+            if f.text:
+                s += "    // SAFETY: forwarded; C returns NULL or a string it keeps.\n"
+                s += f"    let r = unsafe {{ sys::{f.name}({call}) }};\n"
+                s += "    if r.is_null() {\n        return String::new();\n    }\n"
+                s += "    // SAFETY: r is a NUL-terminated string of C's.\n"
+                s += "    unsafe { core::ffi::CStr::from_ptr(r) }.to_string_lossy().into_owned()\n}\n"
+            else:
+                s += f"    // SAFETY: forwarded.\n    unsafe {{ sys::{f.name}({call}) }}\n}}\n"
+            if f.host:
+                s += f"\n/// `{f.name}`'s value in host order; it cannot fail.\n"
+                s += "///\n/// # Safety\n/// As the C function: every pointer valid for it.\n"
+                s += f"pub unsafe fn {f.host}({args}) -> u16 {{\n"
+                s += f"    // SAFETY: forwarded.\n    u16::from_be(unsafe {{ sys::{f.name}({call}) }})\n}}\n"
             continue
         bad = "r < 0" if f.error == "int" else "r.is_null()"
         s += f"pub unsafe fn {f.name}({args}) -> io::Result<{ret}> {{\n"
+        for i, count in arrays.items():
+            array = f.params[i][1]
+            s += f"    if usize::try_from({count}).is_ok_and(|n| n > {array}.len()) {{\n"
+            s += "        return Err(io::Error::new(\n            io::ErrorKind::InvalidInput,\n"
+            s += f"            format!(\"{f.name}: {count} is {{{count}}} but {array} has {{}} elements\", {array}.len()),\n"
+            s += "        ));\n    }\n"
         s += f"    // SAFETY: forwarded.\n    let r = unsafe {{ sys::{f.name}({call}) }};\n"
         s += f"    if {bad} {{ Err(io::Error::last_os_error()) }} else {{ Ok(r) }}\n}}\n"
     return s
@@ -366,14 +508,25 @@ def cs_param(ctype, name):
     name = cs_name(name)
     k = kind(ctype)
     if k[0] == "struct":
-        return f"[In] {k[1]}[] {name}" if k[1] == "ibv_sge" else f"ref {k[1]} {name}"
+        # An array (api.ARRAYS): Mono pins a blittable struct array and
+        # passes its address, the elements contiguous as C lays them out.
+        return f"[In] {k[1]}[] {name}" if name.lstrip("@") in api.ARRAYS else f"ref {k[1]} {name}"
     return {"cstr": f"string {name}", "outptr": f"out IntPtr {name}",
             "ptr": f"IntPtr {name}"}.get(k[0]) or f"{CS_SCALAR[k[1]]} {name}"
 
 
 def cs_ret(ctype):
+    """The return type of a declaration of Native: a C string is an IntPtr
+    (as a string, Mono's marshalling would free C's static string)."""
     k = kind(ctype)
-    return {"void": "void", "ptr": "IntPtr"}.get(k[0]) or CS_SCALAR[k[1]]
+    return {"void": "void", "ptr": "IntPtr", "cstr": "IntPtr"}.get(k[0]) or CS_SCALAR[k[1]]
+
+
+def cs_doc(f):
+    note = f": {f.note}" if f.note else ""
+    if f.error:
+        return f"{f.name}, as in C{note}; a failure throws RdmaVerbsException."
+    return f"{f.name}, as in C{note}; it cannot fail."
 
 
 def csharp(fns, consts):
@@ -396,7 +549,7 @@ def csharp(fns, consts):
     s += "    /// <summary>The C functions, with their C types.</summary>\n"
     s += "    public static class Native\n    {\n"
     for f in fns:
-        so = "librdmaverbs.so.1" if f.lib == "rdmaverbs" else "librdmacm.so.1"
+        so = f"lib{f.lib}.so.1"
         args = ", ".join(cs_param(t, n) for t, n in f.params)
         s += f"        [DllImport(\"{so}\", SetLastError = true)]\n"
         s += f"        public static extern {cs_ret(f.ret)} {f.name}({args});\n"
@@ -419,15 +572,28 @@ def csharp(fns, consts):
         call = ", ".join(("ref " if cs_param(t, n).startswith("ref ") else
                           "out " if cs_param(t, n).startswith("out ") else "") + cs_name(n)
                          for t, n in f.params)
-        rt = cs_ret(f.ret)
+        rt = "string" if f.text else cs_ret(f.ret)
         ret = "" if rt == "void" else "return "
-        s += f"\n        /// <summary>{f.name}, as in C; a failure throws RdmaVerbsException.</summary>\n"
+        s += f"\n        /// <summary>{cs_doc(f)}</summary>\n"
         s += f"        public static {rt} {f.name}({params})\n        {{\n"
+        for i, c, _ in f.arrays:
+            array, count = cs_name(f.params[i][1]), cs_name(f.params[c][1])
+            s += f"            if ({array} != null && {count} > {array}.Length)\n"
+            s += f"                throw new ArgumentException(\"{f.name}: {count} is \" + {count} + \" but {array} has \" + " \
+                 f"{array}.Length + \" elements\", \"{count}\");\n"
         s += f"            Init();\n            {ret}Checked.{f.name}({call});\n        }}\n"
+        if f.host:
+            s += f"\n        /// <summary>{f.name}'s value in host order; it cannot fail.</summary>\n"
+            s += f"        public static ushort {f.host}({params})\n        {{\n"
+            s += f"            ushort r = {f.name}({call});\n"
+            s += "            return BitConverter.IsLittleEndian ? (ushort)((r >> 8) | (r << 8)) : r;\n        }\n"
         checked += "\n        [MethodImpl(MethodImplOptions.NoInlining)]\n"
         checked += f"        internal static {rt} {f.name}({params})\n        {{\n"
         if rt == "void":
             checked += f"            Native.{f.name}({call});\n        }}\n"
+            continue
+        if f.text:
+            checked += f"            return Marshal.PtrToStringAnsi(Native.{f.name}({call}));\n        }}\n"
             continue
         checked += f"            {rt} r = Native.{f.name}({call});\n"
         bad = {"int": "r < 0", "ptr": "r == IntPtr.Zero"}.get(f.error)
@@ -466,15 +632,20 @@ def lua(fns, consts):
                            "struct": lambda: f"struct {k[1]} {f};"}[k[0]]()
         names = ", ".join(f'"{f}"' for f, _ in fields)
         s += f'  {{"{name}", "{decl} }};", {{{names}}}}},\n'
-    s += "}\n\n-- {library, name, declaration, how a failure shows: \"int\" -1, \"ptr\" NULL, false}\n"
+    s += "}\n\n-- {library, name, declaration, how a failure shows: \"int\" -1, \"ptr\" NULL, false,\n"
+    s += "--  {{index of an array parameter, index of its count, its struct}, ...}, returns a C string}\n"
     s += "local FUNCTIONS = {\n"
     for f in fns:
         args = ", ".join(lua_decl(t, n) for t, n in f.params)
         ret = lua_decl(f.ret)
         decl = f"{ret}{'' if ret.endswith('*') else ' '}{f.name}({args});"
         err = f'"{f.error}"' if f.error else "false"
-        s += f'  {{"{f.lib}", "{f.name}", "{decl}", {err}}},\n'
-    s += "}\n\nlocal CONSTANTS = {\n"
+        arrays = "{" + ", ".join(f'{{{i + 1}, {c + 1}, "{st}"}}' for i, c, st in f.arrays) + "}"
+        note = f"  -- {f.note}" if f.note else ""
+        s += f'  {{"{f.lib}", "{f.name}", "{decl}", {err}, {arrays}, {str(f.text).lower()}}},{note}\n'
+    s += "}\n\n-- The functions giving a network-order value in host order: {name = its C function}.\n"
+    s += "local HOST_ORDER = { " + ", ".join(f'{f.host} = "{f.name}"' for f in fns if f.host) + " }\n"
+    s += "\nlocal CONSTANTS = {\n"
     s += "".join(f'  {{"{n}", {v}}},\n' for n, v in consts)
     return s + "}\n" + LUA_END + "\n"
 
@@ -482,7 +653,8 @@ def lua(fns, consts):
 # ---- the files ----
 
 def files():
-    fns = exports() + cm_functions()
+    fns = functions()
+    check_enums()
     consts = constants()
     return {
         "python/rdmaverbs/_api.py": python(fns, consts),
@@ -512,7 +684,7 @@ def main():
         sys.stdout.write(layout_c())
         return 0
     if arg == ["--symbols"]:
-        for f in exports() + cm_functions():
+        for f in functions():
             print(f.lib, f.name)
         return 0
     stale = []

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How each binding's programs run from this tree, once `make bindings` has
-# built them into BUILD_DIR/bindings (the Python package installed in a
-# venv there, the Node.js package in a folder there, the jar, the .dll, the
-# Rust examples):
+# built them into BUILD_DIR/bindings (the Python and Node.js packages as
+# their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
+# .dll, the Rust examples):
 #
 #   run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]
 #   run.sh --list                   the languages
@@ -12,7 +12,8 @@
 # rc-protocol.md. The one list of the languages and their commands:
 # test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
-# build/'s rpath) at the tree's librdmaverbs.so.1.
+# build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
+# the recording provider the tests post to (bindings/recorder.c).
 set -u
 LANGUAGES="python java node rust csharp lua"
 if [ "${1:-}" = --list ]; then
@@ -25,9 +26,10 @@ B=$(realpath "$1") lang=$2 what=$3
 shift 3
 BIND=$B/bindings
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
+export RDMAVERBS_RECORDER=$BIND/librecorder.so
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
-PY=$BIND/venv/bin/python3
-export NODE_PATH=$BIND/node/node_modules
+PY=$BIND/install/python/venv/bin/python3
+export NODE_PATH=$BIND/install/node/node_modules
 RUST=$BIND/rust/debug/examples
 export LUA_PATH="$PWD/bindings/lua/?.lua;;"
 

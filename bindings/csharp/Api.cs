@@ -204,26 +204,53 @@ namespace RdmaVerbs
         public static extern ushort rdma_get_src_port(IntPtr id);
         [DllImport("librdmacm.so.1", SetLastError = true)]
         public static extern ushort rdma_get_dst_port(IntPtr id);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_wc_status_str(uint status);
     }
 
     public static partial class Rdma
     {
+        public const int IBV_WC_SUCCESS = 0;
+        public const int IBV_WC_LOC_LEN_ERR = 1;
+        public const int IBV_WC_LOC_QP_OP_ERR = 2;
+        public const int IBV_WC_LOC_EEC_OP_ERR = 3;
+        public const int IBV_WC_LOC_PROT_ERR = 4;
+        public const int IBV_WC_WR_FLUSH_ERR = 5;
+        public const int IBV_WC_MW_BIND_ERR = 6;
+        public const int IBV_WC_BAD_RESP_ERR = 7;
+        public const int IBV_WC_LOC_ACCESS_ERR = 8;
+        public const int IBV_WC_REM_INV_REQ_ERR = 9;
+        public const int IBV_WC_REM_ACCESS_ERR = 10;
+        public const int IBV_WC_REM_OP_ERR = 11;
+        public const int IBV_WC_RETRY_EXC_ERR = 12;
+        public const int IBV_WC_RNR_RETRY_EXC_ERR = 13;
+        public const int IBV_WC_LOC_RDD_VIOL_ERR = 14;
+        public const int IBV_WC_REM_INV_RD_REQ_ERR = 15;
+        public const int IBV_WC_REM_ABORT_ERR = 16;
+        public const int IBV_WC_INV_EECN_ERR = 17;
+        public const int IBV_WC_INV_EEC_STATE_ERR = 18;
+        public const int IBV_WC_FATAL_ERR = 19;
+        public const int IBV_WC_RESP_TIMEOUT_ERR = 20;
+        public const int IBV_WC_GENERAL_ERR = 21;
+        public const int IBV_WC_TM_ERR = 22;
+        public const int IBV_WC_TM_RNDV_INCOMPLETE = 23;
+        public const int IBV_SEND_FENCE = 1;
+        public const int IBV_SEND_SIGNALED = 2;
+        public const int IBV_SEND_SOLICITED = 4;
+        public const int IBV_SEND_INLINE = 8;
+        public const int IBV_SEND_IP_CSUM = 16;
         public const int RAI_PASSIVE = 1;
         public const int RDMA_PS_TCP = 262;
         public const int RDMA_PS_UDP = 273;
         public const int IBV_QPT_RC = 2;
         public const int IBV_QPT_UD = 4;
-        public const int IBV_SEND_SIGNALED = 2;
-        public const int IBV_SEND_INLINE = 8;
-        public const int IBV_SEND_FENCE = 1;
-        public const int IBV_WC_SUCCESS = 0;
-        public const int IBV_WC_WR_FLUSH_ERR = 5;
-        public const int IBV_WC_REM_ACCESS_ERR = 10;
-        public const int IBV_WC_RETRY_EXC_ERR = 12;
         public const int IBV_WC_SEND = 0;
         public const int IBV_WC_RDMA_WRITE = 1;
         public const int IBV_WC_RDMA_READ = 2;
         public const int IBV_WC_RECV = 128;
+        public const int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+        public const int IBV_WC_GRH = 1;
+        public const int IBV_WC_WITH_IMM = 2;
         public const int IBV_ACCESS_LOCAL_WRITE = 1;
         public const int IBV_ACCESS_REMOTE_WRITE = 2;
         public const int IBV_ACCESS_REMOTE_READ = 4;
@@ -235,7 +262,7 @@ namespace RdmaVerbs
         public const int EIO = 5;
 
         /// <summary>The constants, for the layout check.</summary>
-        public static readonly string[] Constants = {"RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_SEND_SIGNALED", "IBV_SEND_INLINE", "IBV_SEND_FENCE", "IBV_WC_SUCCESS", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
+        public static readonly string[] Constants = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
 
         /// <summary>Every struct and its fields, for the layout check.</summary>
         public static readonly Tuple<Type, string[]>[] Structs = {
@@ -288,6 +315,8 @@ namespace RdmaVerbs
         /// <summary>rdma_post_recvv, as in C; a failure throws RdmaVerbsException.</summary>
         public static int rdma_post_recvv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge)
         {
+            if (sgl != null && nsge > sgl.Length)
+                throw new ArgumentException("rdma_post_recvv: nsge is " + nsge + " but sgl has " + sgl.Length + " elements", "nsge");
             Init();
             return Checked.rdma_post_recvv(id, context, sgl, nsge);
         }
@@ -295,6 +324,8 @@ namespace RdmaVerbs
         /// <summary>rdma_post_sendv, as in C; a failure throws RdmaVerbsException.</summary>
         public static int rdma_post_sendv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags)
         {
+            if (sgl != null && nsge > sgl.Length)
+                throw new ArgumentException("rdma_post_sendv: nsge is " + nsge + " but sgl has " + sgl.Length + " elements", "nsge");
             Init();
             return Checked.rdma_post_sendv(id, context, sgl, nsge, flags);
         }
@@ -302,6 +333,8 @@ namespace RdmaVerbs
         /// <summary>rdma_post_readv, as in C; a failure throws RdmaVerbsException.</summary>
         public static int rdma_post_readv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags, ulong remote_addr, uint rkey)
         {
+            if (sgl != null && nsge > sgl.Length)
+                throw new ArgumentException("rdma_post_readv: nsge is " + nsge + " but sgl has " + sgl.Length + " elements", "nsge");
             Init();
             return Checked.rdma_post_readv(id, context, sgl, nsge, flags, remote_addr, rkey);
         }
@@ -309,6 +342,8 @@ namespace RdmaVerbs
         /// <summary>rdma_post_writev, as in C; a failure throws RdmaVerbsException.</summary>
         public static int rdma_post_writev(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags, ulong remote_addr, uint rkey)
         {
+            if (sgl != null && nsge > sgl.Length)
+                throw new ArgumentException("rdma_post_writev: nsge is " + nsge + " but sgl has " + sgl.Length + " elements", "nsge");
             Init();
             return Checked.rdma_post_writev(id, context, sgl, nsge, flags, remote_addr, rkey);
         }
@@ -397,7 +432,7 @@ namespace RdmaVerbs
             return Checked.rdma_getaddrinfo(node, service, ref hints, out res);
         }
 
-        /// <summary>rdma_freeaddrinfo, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_freeaddrinfo, as in C; it cannot fail.</summary>
         public static void rdma_freeaddrinfo(IntPtr res)
         {
             Init();
@@ -411,7 +446,7 @@ namespace RdmaVerbs
             return Checked.rdma_create_ep(out id, res, pd, ref qp_init_attr);
         }
 
-        /// <summary>rdma_destroy_ep, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_destroy_ep, as in C; it cannot fail.</summary>
         public static void rdma_destroy_ep(IntPtr id)
         {
             Init();
@@ -453,18 +488,39 @@ namespace RdmaVerbs
             return Checked.rdma_disconnect(id);
         }
 
-        /// <summary>rdma_get_src_port, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it cannot fail.</summary>
         public static ushort rdma_get_src_port(IntPtr id)
         {
             Init();
             return Checked.rdma_get_src_port(id);
         }
 
-        /// <summary>rdma_get_dst_port, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_src_port's value in host order; it cannot fail.</summary>
+        public static ushort src_port(IntPtr id)
+        {
+            ushort r = rdma_get_src_port(id);
+            return BitConverter.IsLittleEndian ? (ushort)((r >> 8) | (r << 8)) : r;
+        }
+
+        /// <summary>rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it cannot fail.</summary>
         public static ushort rdma_get_dst_port(IntPtr id)
         {
             Init();
             return Checked.rdma_get_dst_port(id);
+        }
+
+        /// <summary>rdma_get_dst_port's value in host order; it cannot fail.</summary>
+        public static ushort dst_port(IntPtr id)
+        {
+            ushort r = rdma_get_dst_port(id);
+            return BitConverter.IsLittleEndian ? (ushort)((r >> 8) | (r << 8)) : r;
+        }
+
+        /// <summary>ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail.</summary>
+        public static string ibv_wc_status_str(uint status)
+        {
+            Init();
+            return Checked.ibv_wc_status_str(status);
         }
     }
 
@@ -738,6 +794,12 @@ namespace RdmaVerbs
         {
             ushort r = Native.rdma_get_dst_port(id);
             return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static string ibv_wc_status_str(uint status)
+        {
+            return Marshal.PtrToStringAnsi(Native.ibv_wc_status_str(status));
         }
     }
 }

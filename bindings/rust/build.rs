@@ -1,13 +1,17 @@
-//! Links librdmaverbs and librdmacm as pkg-config finds them (the
-//! installation's rdmaverbs.pc, or another through PKG_CONFIG_PATH).
+//! Links librdmaverbs, librdmacm and libibverbs as pkg-config finds them
+//! (the installation's rdmaverbs.pc, or another through PKG_CONFIG_PATH).
 
 fn main() {
-    for (name, version) in [("rdmaverbs", "1.2"), ("librdmacm", "1")] {
+    for (name, version) in [
+        ("rdmaverbs", "1.2"),
+        ("librdmacm", "1"),
+        ("libibverbs", "1"),
+    ] {
         if let Err(e) = pkg_config::Config::new()
             .atleast_version(version)
             .probe(name)
         {
-            panic!("{name} not found by pkg-config (install librdmaverbs-dev, or set PKG_CONFIG_PATH): {e}");
+            panic!("{name} not found by pkg-config (install its -dev package, or set PKG_CONFIG_PATH): {e}");
         }
     }
 }

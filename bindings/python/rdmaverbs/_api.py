@@ -2,22 +2,47 @@
 # flake8: noqa
 import ctypes as C
 
+IBV_WC_SUCCESS = 0
+IBV_WC_LOC_LEN_ERR = 1
+IBV_WC_LOC_QP_OP_ERR = 2
+IBV_WC_LOC_EEC_OP_ERR = 3
+IBV_WC_LOC_PROT_ERR = 4
+IBV_WC_WR_FLUSH_ERR = 5
+IBV_WC_MW_BIND_ERR = 6
+IBV_WC_BAD_RESP_ERR = 7
+IBV_WC_LOC_ACCESS_ERR = 8
+IBV_WC_REM_INV_REQ_ERR = 9
+IBV_WC_REM_ACCESS_ERR = 10
+IBV_WC_REM_OP_ERR = 11
+IBV_WC_RETRY_EXC_ERR = 12
+IBV_WC_RNR_RETRY_EXC_ERR = 13
+IBV_WC_LOC_RDD_VIOL_ERR = 14
+IBV_WC_REM_INV_RD_REQ_ERR = 15
+IBV_WC_REM_ABORT_ERR = 16
+IBV_WC_INV_EECN_ERR = 17
+IBV_WC_INV_EEC_STATE_ERR = 18
+IBV_WC_FATAL_ERR = 19
+IBV_WC_RESP_TIMEOUT_ERR = 20
+IBV_WC_GENERAL_ERR = 21
+IBV_WC_TM_ERR = 22
+IBV_WC_TM_RNDV_INCOMPLETE = 23
+IBV_SEND_FENCE = 1
+IBV_SEND_SIGNALED = 2
+IBV_SEND_SOLICITED = 4
+IBV_SEND_INLINE = 8
+IBV_SEND_IP_CSUM = 16
 RAI_PASSIVE = 1
 RDMA_PS_TCP = 262
 RDMA_PS_UDP = 273
 IBV_QPT_RC = 2
 IBV_QPT_UD = 4
-IBV_SEND_SIGNALED = 2
-IBV_SEND_INLINE = 8
-IBV_SEND_FENCE = 1
-IBV_WC_SUCCESS = 0
-IBV_WC_WR_FLUSH_ERR = 5
-IBV_WC_REM_ACCESS_ERR = 10
-IBV_WC_RETRY_EXC_ERR = 12
 IBV_WC_SEND = 0
 IBV_WC_RDMA_WRITE = 1
 IBV_WC_RDMA_READ = 2
 IBV_WC_RECV = 128
+IBV_WC_RECV_RDMA_WITH_IMM = 129
+IBV_WC_GRH = 1
+IBV_WC_WITH_IMM = 2
 IBV_ACCESS_LOCAL_WRITE = 1
 IBV_ACCESS_REMOTE_WRITE = 2
 IBV_ACCESS_REMOTE_READ = 4
@@ -28,7 +53,7 @@ ETIMEDOUT = 110
 ENOMEM = 12
 EIO = 5
 
-CONSTANTS = ['RAI_PASSIVE', 'RDMA_PS_TCP', 'RDMA_PS_UDP', 'IBV_QPT_RC', 'IBV_QPT_UD', 'IBV_SEND_SIGNALED', 'IBV_SEND_INLINE', 'IBV_SEND_FENCE', 'IBV_WC_SUCCESS', 'IBV_WC_WR_FLUSH_ERR', 'IBV_WC_REM_ACCESS_ERR', 'IBV_WC_RETRY_EXC_ERR', 'IBV_WC_SEND', 'IBV_WC_RDMA_WRITE', 'IBV_WC_RDMA_READ', 'IBV_WC_RECV', 'IBV_ACCESS_LOCAL_WRITE', 'IBV_ACCESS_REMOTE_WRITE', 'IBV_ACCESS_REMOTE_READ', 'AF_INET', 'AF_INET6', 'EINVAL', 'ETIMEDOUT', 'ENOMEM', 'EIO']
+CONSTANTS = ['IBV_WC_SUCCESS', 'IBV_WC_LOC_LEN_ERR', 'IBV_WC_LOC_QP_OP_ERR', 'IBV_WC_LOC_EEC_OP_ERR', 'IBV_WC_LOC_PROT_ERR', 'IBV_WC_WR_FLUSH_ERR', 'IBV_WC_MW_BIND_ERR', 'IBV_WC_BAD_RESP_ERR', 'IBV_WC_LOC_ACCESS_ERR', 'IBV_WC_REM_INV_REQ_ERR', 'IBV_WC_REM_ACCESS_ERR', 'IBV_WC_REM_OP_ERR', 'IBV_WC_RETRY_EXC_ERR', 'IBV_WC_RNR_RETRY_EXC_ERR', 'IBV_WC_LOC_RDD_VIOL_ERR', 'IBV_WC_REM_INV_RD_REQ_ERR', 'IBV_WC_REM_ABORT_ERR', 'IBV_WC_INV_EECN_ERR', 'IBV_WC_INV_EEC_STATE_ERR', 'IBV_WC_FATAL_ERR', 'IBV_WC_RESP_TIMEOUT_ERR', 'IBV_WC_GENERAL_ERR', 'IBV_WC_TM_ERR', 'IBV_WC_TM_RNDV_INCOMPLETE', 'IBV_SEND_FENCE', 'IBV_SEND_SIGNALED', 'IBV_SEND_SOLICITED', 'IBV_SEND_INLINE', 'IBV_SEND_IP_CSUM', 'RAI_PASSIVE', 'RDMA_PS_TCP', 'RDMA_PS_UDP', 'IBV_QPT_RC', 'IBV_QPT_UD', 'IBV_WC_SEND', 'IBV_WC_RDMA_WRITE', 'IBV_WC_RDMA_READ', 'IBV_WC_RECV', 'IBV_WC_RECV_RDMA_WITH_IMM', 'IBV_WC_GRH', 'IBV_WC_WITH_IMM', 'IBV_ACCESS_LOCAL_WRITE', 'IBV_ACCESS_REMOTE_WRITE', 'IBV_ACCESS_REMOTE_READ', 'AF_INET', 'AF_INET6', 'EINVAL', 'ETIMEDOUT', 'ENOMEM', 'EIO']
 
 
 class ibv_sge(C.Structure):
@@ -156,37 +181,42 @@ class sockaddr_in(C.Structure):
 
 STRUCTS = [ibv_sge, ibv_wc, rdma_addrinfo, ibv_qp_cap, ibv_qp_init_attr, rdma_conn_param, ibv_mr, rdma_cm_id, sockaddr_in]
 
-# (library, name, restype, argtypes, how a failure shows: 'int' -1, 'ptr' NULL, None)
+# (library, name, restype, argtypes, how a failure shows: 'int' -1, 'ptr' NULL, None,
+#  [(index of an array parameter, index of its count, its struct's name)], a note)
 FUNCTIONS = [
-    ("rdmaverbs", "rdma_seterrno", C.c_int, [C.c_int], 'int'),
-    ("rdmaverbs", "rdma_reg_msgs", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr'),
-    ("rdmaverbs", "rdma_reg_read", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr'),
-    ("rdmaverbs", "rdma_reg_write", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr'),
-    ("rdmaverbs", "rdma_dereg_mr", C.c_int, [C.c_void_p], 'int'),
-    ("rdmaverbs", "rdma_post_recvv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int], 'int'),
-    ("rdmaverbs", "rdma_post_sendv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int], 'int'),
-    ("rdmaverbs", "rdma_post_readv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int'),
-    ("rdmaverbs", "rdma_post_writev", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int'),
-    ("rdmaverbs", "rdma_post_recv", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p], 'int'),
-    ("rdmaverbs", "rdma_post_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int], 'int'),
-    ("rdmaverbs", "rdma_post_read", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int'),
-    ("rdmaverbs", "rdma_post_write", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int'),
-    ("rdmaverbs", "rdma_post_ud_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_void_p, C.c_uint32], 'int'),
-    ("rdmaverbs", "rdma_get_send_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int'),
-    ("rdmaverbs", "rdma_get_recv_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int'),
-    ("rdmaverbs", "rdma_get_send_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int'),
-    ("rdmaverbs", "rdma_get_recv_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int'),
-    ("rdmaverbs", "rdma_get_local_addr", C.c_void_p, [C.c_void_p], 'ptr'),
-    ("rdmaverbs", "rdma_get_peer_addr", C.c_void_p, [C.c_void_p], 'ptr'),
-    ("rdmacm", "rdma_getaddrinfo", C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(rdma_addrinfo), C.POINTER(C.c_void_p)], 'int'),
-    ("rdmacm", "rdma_freeaddrinfo", None, [C.c_void_p], None),
-    ("rdmacm", "rdma_create_ep", C.c_int, [C.POINTER(C.c_void_p), C.c_void_p, C.c_void_p, C.POINTER(ibv_qp_init_attr)], 'int'),
-    ("rdmacm", "rdma_destroy_ep", None, [C.c_void_p], None),
-    ("rdmacm", "rdma_listen", C.c_int, [C.c_void_p, C.c_int], 'int'),
-    ("rdmacm", "rdma_get_request", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p)], 'int'),
-    ("rdmacm", "rdma_accept", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int'),
-    ("rdmacm", "rdma_connect", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int'),
-    ("rdmacm", "rdma_disconnect", C.c_int, [C.c_void_p], 'int'),
-    ("rdmacm", "rdma_get_src_port", C.c_uint16, [C.c_void_p], None),
-    ("rdmacm", "rdma_get_dst_port", C.c_uint16, [C.c_void_p], None),
+    ("rdmaverbs", "rdma_seterrno", C.c_int, [C.c_int], 'int', [], None),
+    ("rdmaverbs", "rdma_reg_msgs", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
+    ("rdmaverbs", "rdma_reg_read", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
+    ("rdmaverbs", "rdma_reg_write", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
+    ("rdmaverbs", "rdma_dereg_mr", C.c_int, [C.c_void_p], 'int', [], None),
+    ("rdmaverbs", "rdma_post_recvv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int], 'int', [(2, 3, 'ibv_sge')], None),
+    ("rdmaverbs", "rdma_post_sendv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int], 'int', [(2, 3, 'ibv_sge')], None),
+    ("rdmaverbs", "rdma_post_readv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge')], None),
+    ("rdmaverbs", "rdma_post_writev", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge')], None),
+    ("rdmaverbs", "rdma_post_recv", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p], 'int', [], None),
+    ("rdmaverbs", "rdma_post_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int], 'int', [], None),
+    ("rdmaverbs", "rdma_post_read", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None),
+    ("rdmaverbs", "rdma_post_write", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None),
+    ("rdmaverbs", "rdma_post_ud_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_void_p, C.c_uint32], 'int', [], None),
+    ("rdmaverbs", "rdma_get_send_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None),
+    ("rdmaverbs", "rdma_get_recv_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None),
+    ("rdmaverbs", "rdma_get_send_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None),
+    ("rdmaverbs", "rdma_get_recv_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None),
+    ("rdmaverbs", "rdma_get_local_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None),
+    ("rdmaverbs", "rdma_get_peer_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None),
+    ("rdmacm", "rdma_getaddrinfo", C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(rdma_addrinfo), C.POINTER(C.c_void_p)], 'int', [], None),
+    ("rdmacm", "rdma_freeaddrinfo", None, [C.c_void_p], None, [], None),
+    ("rdmacm", "rdma_create_ep", C.c_int, [C.POINTER(C.c_void_p), C.c_void_p, C.c_void_p, C.POINTER(ibv_qp_init_attr)], 'int', [], None),
+    ("rdmacm", "rdma_destroy_ep", None, [C.c_void_p], None, [], None),
+    ("rdmacm", "rdma_listen", C.c_int, [C.c_void_p, C.c_int], 'int', [], None),
+    ("rdmacm", "rdma_get_request", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p)], 'int', [], None),
+    ("rdmacm", "rdma_accept", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None),
+    ("rdmacm", "rdma_connect", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None),
+    ("rdmacm", "rdma_disconnect", C.c_int, [C.c_void_p], 'int', [], None),
+    ("rdmacm", "rdma_get_src_port", C.c_uint16, [C.c_void_p], None, [], 'the local port in network byte order (src_port: in host order)'),
+    ("rdmacm", "rdma_get_dst_port", C.c_uint16, [C.c_void_p], None, [], "the peer's port in network byte order (dst_port: in host order)"),
+    ("ibverbs", "ibv_wc_status_str", C.c_char_p, [C.c_uint32], None, [], 'the text of a completion\'s status, from libibverbs ("unknown" for a value it does not know)'),
 ]
+
+# The functions giving a network-order value in host order: {name: its C function}.
+HOST_ORDER = {"src_port": "rdma_get_src_port", "dst_port": "rdma_get_dst_port"}

@@ -207,7 +207,7 @@ unsafe fn exchange(
         let peer_rkey = u32::from_le_bytes(keys[12..16].try_into().unwrap());
         // 6. Messages, over two SGEs.
         let (lkey, base) = (mr(send_mr).lkey, send.ptr() as u64);
-        let mut sgl = [
+        let sgl = [
             rv::ibv_sge {
                 addr: base,
                 length: 16,
@@ -223,7 +223,7 @@ unsafe fn exchange(
             send.bytes().copy_from_slice(&pattern(seed + 7 * k));
             ok(
                 "rdma_post_sendv",
-                rv::rdma_post_sendv(id, (0x300 + k) as *mut c_void, sgl.as_mut_ptr(), 2, 0),
+                rv::rdma_post_sendv(id, (0x300 + k) as *mut c_void, &sgl, 2, 0),
             );
             comp(id, false, 0x300 + k as u64, rv::IBV_WC_SEND, None);
         }

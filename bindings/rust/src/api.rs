@@ -3,6 +3,64 @@
 use core::ffi::{c_char, c_int, c_void};
 use std::io;
 
+/// `IBV_WC_SUCCESS`.
+pub const IBV_WC_SUCCESS: i32 = 0;
+/// `IBV_WC_LOC_LEN_ERR`.
+pub const IBV_WC_LOC_LEN_ERR: i32 = 1;
+/// `IBV_WC_LOC_QP_OP_ERR`.
+pub const IBV_WC_LOC_QP_OP_ERR: i32 = 2;
+/// `IBV_WC_LOC_EEC_OP_ERR`.
+pub const IBV_WC_LOC_EEC_OP_ERR: i32 = 3;
+/// `IBV_WC_LOC_PROT_ERR`.
+pub const IBV_WC_LOC_PROT_ERR: i32 = 4;
+/// `IBV_WC_WR_FLUSH_ERR`.
+pub const IBV_WC_WR_FLUSH_ERR: i32 = 5;
+/// `IBV_WC_MW_BIND_ERR`.
+pub const IBV_WC_MW_BIND_ERR: i32 = 6;
+/// `IBV_WC_BAD_RESP_ERR`.
+pub const IBV_WC_BAD_RESP_ERR: i32 = 7;
+/// `IBV_WC_LOC_ACCESS_ERR`.
+pub const IBV_WC_LOC_ACCESS_ERR: i32 = 8;
+/// `IBV_WC_REM_INV_REQ_ERR`.
+pub const IBV_WC_REM_INV_REQ_ERR: i32 = 9;
+/// `IBV_WC_REM_ACCESS_ERR`.
+pub const IBV_WC_REM_ACCESS_ERR: i32 = 10;
+/// `IBV_WC_REM_OP_ERR`.
+pub const IBV_WC_REM_OP_ERR: i32 = 11;
+/// `IBV_WC_RETRY_EXC_ERR`.
+pub const IBV_WC_RETRY_EXC_ERR: i32 = 12;
+/// `IBV_WC_RNR_RETRY_EXC_ERR`.
+pub const IBV_WC_RNR_RETRY_EXC_ERR: i32 = 13;
+/// `IBV_WC_LOC_RDD_VIOL_ERR`.
+pub const IBV_WC_LOC_RDD_VIOL_ERR: i32 = 14;
+/// `IBV_WC_REM_INV_RD_REQ_ERR`.
+pub const IBV_WC_REM_INV_RD_REQ_ERR: i32 = 15;
+/// `IBV_WC_REM_ABORT_ERR`.
+pub const IBV_WC_REM_ABORT_ERR: i32 = 16;
+/// `IBV_WC_INV_EECN_ERR`.
+pub const IBV_WC_INV_EECN_ERR: i32 = 17;
+/// `IBV_WC_INV_EEC_STATE_ERR`.
+pub const IBV_WC_INV_EEC_STATE_ERR: i32 = 18;
+/// `IBV_WC_FATAL_ERR`.
+pub const IBV_WC_FATAL_ERR: i32 = 19;
+/// `IBV_WC_RESP_TIMEOUT_ERR`.
+pub const IBV_WC_RESP_TIMEOUT_ERR: i32 = 20;
+/// `IBV_WC_GENERAL_ERR`.
+pub const IBV_WC_GENERAL_ERR: i32 = 21;
+/// `IBV_WC_TM_ERR`.
+pub const IBV_WC_TM_ERR: i32 = 22;
+/// `IBV_WC_TM_RNDV_INCOMPLETE`.
+pub const IBV_WC_TM_RNDV_INCOMPLETE: i32 = 23;
+/// `IBV_SEND_FENCE`.
+pub const IBV_SEND_FENCE: i32 = 1;
+/// `IBV_SEND_SIGNALED`.
+pub const IBV_SEND_SIGNALED: i32 = 2;
+/// `IBV_SEND_SOLICITED`.
+pub const IBV_SEND_SOLICITED: i32 = 4;
+/// `IBV_SEND_INLINE`.
+pub const IBV_SEND_INLINE: i32 = 8;
+/// `IBV_SEND_IP_CSUM`.
+pub const IBV_SEND_IP_CSUM: i32 = 16;
 /// `RAI_PASSIVE`.
 pub const RAI_PASSIVE: i32 = 1;
 /// `RDMA_PS_TCP`.
@@ -13,20 +71,6 @@ pub const RDMA_PS_UDP: i32 = 273;
 pub const IBV_QPT_RC: i32 = 2;
 /// `IBV_QPT_UD`.
 pub const IBV_QPT_UD: i32 = 4;
-/// `IBV_SEND_SIGNALED`.
-pub const IBV_SEND_SIGNALED: i32 = 2;
-/// `IBV_SEND_INLINE`.
-pub const IBV_SEND_INLINE: i32 = 8;
-/// `IBV_SEND_FENCE`.
-pub const IBV_SEND_FENCE: i32 = 1;
-/// `IBV_WC_SUCCESS`.
-pub const IBV_WC_SUCCESS: i32 = 0;
-/// `IBV_WC_WR_FLUSH_ERR`.
-pub const IBV_WC_WR_FLUSH_ERR: i32 = 5;
-/// `IBV_WC_REM_ACCESS_ERR`.
-pub const IBV_WC_REM_ACCESS_ERR: i32 = 10;
-/// `IBV_WC_RETRY_EXC_ERR`.
-pub const IBV_WC_RETRY_EXC_ERR: i32 = 12;
 /// `IBV_WC_SEND`.
 pub const IBV_WC_SEND: i32 = 0;
 /// `IBV_WC_RDMA_WRITE`.
@@ -35,6 +79,12 @@ pub const IBV_WC_RDMA_WRITE: i32 = 1;
 pub const IBV_WC_RDMA_READ: i32 = 2;
 /// `IBV_WC_RECV`.
 pub const IBV_WC_RECV: i32 = 128;
+/// `IBV_WC_RECV_RDMA_WITH_IMM`.
+pub const IBV_WC_RECV_RDMA_WITH_IMM: i32 = 129;
+/// `IBV_WC_GRH`.
+pub const IBV_WC_GRH: i32 = 1;
+/// `IBV_WC_WITH_IMM`.
+pub const IBV_WC_WITH_IMM: i32 = 2;
 /// `IBV_ACCESS_LOCAL_WRITE`.
 pub const IBV_ACCESS_LOCAL_WRITE: i32 = 1;
 /// `IBV_ACCESS_REMOTE_WRITE`.
@@ -55,7 +105,7 @@ pub const ENOMEM: i32 = 12;
 pub const EIO: i32 = 5;
 
 /// The constants, by name (for the layout check).
-pub const CONSTANTS: &[(&str, i32)] = &[("RAI_PASSIVE", RAI_PASSIVE), ("RDMA_PS_TCP", RDMA_PS_TCP), ("RDMA_PS_UDP", RDMA_PS_UDP), ("IBV_QPT_RC", IBV_QPT_RC), ("IBV_QPT_UD", IBV_QPT_UD), ("IBV_SEND_SIGNALED", IBV_SEND_SIGNALED), ("IBV_SEND_INLINE", IBV_SEND_INLINE), ("IBV_SEND_FENCE", IBV_SEND_FENCE), ("IBV_WC_SUCCESS", IBV_WC_SUCCESS), ("IBV_WC_WR_FLUSH_ERR", IBV_WC_WR_FLUSH_ERR), ("IBV_WC_REM_ACCESS_ERR", IBV_WC_REM_ACCESS_ERR), ("IBV_WC_RETRY_EXC_ERR", IBV_WC_RETRY_EXC_ERR), ("IBV_WC_SEND", IBV_WC_SEND), ("IBV_WC_RDMA_WRITE", IBV_WC_RDMA_WRITE), ("IBV_WC_RDMA_READ", IBV_WC_RDMA_READ), ("IBV_WC_RECV", IBV_WC_RECV), ("IBV_ACCESS_LOCAL_WRITE", IBV_ACCESS_LOCAL_WRITE), ("IBV_ACCESS_REMOTE_WRITE", IBV_ACCESS_REMOTE_WRITE), ("IBV_ACCESS_REMOTE_READ", IBV_ACCESS_REMOTE_READ), ("AF_INET", AF_INET), ("AF_INET6", AF_INET6), ("EINVAL", EINVAL), ("ETIMEDOUT", ETIMEDOUT), ("ENOMEM", ENOMEM), ("EIO", EIO)];
+pub const CONSTANTS: &[(&str, i32)] = &[("IBV_WC_SUCCESS", IBV_WC_SUCCESS), ("IBV_WC_LOC_LEN_ERR", IBV_WC_LOC_LEN_ERR), ("IBV_WC_LOC_QP_OP_ERR", IBV_WC_LOC_QP_OP_ERR), ("IBV_WC_LOC_EEC_OP_ERR", IBV_WC_LOC_EEC_OP_ERR), ("IBV_WC_LOC_PROT_ERR", IBV_WC_LOC_PROT_ERR), ("IBV_WC_WR_FLUSH_ERR", IBV_WC_WR_FLUSH_ERR), ("IBV_WC_MW_BIND_ERR", IBV_WC_MW_BIND_ERR), ("IBV_WC_BAD_RESP_ERR", IBV_WC_BAD_RESP_ERR), ("IBV_WC_LOC_ACCESS_ERR", IBV_WC_LOC_ACCESS_ERR), ("IBV_WC_REM_INV_REQ_ERR", IBV_WC_REM_INV_REQ_ERR), ("IBV_WC_REM_ACCESS_ERR", IBV_WC_REM_ACCESS_ERR), ("IBV_WC_REM_OP_ERR", IBV_WC_REM_OP_ERR), ("IBV_WC_RETRY_EXC_ERR", IBV_WC_RETRY_EXC_ERR), ("IBV_WC_RNR_RETRY_EXC_ERR", IBV_WC_RNR_RETRY_EXC_ERR), ("IBV_WC_LOC_RDD_VIOL_ERR", IBV_WC_LOC_RDD_VIOL_ERR), ("IBV_WC_REM_INV_RD_REQ_ERR", IBV_WC_REM_INV_RD_REQ_ERR), ("IBV_WC_REM_ABORT_ERR", IBV_WC_REM_ABORT_ERR), ("IBV_WC_INV_EECN_ERR", IBV_WC_INV_EECN_ERR), ("IBV_WC_INV_EEC_STATE_ERR", IBV_WC_INV_EEC_STATE_ERR), ("IBV_WC_FATAL_ERR", IBV_WC_FATAL_ERR), ("IBV_WC_RESP_TIMEOUT_ERR", IBV_WC_RESP_TIMEOUT_ERR), ("IBV_WC_GENERAL_ERR", IBV_WC_GENERAL_ERR), ("IBV_WC_TM_ERR", IBV_WC_TM_ERR), ("IBV_WC_TM_RNDV_INCOMPLETE", IBV_WC_TM_RNDV_INCOMPLETE), ("IBV_SEND_FENCE", IBV_SEND_FENCE), ("IBV_SEND_SIGNALED", IBV_SEND_SIGNALED), ("IBV_SEND_SOLICITED", IBV_SEND_SOLICITED), ("IBV_SEND_INLINE", IBV_SEND_INLINE), ("IBV_SEND_IP_CSUM", IBV_SEND_IP_CSUM), ("RAI_PASSIVE", RAI_PASSIVE), ("RDMA_PS_TCP", RDMA_PS_TCP), ("RDMA_PS_UDP", RDMA_PS_UDP), ("IBV_QPT_RC", IBV_QPT_RC), ("IBV_QPT_UD", IBV_QPT_UD), ("IBV_WC_SEND", IBV_WC_SEND), ("IBV_WC_RDMA_WRITE", IBV_WC_RDMA_WRITE), ("IBV_WC_RDMA_READ", IBV_WC_RDMA_READ), ("IBV_WC_RECV", IBV_WC_RECV), ("IBV_WC_RECV_RDMA_WITH_IMM", IBV_WC_RECV_RDMA_WITH_IMM), ("IBV_WC_GRH", IBV_WC_GRH), ("IBV_WC_WITH_IMM", IBV_WC_WITH_IMM), ("IBV_ACCESS_LOCAL_WRITE", IBV_ACCESS_LOCAL_WRITE), ("IBV_ACCESS_REMOTE_WRITE", IBV_ACCESS_REMOTE_WRITE), ("IBV_ACCESS_REMOTE_READ", IBV_ACCESS_REMOTE_READ), ("AF_INET", AF_INET), ("AF_INET6", AF_INET6), ("EINVAL", EINVAL), ("ETIMEDOUT", ETIMEDOUT), ("ENOMEM", ENOMEM), ("EIO", EIO)];
 
 /// `struct ibv_sge`.
 #[repr(C)]
@@ -342,14 +392,16 @@ pub mod sys {
         pub fn rdma_connect(id: *mut c_void, conn_param: *mut rdma_conn_param) -> c_int;
         /// `rdma_disconnect` (rdmacm).
         pub fn rdma_disconnect(id: *mut c_void) -> c_int;
-        /// `rdma_get_src_port` (rdmacm).
+        /// `rdma_get_src_port` (rdmacm): the local port in network byte order (src_port: in host order).
         pub fn rdma_get_src_port(id: *mut c_void) -> u16;
-        /// `rdma_get_dst_port` (rdmacm).
+        /// `rdma_get_dst_port` (rdmacm): the peer's port in network byte order (dst_port: in host order).
         pub fn rdma_get_dst_port(id: *mut c_void) -> u16;
+        /// `ibv_wc_status_str` (ibverbs): the text of a completion's status, from libibverbs ("unknown" for a value it does not know).
+        pub fn ibv_wc_status_str(status: u32) -> *const c_char;
     }
 }
 
-/// `rdma_seterrno`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_seterrno`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -359,7 +411,7 @@ pub unsafe fn rdma_seterrno(ret: c_int) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_msgs`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_msgs`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -369,7 +421,7 @@ pub unsafe fn rdma_reg_msgs(id: *mut c_void, addr: *mut c_void, length: usize) -
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_read`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_read`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -379,7 +431,7 @@ pub unsafe fn rdma_reg_read(id: *mut c_void, addr: *mut c_void, length: usize) -
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_write`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_write`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -389,7 +441,7 @@ pub unsafe fn rdma_reg_write(id: *mut c_void, addr: *mut c_void, length: usize) 
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_dereg_mr`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_dereg_mr`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -399,47 +451,83 @@ pub unsafe fn rdma_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_recvv`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_recvv`; a failure as the `io::Error` of errno, read right after the call.
+///
+/// `sgl` is a slice: a `nsge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
-pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int) -> io::Result<c_int> {
+pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int) -> io::Result<c_int> {
+    if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("rdma_post_recvv: nsge is {nsge} but sgl has {} elements", sgl.len()),
+        ));
+    }
     // SAFETY: forwarded.
-    let r = unsafe { sys::rdma_post_recvv(id, context, sgl, nsge) };
+    let r = unsafe { sys::rdma_post_recvv(id, context, sgl.as_ptr().cast_mut(), nsge) };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_sendv`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_sendv`; a failure as the `io::Error` of errno, read right after the call.
+///
+/// `sgl` is a slice: a `nsge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
-pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int) -> io::Result<c_int> {
+pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int) -> io::Result<c_int> {
+    if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("rdma_post_sendv: nsge is {nsge} but sgl has {} elements", sgl.len()),
+        ));
+    }
     // SAFETY: forwarded.
-    let r = unsafe { sys::rdma_post_sendv(id, context, sgl, nsge, flags) };
+    let r = unsafe { sys::rdma_post_sendv(id, context, sgl.as_ptr().cast_mut(), nsge, flags) };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_readv`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_readv`; a failure as the `io::Error` of errno, read right after the call.
+///
+/// `sgl` is a slice: a `nsge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
-pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
+pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
+    if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("rdma_post_readv: nsge is {nsge} but sgl has {} elements", sgl.len()),
+        ));
+    }
     // SAFETY: forwarded.
-    let r = unsafe { sys::rdma_post_readv(id, context, sgl, nsge, flags, remote_addr, rkey) };
+    let r = unsafe { sys::rdma_post_readv(id, context, sgl.as_ptr().cast_mut(), nsge, flags, remote_addr, rkey) };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_writev`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_writev`; a failure as the `io::Error` of errno, read right after the call.
+///
+/// `sgl` is a slice: a `nsge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
-pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
+pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
+    if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("rdma_post_writev: nsge is {nsge} but sgl has {} elements", sgl.len()),
+        ));
+    }
     // SAFETY: forwarded.
-    let r = unsafe { sys::rdma_post_writev(id, context, sgl, nsge, flags, remote_addr, rkey) };
+    let r = unsafe { sys::rdma_post_writev(id, context, sgl.as_ptr().cast_mut(), nsge, flags, remote_addr, rkey) };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_recv`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_recv`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -449,7 +537,7 @@ pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_send`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_send`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -459,7 +547,7 @@ pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_read`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_read`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -469,7 +557,7 @@ pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_write`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_write`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -479,7 +567,7 @@ pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_ud_send`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_ud_send`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -489,7 +577,7 @@ pub unsafe fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mu
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_send_comp`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_send_comp`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -499,7 +587,7 @@ pub unsafe fn rdma_get_send_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_recv_comp`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_recv_comp`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -509,7 +597,7 @@ pub unsafe fn rdma_get_recv_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_send_comp_timeout`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_send_comp_timeout`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -519,7 +607,7 @@ pub unsafe fn rdma_get_send_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_recv_comp_timeout`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_recv_comp_timeout`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -529,7 +617,7 @@ pub unsafe fn rdma_get_recv_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_local_addr`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_local_addr`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -539,7 +627,7 @@ pub unsafe fn rdma_get_local_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_peer_addr`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_peer_addr`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -549,7 +637,7 @@ pub unsafe fn rdma_get_peer_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_getaddrinfo`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_getaddrinfo`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -559,7 +647,7 @@ pub unsafe fn rdma_getaddrinfo(node: *const c_char, service: *const c_char, hint
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_freeaddrinfo`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_freeaddrinfo`; it cannot fail.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -568,7 +656,7 @@ pub unsafe fn rdma_freeaddrinfo(res: *mut c_void) {
     unsafe { sys::rdma_freeaddrinfo(res) }
 }
 
-/// `rdma_create_ep`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_create_ep`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -578,7 +666,7 @@ pub unsafe fn rdma_create_ep(id: *mut *mut c_void, res: *mut c_void, pd: *mut c_
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_destroy_ep`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_destroy_ep`; it cannot fail.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -587,7 +675,7 @@ pub unsafe fn rdma_destroy_ep(id: *mut c_void) {
     unsafe { sys::rdma_destroy_ep(id) }
 }
 
-/// `rdma_listen`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_listen`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -597,7 +685,7 @@ pub unsafe fn rdma_listen(id: *mut c_void, backlog: c_int) -> io::Result<c_int> 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_request`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_request`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -607,7 +695,7 @@ pub unsafe fn rdma_get_request(listen: *mut c_void, id: *mut *mut c_void) -> io:
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_accept`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_accept`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -617,7 +705,7 @@ pub unsafe fn rdma_accept(id: *mut c_void, conn_param: *mut rdma_conn_param) -> 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_connect`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_connect`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -627,7 +715,7 @@ pub unsafe fn rdma_connect(id: *mut c_void, conn_param: *mut rdma_conn_param) ->
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_disconnect`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_disconnect`; a failure as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -637,7 +725,7 @@ pub unsafe fn rdma_disconnect(id: *mut c_void) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_src_port`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_src_port`: the local port in network byte order (src_port: in host order); it cannot fail.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -646,11 +734,45 @@ pub unsafe fn rdma_get_src_port(id: *mut c_void) -> u16 {
     unsafe { sys::rdma_get_src_port(id) }
 }
 
-/// `rdma_get_dst_port`: a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_src_port`'s value in host order; it cannot fail.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn src_port(id: *mut c_void) -> u16 {
+    // SAFETY: forwarded.
+    u16::from_be(unsafe { sys::rdma_get_src_port(id) })
+}
+
+/// `rdma_get_dst_port`: the peer's port in network byte order (dst_port: in host order); it cannot fail.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
 pub unsafe fn rdma_get_dst_port(id: *mut c_void) -> u16 {
     // SAFETY: forwarded.
     unsafe { sys::rdma_get_dst_port(id) }
+}
+
+/// `rdma_get_dst_port`'s value in host order; it cannot fail.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn dst_port(id: *mut c_void) -> u16 {
+    // SAFETY: forwarded.
+    u16::from_be(unsafe { sys::rdma_get_dst_port(id) })
+}
+
+/// `ibv_wc_status_str`: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail.
+///
+/// The C string, as a `String` (an empty one for NULL).
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_status_str(status: u32) -> String {
+    // SAFETY: forwarded; C returns NULL or a string it keeps.
+    let r = unsafe { sys::ibv_wc_status_str(status) };
+    if r.is_null() {
+        return String::new();
+    }
+    // SAFETY: r is a NUL-terminated string of C's.
+    unsafe { core::ffi::CStr::from_ptr(r) }.to_string_lossy().into_owned()
 }

@@ -8,11 +8,12 @@ import com.sun.jna.Native;
 final class Loader {
     private Loader() {}
 
+    /** lib{which}.so.1 (rdmaverbs, rdmacm, ibverbs). */
     static <T extends Library> T load(String which, Class<T> iface) {
-        String name = "librdmacm.so.1";
+        String name = "lib" + which + ".so.1";
         if (which.equals("rdmaverbs")) {
             String env = System.getenv("RDMAVERBS_LIBRARY");
-            name = env != null && !env.isEmpty() ? env : "librdmaverbs.so.1";
+            name = env != null && !env.isEmpty() ? env : name;
         }
         return Native.load(name, iface);
     }

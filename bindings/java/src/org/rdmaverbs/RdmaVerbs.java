@@ -6,27 +6,53 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
+import java.nio.ByteOrder;
 
-/** The functions, structs and constants of librdmaverbs and librdmacm (see README.md). */
+/** The functions, structs and constants of librdmaverbs, librdmacm and libibverbs (see README.md). */
 public final class RdmaVerbs {
     private RdmaVerbs() {}
 
+    public static final int IBV_WC_SUCCESS = 0;
+    public static final int IBV_WC_LOC_LEN_ERR = 1;
+    public static final int IBV_WC_LOC_QP_OP_ERR = 2;
+    public static final int IBV_WC_LOC_EEC_OP_ERR = 3;
+    public static final int IBV_WC_LOC_PROT_ERR = 4;
+    public static final int IBV_WC_WR_FLUSH_ERR = 5;
+    public static final int IBV_WC_MW_BIND_ERR = 6;
+    public static final int IBV_WC_BAD_RESP_ERR = 7;
+    public static final int IBV_WC_LOC_ACCESS_ERR = 8;
+    public static final int IBV_WC_REM_INV_REQ_ERR = 9;
+    public static final int IBV_WC_REM_ACCESS_ERR = 10;
+    public static final int IBV_WC_REM_OP_ERR = 11;
+    public static final int IBV_WC_RETRY_EXC_ERR = 12;
+    public static final int IBV_WC_RNR_RETRY_EXC_ERR = 13;
+    public static final int IBV_WC_LOC_RDD_VIOL_ERR = 14;
+    public static final int IBV_WC_REM_INV_RD_REQ_ERR = 15;
+    public static final int IBV_WC_REM_ABORT_ERR = 16;
+    public static final int IBV_WC_INV_EECN_ERR = 17;
+    public static final int IBV_WC_INV_EEC_STATE_ERR = 18;
+    public static final int IBV_WC_FATAL_ERR = 19;
+    public static final int IBV_WC_RESP_TIMEOUT_ERR = 20;
+    public static final int IBV_WC_GENERAL_ERR = 21;
+    public static final int IBV_WC_TM_ERR = 22;
+    public static final int IBV_WC_TM_RNDV_INCOMPLETE = 23;
+    public static final int IBV_SEND_FENCE = 1;
+    public static final int IBV_SEND_SIGNALED = 2;
+    public static final int IBV_SEND_SOLICITED = 4;
+    public static final int IBV_SEND_INLINE = 8;
+    public static final int IBV_SEND_IP_CSUM = 16;
     public static final int RAI_PASSIVE = 1;
     public static final int RDMA_PS_TCP = 262;
     public static final int RDMA_PS_UDP = 273;
     public static final int IBV_QPT_RC = 2;
     public static final int IBV_QPT_UD = 4;
-    public static final int IBV_SEND_SIGNALED = 2;
-    public static final int IBV_SEND_INLINE = 8;
-    public static final int IBV_SEND_FENCE = 1;
-    public static final int IBV_WC_SUCCESS = 0;
-    public static final int IBV_WC_WR_FLUSH_ERR = 5;
-    public static final int IBV_WC_REM_ACCESS_ERR = 10;
-    public static final int IBV_WC_RETRY_EXC_ERR = 12;
     public static final int IBV_WC_SEND = 0;
     public static final int IBV_WC_RDMA_WRITE = 1;
     public static final int IBV_WC_RDMA_READ = 2;
     public static final int IBV_WC_RECV = 128;
+    public static final int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+    public static final int IBV_WC_GRH = 1;
+    public static final int IBV_WC_WITH_IMM = 2;
     public static final int IBV_ACCESS_LOCAL_WRITE = 1;
     public static final int IBV_ACCESS_REMOTE_WRITE = 2;
     public static final int IBV_ACCESS_REMOTE_READ = 4;
@@ -38,7 +64,7 @@ public final class RdmaVerbs {
     public static final int EIO = 5;
 
     /** The constants' names, for the layout check. */
-    public static final String[] CONSTANTS = {"RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_SEND_SIGNALED", "IBV_SEND_INLINE", "IBV_SEND_FENCE", "IBV_WC_SUCCESS", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
+    public static final String[] CONSTANTS = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
 
     /** struct ibv_sge. */
     @Structure.FieldOrder({"addr", "length", "lkey"})
@@ -195,7 +221,7 @@ public final class RdmaVerbs {
         return new Struct[] {new ibv_sge(), new ibv_wc(), new rdma_addrinfo(), new ibv_qp_cap(), new ibv_qp_init_attr(), new rdma_conn_param(), new ibv_mr(), new rdma_cm_id(), new sockaddr_in()};
     }
 
-    /** rdmaverbs's functions, with their C types. */
+    /** The functions of librdmaverbs, with their C types (unchecked; an array as C takes it). */
     public interface Lib extends Library {
         int rdma_seterrno(int ret);
         Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length);
@@ -219,7 +245,7 @@ public final class RdmaVerbs {
         Pointer rdma_get_peer_addr(Pointer id);
     }
 
-    /** rdmacm's functions, with their C types. */
+    /** The functions of librdmacm, with their C types (unchecked; an array as C takes it). */
     public interface Cm extends Library {
         int rdma_getaddrinfo(String node, String service, rdma_addrinfo hints, PointerByReference res);
         void rdma_freeaddrinfo(Pointer res);
@@ -234,221 +260,266 @@ public final class RdmaVerbs {
         short rdma_get_dst_port(Pointer id);
     }
 
+    /** The functions of libibverbs, with their C types (unchecked; an array as C takes it). */
+    public interface Verbs extends Library {
+        String ibv_wc_status_str(int status);
+    }
+
     /** The libraries, loaded as Loader says. */
     public static final Lib LIB = Loader.load("rdmaverbs", Lib.class);
     public static final Cm CM = Loader.load("rdmacm", Cm.class);
+    public static final Verbs VERBS = Loader.load("ibverbs", Verbs.class);
 
-    // Each function, errno read right after the call: a failure throws
-    // RdmaVerbsException (its errno()).
+    /** The first n of a, copied field by field into one contiguous C array
+     * (JNA would pass the first element alone), its first element returned;
+     * null for a null array or n of 0 or less. An n larger than a is refused:
+     * C would read past the array. */
+    private static ibv_sge contiguous(String fn, String array, ibv_sge[] a, String count, int n) {
+        if (a == null) return null;
+        if (n > a.length) {
+            throw new IllegalArgumentException(fn + ": " + count + " is " + n + " but " + array
+                + " has " + a.length + " elements");
+        }
+        if (n <= 0) return null;
+        ibv_sge[] c = (ibv_sge[]) new ibv_sge().toArray(n);
+        for (int i = 0; i < n; i++) {
+            if (a[i] == null) throw new IllegalArgumentException(fn + ": " + array + "[" + i + "] is null");
+            c[i].addr = a[i].addr;
+            c[i].length = a[i].length;
+            c[i].lkey = a[i].lkey;
+            c[i].write();
+        }
+        return c[0];
+    }
 
-    /** rdma_seterrno, as in C; a failure throws. */
+    // Each function, errno read right after the call.
+
+    /** rdma_seterrno, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_seterrno(int ret) {
         int r = LIB.rdma_seterrno(ret);
         if (r < 0) throw new RdmaVerbsException("rdma_seterrno", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_msgs, as in C; a failure throws. */
+    /** rdma_reg_msgs, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_msgs(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_msgs", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_read, as in C; a failure throws. */
+    /** rdma_reg_read, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static Pointer rdma_reg_read(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_read(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_read", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_write, as in C; a failure throws. */
+    /** rdma_reg_write, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static Pointer rdma_reg_write(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_write(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_write", Native.getLastError());
         return r;
     }
 
-    /** rdma_dereg_mr, as in C; a failure throws. */
+    /** rdma_dereg_mr, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_dereg_mr(Pointer mr) {
         int r = LIB.rdma_dereg_mr(mr);
         if (r < 0) throw new RdmaVerbsException("rdma_dereg_mr", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_recvv, as in C; a failure throws. */
+    /** rdma_post_recvv, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_recvv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge) {
-        int r = LIB.rdma_post_recvv(id, context, (sgl == null || sgl.length == 0 ? null : sgl[0]), nsge);
+        int r = LIB.rdma_post_recvv(id, context, contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge), nsge);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recvv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_sendv, as in C; a failure throws. */
+    /** rdma_post_sendv, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_sendv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags) {
-        int r = LIB.rdma_post_sendv(id, context, (sgl == null || sgl.length == 0 ? null : sgl[0]), nsge, flags);
+        int r = LIB.rdma_post_sendv(id, context, contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge), nsge, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_sendv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_readv, as in C; a failure throws. */
+    /** rdma_post_readv, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_readv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        int r = LIB.rdma_post_readv(id, context, (sgl == null || sgl.length == 0 ? null : sgl[0]), nsge, flags, remote_addr, rkey);
+        int r = LIB.rdma_post_readv(id, context, contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge), nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_readv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_writev, as in C; a failure throws. */
+    /** rdma_post_writev, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_writev(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        int r = LIB.rdma_post_writev(id, context, (sgl == null || sgl.length == 0 ? null : sgl[0]), nsge, flags, remote_addr, rkey);
+        int r = LIB.rdma_post_writev(id, context, contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge), nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_writev", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_recv, as in C; a failure throws. */
+    /** rdma_post_recv, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr) {
         int r = LIB.rdma_post_recv(id, context, addr, length, mr);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_send, as in C; a failure throws. */
+    /** rdma_post_send, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags) {
         int r = LIB.rdma_post_send(id, context, addr, length, mr, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_send", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_read, as in C; a failure throws. */
+    /** rdma_post_read, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
         int r = LIB.rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_read", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_write, as in C; a failure throws. */
+    /** rdma_post_write, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
         int r = LIB.rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_write", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_ud_send, as in C; a failure throws. */
+    /** rdma_post_ud_send, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn) {
         int r = LIB.rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn);
         if (r < 0) throw new RdmaVerbsException("rdma_post_ud_send", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_send_comp, as in C; a failure throws. */
+    /** rdma_get_send_comp, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_get_send_comp(Pointer id, ibv_wc wc) {
         int r = LIB.rdma_get_send_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_recv_comp, as in C; a failure throws. */
+    /** rdma_get_recv_comp, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_get_recv_comp(Pointer id, ibv_wc wc) {
         int r = LIB.rdma_get_recv_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_send_comp_timeout, as in C; a failure throws. */
+    /** rdma_get_send_comp_timeout, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
         int r = LIB.rdma_get_send_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp_timeout", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_recv_comp_timeout, as in C; a failure throws. */
+    /** rdma_get_recv_comp_timeout, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
         int r = LIB.rdma_get_recv_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp_timeout", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_local_addr, as in C; a failure throws. */
+    /** rdma_get_local_addr, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static Pointer rdma_get_local_addr(Pointer id) {
         Pointer r = LIB.rdma_get_local_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_local_addr", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_peer_addr, as in C; a failure throws. */
+    /** rdma_get_peer_addr, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static Pointer rdma_get_peer_addr(Pointer id) {
         Pointer r = LIB.rdma_get_peer_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_peer_addr", Native.getLastError());
         return r;
     }
 
-    /** rdma_getaddrinfo, as in C; a failure throws. */
+    /** rdma_getaddrinfo, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_getaddrinfo(String node, String service, rdma_addrinfo hints, PointerByReference res) {
         int r = CM.rdma_getaddrinfo(node, service, hints, res);
         if (r < 0) throw new RdmaVerbsException("rdma_getaddrinfo", Native.getLastError());
         return r;
     }
 
-    /** rdma_freeaddrinfo, as in C; a failure throws. */
+    /** rdma_freeaddrinfo, as in C; it cannot fail. */
     public static void rdma_freeaddrinfo(Pointer res) {
         CM.rdma_freeaddrinfo(res);
     }
 
-    /** rdma_create_ep, as in C; a failure throws. */
+    /** rdma_create_ep, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_create_ep(PointerByReference id, Pointer res, Pointer pd, ibv_qp_init_attr qp_init_attr) {
         int r = CM.rdma_create_ep(id, res, pd, qp_init_attr);
         if (r < 0) throw new RdmaVerbsException("rdma_create_ep", Native.getLastError());
         return r;
     }
 
-    /** rdma_destroy_ep, as in C; a failure throws. */
+    /** rdma_destroy_ep, as in C; it cannot fail. */
     public static void rdma_destroy_ep(Pointer id) {
         CM.rdma_destroy_ep(id);
     }
 
-    /** rdma_listen, as in C; a failure throws. */
+    /** rdma_listen, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_listen(Pointer id, int backlog) {
         int r = CM.rdma_listen(id, backlog);
         if (r < 0) throw new RdmaVerbsException("rdma_listen", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_request, as in C; a failure throws. */
+    /** rdma_get_request, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_get_request(Pointer listen, PointerByReference id) {
         int r = CM.rdma_get_request(listen, id);
         if (r < 0) throw new RdmaVerbsException("rdma_get_request", Native.getLastError());
         return r;
     }
 
-    /** rdma_accept, as in C; a failure throws. */
+    /** rdma_accept, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_accept(Pointer id, rdma_conn_param conn_param) {
         int r = CM.rdma_accept(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_accept", Native.getLastError());
         return r;
     }
 
-    /** rdma_connect, as in C; a failure throws. */
+    /** rdma_connect, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_connect(Pointer id, rdma_conn_param conn_param) {
         int r = CM.rdma_connect(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_connect", Native.getLastError());
         return r;
     }
 
-    /** rdma_disconnect, as in C; a failure throws. */
+    /** rdma_disconnect, as in C; a failure throws RdmaVerbsException (its errno()). */
     public static int rdma_disconnect(Pointer id) {
         int r = CM.rdma_disconnect(id);
         if (r < 0) throw new RdmaVerbsException("rdma_disconnect", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_src_port, as in C; a failure throws. */
-    public static short rdma_get_src_port(Pointer id) {
+    /** rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it cannot fail. */
+    public static int rdma_get_src_port(Pointer id) {
         short r = CM.rdma_get_src_port(id);
-        return r;
+        return Short.toUnsignedInt(r);
     }
 
-    /** rdma_get_dst_port, as in C; a failure throws. */
-    public static short rdma_get_dst_port(Pointer id) {
+    /** rdma_get_src_port's value in host order (0 to 65535); it cannot fail. */
+    public static int src_port(Pointer id) {
+        short r = CM.rdma_get_src_port(id);
+        return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Short.reverseBytes(r) : r);
+    }
+
+    /** rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it cannot fail. */
+    public static int rdma_get_dst_port(Pointer id) {
         short r = CM.rdma_get_dst_port(id);
+        return Short.toUnsignedInt(r);
+    }
+
+    /** rdma_get_dst_port's value in host order (0 to 65535); it cannot fail. */
+    public static int dst_port(Pointer id) {
+        short r = CM.rdma_get_dst_port(id);
+        return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Short.reverseBytes(r) : r);
+    }
+
+    /** ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail. */
+    public static String ibv_wc_status_str(int status) {
+        String r = VERBS.ibv_wc_status_str(status);
         return r;
     }
 }

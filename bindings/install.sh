@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# make bindings: each binding installed as its README says, from a fresh
+# folder outside the tree's own (BUILD_DIR/bindings/install/LANGUAGE), and
+# a small program that uses it run there.
+#
+#   install.sh BUILD_DIR LANGUAGE
+#   install.sh --block LANGUAGE     prints the README's install block
+#
+# The commands are the README's own: the ```sh block that follows the line
+# '<!-- install: ... -->' in bindings/LANGUAGE/README.md, run as written in
+# one bash, but for its first line, 'CHECKOUT=...' (where the reader cloned
+# rdmaverbs), which becomes this tree. The library is this tree's
+# (RDMAVERBS_LIBRARY; Rust: the README's PKG_CONFIG_PATH and LD_LIBRARY_PATH
+# lines). The program, written into the folder first (Prog.java, Prog.cs,
+# prog.lua) or run after the block (Python, Node.js, Rust), checks that the
+# package it loaded is the installed one and that it calls librdmaverbs and
+# libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log.
+set -euo pipefail
+[ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+lang=$2
+block=$(awk '/^<!-- install:/ { armed = 1; next }
+	armed && /^```sh$/ { inside = 1; next }
+	inside && /^```$/ { exit }
+	inside { print }' "bindings/$lang/README.md")
+case $block in
+CHECKOUT=*) ;;
+*) echo "install.sh: bindings/$lang/README.md: no install block starting with CHECKOUT=" >&2; exit 1 ;;
+esac
+if [ "$1" = --block ]; then
+	printf '%s\n' "$block"
+	exit 0
+fi
+TREE=$PWD B=$(realpath "$1")
+DIR=$B/bindings/install/$lang
+export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
+script="CHECKOUT=$TREE
+$(printf '%s\n' "$block" | tail -n +2)"
+
+rm -rf "$DIR" && mkdir -p "$DIR"
+cd "$DIR"
+case $lang in
+python)
+	check='python -c "import os, rdmaverbs as rv
+assert rv.__file__.startswith(os.path.join(os.getcwd(), \"venv\")), rv.__file__
+assert rv.rdma_seterrno(0) == 0
+assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"
+print(\"python: installed: ok\")"' ;;
+node)
+	check='node -e "const rv = require(\"rdmaverbs\");
+if (!require.resolve(\"rdmaverbs\").startsWith(process.cwd() + \"/node_modules/\")) process.exit(1);
+if (rv.rdma_seterrno(0) !== 0) process.exit(1);
+if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
+console.log(\"node: installed: ok\");"' ;;
+rust)
+	# The build tree lies inside this tree's Cargo workspace, which cargo
+	# new would join the new package to: a workspace of its own here keeps
+	# it out (a reader's folder is in none).
+	printf '# Not the tree'"'"'s workspace (bindings/install.sh).\n[workspace]\nresolver = "2"\n' > Cargo.toml
+	check='cat > src/main.rs <<EOF
+use rdmaverbs as rv;
+fn main() {
+    assert_eq!(unsafe { rv::rdma_seterrno(0) }.unwrap(), 0);
+    assert_eq!(unsafe { rv::ibv_wc_status_str(rv::IBV_WC_LOC_PROT_ERR as u32) }, "local protection error");
+    println!("rust: installed: ok");
+}
+EOF
+cargo run -q' ;;
+java)
+	cat > Prog.java <<'EOF'
+import org.rdmaverbs.RdmaVerbs;
+
+public class Prog {
+    public static void main(String[] args) {
+        if (RdmaVerbs.rdma_seterrno(0) != 0
+            || !RdmaVerbs.ibv_wc_status_str(RdmaVerbs.IBV_WC_LOC_PROT_ERR).equals("local protection error")) {
+            System.exit(1);
+        }
+        System.out.println("java: installed: ok");
+    }
+}
+EOF
+	check=: ;;
+csharp)
+	cat > Prog.cs <<'EOF'
+using System;
+using RdmaVerbs;
+
+static class Prog
+{
+    static int Main()
+    {
+        if (Rdma.rdma_seterrno(0) != 0 || Rdma.ibv_wc_status_str(Rdma.IBV_WC_LOC_PROT_ERR) != "local protection error")
+            return 1;
+        Console.WriteLine("csharp: installed: ok");
+        return 0;
+    }
+}
+EOF
+	check=: ;;
+lua)
+	cat > prog.lua <<'EOF'
+local rv = require("rdmaverbs")
+assert(package.searchpath("rdmaverbs", package.path) == "./rdmaverbs.lua")
+assert(rv.rdma_seterrno(0) == 0)
+assert(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == "local protection error")
+print("lua: installed: ok")
+EOF
+	check=: ;;
+*) echo "install.sh: no language '$lang'" >&2; exit 2 ;;
+esac
+
+printf '%s\n' "$script" "$check" > install-steps.sh
+if bash -e -o pipefail install-steps.sh > "$DIR.log" 2>&1; then
+	grep ': installed: ok$' "$DIR.log"
+else
+	echo "install.sh: $lang: the install of bindings/$lang/README.md failed, from $DIR:"
+	sed 's/^/    /' "$DIR.log"
+	exit 1
+fi
