@@ -146,13 +146,15 @@ pub(crate) fn cold<R: Returned + Refused>(
 /// arguments as a tuple: `cold_N` takes them first, one by one, in the
 /// registers the export got them in, then `call` and `body`, closures of
 /// them that capture nothing, and so take no register and no stack: the
-/// export reaches its cold path by a jump.
+/// export reaches its cold path by a jump. (`'static`: a closure that took a
+/// local of the export by reference, an argument left out of the list,
+/// would not compile.)
 pub(crate) trait ColdArgs: Sized {
     fn cold<R: Returned + Refused>(
         self,
         f: Func,
-        call: impl FnOnce(Self) -> Call,
-        body: impl FnOnce(Self) -> R,
+        call: impl FnOnce(Self) -> Call + 'static,
+        body: impl FnOnce(Self) -> R + 'static,
     ) -> R;
 }
 
@@ -181,8 +183,8 @@ macro_rules! cold_fns {
             fn cold<R: Returned + Refused>(
                 self,
                 f: Func,
-                call: impl FnOnce(Self) -> Call,
-                body: impl FnOnce(Self) -> R,
+                call: impl FnOnce(Self) -> Call + 'static,
+                body: impl FnOnce(Self) -> R + 'static,
             ) -> R {
                 let ($($a,)+) = self;
                 $name($($a,)+ f, move |$($a),+| call(($($a,)+)), move |$($a),+| body(($($a,)+)))

@@ -328,7 +328,7 @@ pub unsafe extern "C" fn ibv_wc_read_flow_tag(cq: *mut ibv_cq_ex) -> u32 {
 pub unsafe extern "C" fn ibv_wc_read_tm_info(cq: *mut ibv_cq_ex, tm_info: *mut ibv_wc_tm_info) {
     // SAFETY: the caller's CQ and struct, for the provider's own reader.
     observed!(
-        IbvWcReadTmInfo(cq),
+        IbvWcReadTmInfo(cq, tm_info),
         cq,
         Call::ex(ExOp::Read {
             f: Func::IbvWcReadTmInfo,
