@@ -232,7 +232,7 @@ test-headers: $(PC)
 # against the stock header).
 # The differential test of RDMAVERBS_1.3 (verbs.c) has a fake of its own
 # (vfake.c): not fake.o, which defines ibv_reg_mr too.
-VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o
+VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o verbs-refusals.o
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
 FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h \
@@ -287,7 +287,7 @@ test-differential: $(B)/fake/differential
 	rm -f $(B)/differential.trace
 
 # The differential test of RDMAVERBS_1.3, the functions of verbs.h
-# (c-tests/fake/verbs.c, on the fake of vfake.c); again
+# (c-tests/fake/verbs.c, on the fake of vfake.c), and their refusals; again
 # with every RDMAVERBS_* switch on (its differences, if any, from the file
 # of its standard error).
 test-verbs: $(B)/fake/verbs

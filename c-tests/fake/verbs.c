@@ -6,7 +6,8 @@
  * Directed cases for every function (every context that hides its op,
  * every way its op can answer, the branches of the header's own code),
  * sweeps of the functions that call nothing, then seeded random cases over
- * all of them; every branch of every function must have been taken.
+ * all of them; every branch of every function must have been taken. Then
+ * the refusals (verbs-refusals.c): ours given each NULL its doc refuses.
  *
  * Usage: verbs [random-cases [seed]]
  */
@@ -296,5 +297,6 @@ int main(int argc, char **argv)
 	for (f = 0; f < F_COUNT; f++)
 		if (differing[f])
 			printf("verbs: %s: %ld cases different\n", vfn_name[f], differing[f]);
+	bad |= refusals();
 	return bad || failed || branches_missing;
 }

@@ -1,14 +1,14 @@
 /*
  * The differential test of RDMAVERBS_1.3 (verbs.c, verbs-call.c,
- * verbs-cases.c, verbs-args.c, verbs-directed.c): a case is one call of one of the 94
- * functions of <infiniband/verbs.h> that librdmaverbs.so.1 exports, with
- * its arguments (pointers into the fake's world, vfake.h), the context it
- * finds (verbs_context's sz, abi_compat, an op taken away) and what the
- * fake answers; it runs on the inline original (original_<name>,
- * original.c) and on ours (dlvsym(..., "RDMAVERBS_1.3")), each on a fresh
- * copy of the world, and the two are compared: the value returned, errno,
- * every byte of the world (every output, every object) and every call the
- * fake saw, argument by argument.
+ * verbs-cases.c, verbs-args.c, verbs-directed.c, verbs-refusals.c): a case
+ * is one call of one of the 94 functions of <infiniband/verbs.h> that
+ * librdmaverbs.so.1 exports, with its arguments (pointers into the fake's
+ * world, vfake.h), the context it finds (verbs_context's sz, abi_compat,
+ * an op taken away) and what the fake answers; it runs on the inline
+ * original (original_<name>, original.c) and on ours (dlvsym(...,
+ * "RDMAVERBS_1.3")), each on a fresh copy of the world, and the two are
+ * compared: the value returned, errno, every byte of the world (every
+ * output, every object) and every call the fake saw, argument by argument.
  */
 #ifndef RDMAVERBS_VERBS_H
 #define RDMAVERBS_VERBS_H
@@ -164,5 +164,10 @@ int poll_overrun(void);
 /* The functions that call nothing, over many values (a difference counts
  * in `failed`); how many values. */
 long sweeps(void);
+
+/* ---- verbs-refusals.c ---- */
+
+/* Ours given each NULL its doc refuses; 0 when every one is refused. */
+int refusals(void);
 
 #endif
