@@ -91,7 +91,7 @@ STOCK_CFLAGS = $(shell $(PKG_CONFIG) --cflags librdmacm libibverbs)
 STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
-	test-symbols test-headers test-differential test-robustness test-sanitizers \
+	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings test-bindings test-lib mutants test-mutant \
 	test-preload bench \
@@ -195,7 +195,7 @@ check: deps
 test-quick: test-lib test-bindings
 	@echo "make test-quick: all passed"
 
-test-lib: test-rust test-symbols test-headers test-differential test-robustness \
+test-lib: test-rust test-symbols test-headers test-differential test-verbs test-robustness \
 	test-trace test-live test-commands test-probes test-noalloc test-concurrency test-timeout test-hardening test-preload test-versions
 	@echo "make test-lib: all passed"
 
@@ -230,9 +230,13 @@ test-headers: $(PC)
 # program is its own object and whatever else it lists below: the scripted
 # fake provider (fake.o), the cases, original.o (the inline originals, built
 # against the stock header).
+# The differential test of RDMAVERBS_1.3 (verbs.c) has a fake of its own
+# (vfake.c): not fake.o, which defines ibv_reg_mr too.
+VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o verbs-refusals.o
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
-FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h
+FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h \
+	c-tests/fake/vfake.h c-tests/fake/verbs.h
 
 define flavour
 $(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
@@ -245,6 +249,7 @@ $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
 $(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
+$(B)/$(1)/verbs: $(addprefix $(B)/$(1)/,$(VERBS_O) original.o)
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
 $(eval $(call flavour,san,$(SAN)))
@@ -280,6 +285,19 @@ test-differential: $(B)/fake/differential
 	grep -q '^rdmaverbs: rdma_post_send ' $(B)/differential-watched.err
 	grep -q '^rdmaverbs\[[0-9]*\]: rdma_post_send ' $(B)/differential.trace
 	rm -f $(B)/differential.trace
+
+# The differential test of RDMAVERBS_1.3, the functions of verbs.h
+# (c-tests/fake/verbs.c, on the fake of vfake.c), and their refusals; again
+# with every RDMAVERBS_* switch on (its differences, if any, from the file
+# of its standard error).
+test-verbs: $(B)/fake/verbs
+	$(B)/fake/verbs $(DIFF_CASES)
+	RDMAVERBS_TRACE=$(CURDIR)/$(B)/verbs.trace RDMAVERBS_STATS=1 RDMAVERBS_POLL_SPIN=3 \
+		$(B)/fake/verbs $(DIFF_CASES) 2>$(B)/verbs-watched.err || \
+		{ grep -v '^rdmaverbs' $(B)/verbs-watched.err; exit 1; }
+	grep -q '^rdmaverbs: ibv_post_send ' $(B)/verbs-watched.err
+	grep -q '^rdmaverbs\[[0-9]*\]: ibv_post_send ' $(B)/verbs.trace
+	rm -f $(B)/verbs.trace
 
 # The environment and the trace file (c-tests/fake/hardening.c); the
 # set-user-ID case needs root, as CI is.
@@ -339,9 +357,10 @@ test-concurrency: $(B)/fake/concurrency $(B)/tsan/concurrency
 	$(B)/fake/concurrency
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 $(B)/tsan/concurrency
 
-test-sanitizers: $(B)/san/differential $(B)/san/robustness
+test-sanitizers: $(B)/san/differential $(B)/san/robustness $(B)/san/verbs
 	$(B)/san/differential 100000
 	$(B)/san/robustness
+	$(B)/san/verbs 100000
 
 VALGRIND := valgrind -q --error-exitcode=1
 
@@ -495,7 +514,7 @@ mutants: $(LIBRARY) $(TOOLS)
 # than test-lib (a mutant is a wrong value, not a rare race).
 test-mutant: export RDMAVERBS_TEST_QUICK = 1
 test-mutant: DIFF_CASES = 20000
-test-mutant: test-trace test-probes test-robustness test-differential test-noalloc test-timeout test-hardening \
+test-mutant: test-trace test-probes test-robustness test-differential test-verbs test-noalloc test-timeout test-hardening \
 		test-preload test-live test-commands $(B)/fake/concurrency
 	$(B)/fake/concurrency
 
