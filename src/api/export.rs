@@ -21,11 +21,14 @@ use rdmaverbs_observe::{Call, Returned, Scope};
 /// only on the cold branch.
 macro_rules! observed {
     // The data path's form: the export's arguments named after the
-    // function, `F(a, b, ...)`. The cold path is then a call of one of the
-    // [`cold_args`] functions with those arguments in the registers they
-    // came in, and `$call` and `$body` closures of them that capture
-    // nothing: a tail call, so that the fast path needs no stack frame.
-    (status $f:ident($($a:ident),+), $p:expr, $call:expr, $body:expr) => {{
+    // function, `F(a, b, ...)`. The cold path is then `ColdArgs::cold` of
+    // them, with `$call` and `$body` closures of them that capture nothing:
+    // a jump, the arguments still in the registers they came in, so that
+    // the fast path needs no stack frame. `null => $r` gives what a NULL
+    // `$p` returns instead of `Refused::refused()` (the posts: `*bad_wr`).
+    (@null) => { $crate::api::export::Refused::refused() };
+    (@null $r:expr) => { ::rdmaverbs_observe::Status($r) };
+    (status $f:ident($($a:ident),+), $p:expr, $call:expr, $body:expr $(, null => $r:expr)?) => {{
         if ::rdmaverbs_observe::gate($p) {
             return $crate::api::export::ColdArgs::cold(
                 ($($a,)+),
@@ -36,7 +39,7 @@ macro_rules! observed {
                 },
                 |($($a,)+)| {
                     if $p.is_null() {
-                        return $crate::api::export::Refused::refused();
+                        return observed!(@null $($r)?);
                     }
                     ::rdmaverbs_observe::Status($body)
                 },

@@ -275,7 +275,7 @@ unsafe extern "C" fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_in
     // SAFETY: as in `post_send`.
     let ret = unsafe { op(cq, n, wc) };
     // SAFETY: the provider wrote `ret` completions to `wc`.
-    unsafe { record_op(Op::PollCq { cq, wc }, ret) };
+    unsafe { record_op(Op::PollCq { cq, wc, n }, ret) };
     ret
 }
 

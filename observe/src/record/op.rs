@@ -45,6 +45,9 @@ pub enum Op {
         cq: *mut ibv_cq,
         /// The completions written.
         wc: *mut ibv_wc,
+        /// The room at `wc`, in completions: no more are read, whatever the
+        /// provider answered (libibverbs' stub answers `EOPNOTSUPP`, 95).
+        n: c_int,
     },
     /// `ibv_req_notify_cq`.
     ReqNotifyCq {
@@ -78,7 +81,7 @@ impl Op {
             Op::PostSend { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
             Op::PostRecv { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
             Op::PostSrqRecv { srq, wr } => (b" srq=", srq.cast(), wr.cast()),
-            Op::PollCq { cq, wc } => (b" cq=", cq.cast(), wc.cast()),
+            Op::PollCq { cq, wc, .. } => (b" cq=", cq.cast(), wc.cast()),
             Op::ReqNotifyCq { cq } => (b" cq=", cq.cast(), cq.cast()),
         };
         (obj.is_null() || list.is_null()).then_some((key, obj))
@@ -132,7 +135,7 @@ impl Events for OpCall {
                 Op::PostSend { qp, wr } => post_send_watched(qp, wr, ret),
                 Op::PostRecv { qp, wr } => post_recv_watched(qp, wr, ret),
                 Op::PostSrqRecv { srq, wr } => post_srq_recv_watched(srq, wr, ret),
-                Op::PollCq { cq, wc } => poll_cq_watched(cq, wc, ret),
+                Op::PollCq { cq, wc, n } => poll_cq_watched(cq, wc, n, ret),
                 Op::ReqNotifyCq { cq } => req_notify_cq_watched(cq, ret),
             }
         }
@@ -179,10 +182,11 @@ impl Events for OpCall {
                     })
                 })
             },
-            Op::PollCq { cq, wc } => {
+            Op::PollCq { cq, wc, n } => {
                 let stride = core::mem::size_of::<ibv_wc>();
-                for i in 0..ret.max(0) as usize {
-                    // SAFETY: the provider wrote `ret` completions.
+                for i in 0..ret.min(n).max(0) as usize {
+                    // SAFETY: the provider wrote `ret` completions, within
+                    // the caller's room for `n`.
                     let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
                     let line = |line: &mut Line| {
                         show_cq(line, cq, ret);
@@ -226,7 +230,7 @@ watched! {
     post_send_watched(qp: *mut ibv_qp, wr: *mut ibv_send_wr) => PostSend;
     post_recv_watched(qp: *mut ibv_qp, wr: *mut ibv_recv_wr) => PostRecv;
     post_srq_recv_watched(srq: *mut ibv_srq, wr: *mut ibv_recv_wr) => PostSrqRecv;
-    poll_cq_watched(cq: *mut ibv_cq, wc: *mut ibv_wc) => PollCq;
+    poll_cq_watched(cq: *mut ibv_cq, wc: *mut ibv_wc, n: c_int) => PollCq;
     req_notify_cq_watched(cq: *mut ibv_cq) => ReqNotifyCq;
 }
 

@@ -39,7 +39,11 @@ pub unsafe extern "C" fn ibv_poll_cq(
     observed!(
         IbvPollCq(cq, num_entries, wc),
         cq,
-        Call::op(Op::PollCq { cq, wc }),
+        Call::op(Op::PollCq {
+            cq,
+            wc,
+            n: num_entries
+        }),
         {
             if wc.is_null() {
                 invalid()

@@ -19,14 +19,14 @@ use rdmaverbs_observe::{Call, Op};
 
 use crate::api::export::observed;
 
-/// `EINVAL` for a NULL list of work requests, which is then what `*bad`
-/// (when given) names: nothing of it was posted.
+/// `EINVAL` for a NULL queue or list of work requests: `*bad` (when
+/// given) is then the list, none of which was posted.
 #[cold]
 #[inline(never)]
-fn no_list<W>(bad: *mut *mut W) -> c_int {
+fn not_posted<W>(bad: *mut *mut W, list: *mut W) -> c_int {
     if !bad.is_null() {
         // SAFETY: the caller's pointer for the first work request not posted.
-        unsafe { *bad = core::ptr::null_mut() };
+        unsafe { *bad = list };
     }
     // Opaque, so that the caller jumps here rather than call and then
     // return a constant (which would give its fast path a stack frame).
@@ -47,8 +47,8 @@ pub unsafe extern "C" fn ibv_post_send(
 ) -> c_int {
     // SAFETY: the caller's QP and list, for the provider's own op.
     observed!(status IbvPostSend(qp, wr, bad_wr), qp, Call::op(Op::PostSend { qp, wr }), {
-        if wr.is_null() { no_list(bad_wr) } else { unsafe { post_send(qp, wr, bad_wr) } }
-    })
+        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { post_send(qp, wr, bad_wr) } }
+    }, null => not_posted(bad_wr, wr))
 }
 
 /// `ibv_post_recv()`: posts a list of receive work requests on `qp`.
@@ -63,8 +63,8 @@ pub unsafe extern "C" fn ibv_post_recv(
 ) -> c_int {
     // SAFETY: as in `ibv_post_send`.
     observed!(status IbvPostRecv(qp, wr, bad_wr), qp, Call::op(Op::PostRecv { qp, wr }), {
-        if wr.is_null() { no_list(bad_wr) } else { unsafe { post_recv(qp, wr, bad_wr) } }
-    })
+        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { post_recv(qp, wr, bad_wr) } }
+    }, null => not_posted(bad_wr, wr))
 }
 
 /// `ibv_post_srq_recv()`: posts a list of receive work requests on `srq`.
@@ -80,11 +80,11 @@ pub unsafe extern "C" fn ibv_post_srq_recv(
     // SAFETY: as in `ibv_post_send`.
     observed!(status IbvPostSrqRecv(srq, recv_wr, bad_recv_wr), srq, Call::op(Op::PostSrqRecv { srq, wr: recv_wr }), {
         if recv_wr.is_null() {
-            no_list(bad_recv_wr)
+            not_posted(bad_recv_wr, recv_wr)
         } else {
             unsafe { post_srq_recv(srq, recv_wr, bad_recv_wr) }
         }
-    })
+    }, null => not_posted(bad_recv_wr, recv_wr))
 }
 
 /// `ibv_post_wq_recv()`: posts a list of receive work requests on a work
@@ -101,11 +101,11 @@ pub unsafe extern "C" fn ibv_post_wq_recv(
     // SAFETY: the caller's work queue and list, for the provider's own call.
     observed!(status IbvPostWqRecv(wq, recv_wr, bad_recv_wr), wq, Call::Object { key: b" wq=", obj: wq.cast() }, {
         if recv_wr.is_null() {
-            no_list(bad_recv_wr)
+            not_posted(bad_recv_wr, recv_wr)
         } else {
             unsafe { object_op!(wq, post_recv)(wq, recv_wr, bad_recv_wr) }
         }
-    })
+    }, null => not_posted(bad_recv_wr, recv_wr))
 }
 
 /// `ibv_post_srq_ops()`: posts tag matching operations on `srq`; without
@@ -121,12 +121,14 @@ pub unsafe extern "C" fn ibv_post_srq_ops(
     op: *mut ibv_ops_wr,
     bad_op: *mut *mut ibv_ops_wr,
 ) -> c_int {
-    let call = Call::Object {
-        key: b" srq=",
-        obj: srq.cast(),
-    };
     // SAFETY: the caller's SRQ, its context and list.
-    observed!(status IbvPostSrqOps, srq, call, unsafe { post_srq_ops(srq, op, bad_op) })
+    observed!(
+        status IbvPostSrqOps(srq, op, bad_op),
+        srq,
+        Call::Object { key: b" srq=", obj: srq.cast() },
+        unsafe { post_srq_ops(srq, op, bad_op) },
+        null => not_posted(bad_op, op)
+    )
 }
 
 /// The body of [`ibv_post_srq_ops`].
@@ -140,7 +142,7 @@ unsafe fn post_srq_ops(
     bad_op: *mut *mut ibv_ops_wr,
 ) -> c_int {
     if op.is_null() {
-        return no_list(bad_op);
+        return not_posted(bad_op, op);
     }
     // SAFETY: a live SRQ and its context.
     match unsafe { ctx_op!((*srq).context, post_srq_ops) } {
