@@ -534,6 +534,17 @@ $(B)/stock/%: c-tests/e2e/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
+# verbs.c, the RDMAVERBS_1.3 row: no header of ours; a table of verbs.h's
+# 94 inline functions, filled with their originals (stock) or with
+# librdmaverbs.so.1's exports of the same names, found by dlvsym in the
+# library that VERBS_LIBRARY names (ours: nothing of librdmaverbs linked).
+# -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
+$(B)/ours/verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
+$(B)/ours/verbs: $(LIBRARY)
+$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c c-tests/functions.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs.c $(STOCK_LIBS) -ldl
+
 $(B)/example-uninstalled: $(B)/ours/example
 	cp $< $@
 
@@ -647,7 +658,8 @@ example: all
 
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 
-E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer) $(addprefix $(B)/stock/,e2e pingpong wire exapi open10) \
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer verbs) \
+	$(addprefix $(B)/stock/,e2e pingpong wire exapi open10 verbs) \
 	$(BINDINGS)
 
 # One guest, then two (never beside each other: two guests share the cores).

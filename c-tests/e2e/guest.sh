@@ -2,7 +2,9 @@
 # Runs inside the Soft-RoCE guest (rxe0 on dummy0, 192.0.2.1; see
 # run-guest.sh): the stock rdma_server/rdma_client baseline first, then every
 # scenario of e2e.c built against our header ("ours") and against the stock
-# header ("stock"). Both builds must pass and report the same "obs:" lines.
+# header ("stock"), and verbs.c's exchange through RDMAVERBS_1.3 (ours) and
+# through verbs.h's inline originals (stock). Both builds must pass and
+# report the same "obs:" lines.
 # Prints a summary table; exits non-zero if anything failed.
 # Usage: guest.sh BUILD_DIR OUT_DIR
 set -u
@@ -13,7 +15,7 @@ fail=0 rows=()
 . c-tests/e2e/listen.sh
 mkdir -p "$OUT"
 
-row() { rows+=("$(printf '%-11s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
+row() { rows+=("$(printf '%-13s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
 
 # Baseline: a broken guest is told apart from a broken library. Tried twice
 # (once, in a CI run, both sides of the very first connection of a boot hung
@@ -71,6 +73,60 @@ for s in $SCENARIOS; do
 		fail=1
 	fi
 done
+
+# verbs.c: an RC exchange whose every data-path call (posts, polls, the
+# extended QP's ibv_wr_* and CQ's ibv_start_poll/ibv_wc_read_*, ...) goes
+# through a table: ours holds librdmaverbs.so.1's exports, found with
+# dlvsym(..., "RDMAVERBS_1.3"); stock verbs.h's inline originals. A server
+# and a client process per build; the row counts what both verified. Both
+# builds must pass and print the same "obs:" lines, in the same order.
+verbs_pair() {	# BUILD: logs $OUT/verbs-BUILD-{server,client}.log
+	local b=$1 spid rc=0 s
+	port=$((port + 1))
+	timeout 120 "$B/$b/verbs" server 192.0.2.1 $port > "$OUT/verbs-$b-server.log" 2>&1 &
+	spid=$!
+	if listening_on $port 60; then
+		# A client that gave up leaves nothing for the server to wait for.
+		timeout 120 "$B/$b/verbs" client 192.0.2.1 $port > "$OUT/verbs-$b-client.log" 2>&1 ||
+			{ rc=$?; kill $spid 2> /dev/null; }
+	else
+		echo "verbs: the server never listened" > "$OUT/verbs-$b-client.log"
+		rc=1
+		kill $spid 2> /dev/null
+	fi
+	wait $spid
+	s=$?
+	[ $rc -ne 0 ] || rc=$s
+	return $rc
+}
+for v in ours stock; do
+	verbs_pair $v
+	rc=$?
+	logs=("$OUT/verbs-$v-server.log" "$OUT/verbs-$v-client.log")
+	[ $rc -eq 124 ] && echo "RESULT verbs TIMEOUT" >> "$OUT/verbs-$v-client.log"
+	read -r n msgs bytes < <(sed -n 's/^RESULT verbs PASS msgs=\([0-9]*\) bytes=\([0-9]*\)$/\1 \2/p' \
+		"${logs[@]}" | awk '{ n++; m += $1; b += $2 } END { print n + 0, m + 0, b + 0 }')
+	if [ $rc -eq 0 ] && [ "$n" = 2 ]; then
+		row "verbs exports" "$v" PASS "$msgs" "$bytes"
+	else
+		row "verbs exports" "$v" FAIL - -
+		for log in "${logs[@]}"; do
+			echo "    $log:"
+			sed 's/^/    /' "$log"
+		done
+		fail=1
+	fi
+	{ grep -h '^obs:' "${logs[@]}"; grep -h '^RESULT' "${logs[@]}"; } > "$OUT/verbs-$v.obs"
+done
+if diff -u "$OUT/verbs-stock.obs" "$OUT/verbs-ours.obs" > "$OUT/verbs.diff"; then
+	row "verbs exports" same PASS - -
+	echo "e2e: verbs exports: ours and stock printed the same $(grep -c '^obs:' "$OUT/verbs-ours.obs") obs: lines"
+else
+	echo "e2e: verbs exports: ours and stock report different results:"
+	sed 's/^/    /' "$OUT/verbs.diff"
+	row "verbs exports" same FAIL - -
+	fail=1
+fi
 
 # Tracing and counting on a real stack: pingpong-ours traced, every line and
 # the exit table checked against the calls it makes (check-trace.sh).
@@ -298,7 +354,7 @@ fi
 
 echo
 echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
-printf '%-11s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
+printf '%-13s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
 printf '%s\n' "${rows[@]}"
 n=$(printf '%s\n' "${rows[@]}" | grep -c ' PASS ')
 f=$(printf '%s\n' "${rows[@]}" | grep -c ' FAIL ')
