@@ -128,6 +128,24 @@ same "the preload library's exports" "$preloaded" "$(exported "$pre")" &&
 	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map" ||
 	fail=$((fail + 1))
 
+# rdmaverbs(7) lists each function of RDMAVERBS_1.3 once by group, and its
+# refusal table has a row for each (by name, or the ibv_wc_read_* and ibv_wr_*
+# rows for those the table does not name).
+man7="$dir/man/rdmaverbs.7"
+names13=$(printf '%s\n' "$inline13" | awk '{ print $1 }' | sort)
+grouped=$(sed -n '/^\.SS The functions, by group/,/^Left out/p' "$man7" |
+	sed -n 's/^\.BR\{0,1\} \([a-z_]*\).*/\1/p' | sort)
+same "rdmaverbs(7)'s functions by group and RDMAVERBS_1.3" "$names13" "$grouped" &&
+	ok "rdmaverbs(7) lists the $(printf '%s\n' "$grouped" | wc -l) functions of RDMAVERBS_1.3 by group, each once" ||
+	fail=$((fail + 1))
+table=$(sed -n '/^\.SS Refusals/,/^\.TE/p' "$man7" | awk -F '\t' 'NF == 3 { print $1 }')
+missing=$(printf '%s\n' "$names13" | while read -r n; do
+	printf '%s\n' "$table" | grep -qx "$n" && continue
+	case $n in ibv_wc_read_*|ibv_wr_*) printf '%s\n' "$table" | grep -q "^${n%"${n#ibv_w?_}"}" && continue ;; esac
+	echo "$n"; done)
+[ -z "$missing" ] && ok "rdmaverbs(7)'s refusal table covers every function of RDMAVERBS_1.3" ||
+	bad "rdmaverbs(7)'s refusal table lacks: $(echo $missing)"
+
 # The USDT probes: one SDT note (provider rdmaverbs) per export, named as
 # the function (a wrapped op's calls fire their function's); all with one
 # semaphore, in the section .probes.
