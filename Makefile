@@ -502,7 +502,11 @@ mutants: $(LIBRARY) $(TOOLS)
 	if echo " $(MUTANTS_ARGS) " | grep -q -- " --iterate "; then \
 		cat $(B)/mutants.out/unviable.txt $(B)/mutants.unviable 2> /dev/null | sort -u > $(B)/mutants.unviable.new; \
 		mv $(B)/mutants.unviable.new $(B)/mutants.unviable; else rm -f $(B)/mutants.unviable; fi
-	NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin $(CARGO) mutants $(MUTATED) \
+	@# cargo-mutants copies the tree into TMPDIR: not build/tmp, inside the tree (it would
+	@# copy its copy), but under target/, which it never copies
+	mkdir -p target/mutants.tmp
+	TMPDIR=$(CURDIR)/target/mutants.tmp NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin \
+		$(CARGO) mutants $(MUTATED) \
 		--features rdmaverbs/c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
 		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
 	$(CARGO) mutants $(MUTATED) --features rdmaverbs/c-tests --list > $(B)/mutants.list
