@@ -102,9 +102,9 @@ all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
 # cargo decides what is stale; make relinks what depends on the archive only
 # when cargo rewrote it. rustc writes $(NATIVE) whenever it builds the archive.
 ifdef ARCHIVE
-$(NATIVE):
+$(NATIVE): FORCE
 	@mkdir -p $(@D)
-	echo '$(NATIVE_LIBS)' > $@
+	@[ "$$(cat $@ 2> /dev/null)" = '$(NATIVE_LIBS)' ] || echo '$(NATIVE_LIBS)' > $@
 $(SHARED) $(PRELOADED): $(NATIVE)
 else
 $(RUST_A) $(NATIVE) &: FORCE

@@ -37,6 +37,16 @@ pub enum Call {
         /// Its length.
         length: usize,
     },
+    /// A registration of verbs.h (`__ibv_reg_mr`, `__ibv_reg_mr_iova`): the
+    /// PD and the buffer.
+    Mr {
+        /// The protection domain.
+        pd: *mut c_void,
+        /// The buffer.
+        addr: *mut c_void,
+        /// Its length.
+        length: usize,
+    },
     /// `rdma_dereg_mr(mr)`: `mr` is gone after the call; only its address is shown.
     Dereg(*mut ibv_mr),
     /// A posting function; `op` is `None` for a receive.
@@ -125,6 +135,13 @@ impl Call {
         Call::Comp { id, wc, timeout_ms }
     }
 
+    /// The call was refused for a NULL object or list (a data-path call is
+    /// then recorded as an `Object` of NULL): a failure, whatever the
+    /// value returned (a reader's 0, a `void` call's nothing).
+    pub(super) fn refused(self) -> bool {
+        matches!(self, Call::Object { obj, .. } if obj.is_null())
+    }
+
     /// The bytes a successful call moved or registered: those posted, those
     /// received (a successful receive completion) or registered.
     ///
@@ -133,7 +150,7 @@ impl Call {
     /// `wc` was written.
     unsafe fn bytes(self) -> u64 {
         match self {
-            Call::Reg { length, .. } => length as u64,
+            Call::Reg { length, .. } | Call::Mr { length, .. } => length as u64,
             Call::Post {
                 sges: Sges::One(len),
                 ..
@@ -167,6 +184,14 @@ impl Call {
             Call::SetErrno(arg) => [arg as isize, 0, 0, 0, 0, r],
             Call::Reg { id, addr, length } => [
                 id as isize,
+                addr as isize,
+                length as isize,
+                if ok { r } else { 0 },
+                0,
+                if ok { 0 } else { -1 },
+            ],
+            Call::Mr { pd, addr, length } => [
+                pd as isize,
                 addr as isize,
                 length as isize,
                 if ok { r } else { 0 },
@@ -218,6 +243,11 @@ impl Call {
             Call::Reg { id, addr, length } => {
                 // SAFETY: forwarded.
                 unsafe { show_id(line, id) };
+                line.hex(b" addr=", addr as usize as u64);
+                line.dec(b" length=", length as i64);
+            }
+            Call::Mr { pd, addr, length } => {
+                line.hex(b" pd=", pd as usize as u64);
                 line.hex(b" addr=", addr as usize as u64);
                 line.dec(b" length=", length as i64);
             }
@@ -322,7 +352,7 @@ impl<R: Returned> Events for ExportCall<R> {
             }
             .failed(),
             Call::Ex(ex) => ex.with_ret(self.ret.value()).failed(),
-            _ => self.ret.failed(),
+            _ => self.ret.failed() || self.call.refused(),
         }
     }
 

@@ -134,6 +134,10 @@ pub enum ExOp {
 /// The QP or CQ is live; a list holds `n` readable SGEs; after a poll that
 /// returned 0 the CQ's current completion can be read.
 pub unsafe fn record_ex(op: ExOp) {
+    // An export's call is the export's to record (as `record_op`).
+    if crate::thread::inside_export() {
+        return;
+    }
     // SAFETY: forwarded.
     unsafe { emit(op) };
 }

@@ -233,7 +233,7 @@ impl Scope {
     pub unsafe fn record<R: Returned>(self, f: Func, call: Call, ret: R) {
         thread::leave_export(self.outer);
         // Read before anything else; nothing below changes it.
-        let err: c_int = if ret.failed() && ret.sets_errno() {
+        let err: c_int = if (ret.failed() || call.refused()) && ret.sets_errno() {
             errno()
         } else {
             0

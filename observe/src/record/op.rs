@@ -6,7 +6,7 @@ use core::ffi::{c_int, c_void};
 
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::verbs::{
-    ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_sge, ibv_srq, ibv_wc, ibv_wc_head,
+    ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_sge, ibv_srq, ibv_wc, ibv_wc_head, ibv_wq,
 };
 
 use super::show::{recv_bytes, sge_bytes, show_cq, show_wc, wc_args, wr_opcode_name};
@@ -36,6 +36,13 @@ pub enum Op {
     PostSrqRecv {
         /// The SRQ.
         srq: *mut ibv_srq,
+        /// The chain of work requests.
+        wr: *mut ibv_recv_wr,
+    },
+    /// `ibv_post_wq_recv` (an export only: no context op to wrap).
+    PostWqRecv {
+        /// The work queue.
+        wq: *mut ibv_wq,
         /// The chain of work requests.
         wr: *mut ibv_recv_wr,
     },
@@ -81,6 +88,7 @@ impl Op {
             Op::PostSend { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
             Op::PostRecv { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
             Op::PostSrqRecv { srq, wr } => (b" srq=", srq.cast(), wr.cast()),
+            Op::PostWqRecv { wq, wr } => (b" wq=", wq.cast(), wr.cast()),
             Op::PollCq { cq, wc, .. } => (b" cq=", cq.cast(), wc.cast()),
             Op::ReqNotifyCq { cq } => (b" cq=", cq.cast(), cq.cast()),
         };
@@ -94,6 +102,7 @@ impl Op {
             Op::PostSend { .. } => Func::IbvPostSend,
             Op::PostRecv { .. } => Func::IbvPostRecv,
             Op::PostSrqRecv { .. } => Func::IbvPostSrqRecv,
+            Op::PostWqRecv { .. } => Func::IbvPostWqRecv,
             Op::PollCq { .. } => Func::IbvPollCq,
             Op::ReqNotifyCq { .. } => Func::IbvReqNotifyCq,
         }
@@ -135,6 +144,7 @@ impl Events for OpCall {
                 Op::PostSend { qp, wr } => post_send_watched(qp, wr, ret),
                 Op::PostRecv { qp, wr } => post_recv_watched(qp, wr, ret),
                 Op::PostSrqRecv { srq, wr } => post_srq_recv_watched(srq, wr, ret),
+                Op::PostWqRecv { wq, wr } => post_wq_recv_watched(wq, wr, ret),
                 Op::PollCq { cq, wc, n } => poll_cq_watched(cq, wc, n, ret),
                 Op::ReqNotifyCq { cq } => req_notify_cq_watched(cq, ret),
             }
@@ -179,6 +189,17 @@ impl Events for OpCall {
                     };
                     out.event(Func::IbvPostSrqRecv, bytes, Some(line), || {
                         post_args(srq.cast(), w.wr_id, -1, w, bytes, ret)
+                    })
+                })
+            },
+            Op::PostWqRecv { wq, wr } => unsafe {
+                chain(wr, ret, |w, bytes| {
+                    let line = |line: &mut Line| {
+                        line.hex(b" wq=", wq as usize as u64);
+                        recv_line(line, w, ret, bytes);
+                    };
+                    out.event(Func::IbvPostWqRecv, bytes, Some(line), || {
+                        post_args(wq.cast(), w.wr_id, -1, w, bytes, ret)
                     })
                 })
             },
@@ -230,6 +251,7 @@ watched! {
     post_send_watched(qp: *mut ibv_qp, wr: *mut ibv_send_wr) => PostSend;
     post_recv_watched(qp: *mut ibv_qp, wr: *mut ibv_recv_wr) => PostRecv;
     post_srq_recv_watched(srq: *mut ibv_srq, wr: *mut ibv_recv_wr) => PostSrqRecv;
+    post_wq_recv_watched(wq: *mut ibv_wq, wr: *mut ibv_recv_wr) => PostWqRecv;
     poll_cq_watched(cq: *mut ibv_cq, wc: *mut ibv_wc, n: c_int) => PollCq;
     req_notify_cq_watched(cq: *mut ibv_cq) => ReqNotifyCq;
 }

@@ -145,6 +145,10 @@ impl Returned for () {
     fn value(self) -> isize {
         0
     }
+    /// A `void` call refused for a NULL object sets no `errno`.
+    fn sets_errno(self) -> bool {
+        false
+    }
 }
 
 impl Shown for () {

@@ -42,7 +42,12 @@ pub unsafe extern "C" fn __ibv_reg_mr(
     is_access_const: c_int,
 ) -> *mut ibv_mr {
     // SAFETY: libibverbs' functions, with the caller's arguments.
-    observed!(IbvRegMr, pd, pd_call(pd), unsafe {
+    let call = Call::Mr {
+        pd: pd.cast(),
+        addr,
+        length,
+    };
+    observed!(IbvRegMr, pd, call, unsafe {
         if is_access_const != 0 && access & IBV_ACCESS_OPTIONAL_RANGE == 0 {
             ibv_reg_mr(pd, addr, length, access as c_int)
         } else {
@@ -66,7 +71,12 @@ pub unsafe extern "C" fn __ibv_reg_mr_iova(
     is_access_const: c_int,
 ) -> *mut ibv_mr {
     // SAFETY: as in `__ibv_reg_mr`.
-    observed!(IbvRegMrIova, pd, pd_call(pd), unsafe {
+    let call = Call::Mr {
+        pd: pd.cast(),
+        addr,
+        length,
+    };
+    observed!(IbvRegMrIova, pd, call, unsafe {
         if is_access_const != 0 && access & IBV_ACCESS_OPTIONAL_RANGE == 0 {
             ibv_reg_mr_iova(pd, addr, length, iova, access as c_int)
         } else {

@@ -99,7 +99,7 @@ pub unsafe extern "C" fn ibv_post_wq_recv(
     bad_recv_wr: *mut *mut ibv_recv_wr,
 ) -> c_int {
     // SAFETY: the caller's work queue and list, for the provider's own call.
-    observed!(status IbvPostWqRecv(wq, recv_wr, bad_recv_wr), wq, Call::Object { key: b" wq=", obj: wq.cast() }, {
+    observed!(status IbvPostWqRecv(wq, recv_wr, bad_recv_wr), wq, Call::op(Op::PostWqRecv { wq, wr: recv_wr }), {
         if recv_wr.is_null() {
             not_posted(bad_recv_wr, recv_wr)
         } else {
