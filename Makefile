@@ -250,6 +250,7 @@ $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 $(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 $(B)/$(1)/verbs: $(addprefix $(B)/$(1)/,$(VERBS_O) original.o)
+$(B)/$(1)/verbs-trace: $(addprefix $(B)/$(1)/,vfake.o vfake-ex.o)
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
 $(eval $(call flavour,san,$(SAN)))
@@ -325,10 +326,13 @@ test-robustness: $(B)/fake/robustness
 test-timeout: $(B)/fake/timeout
 	$(B)/fake/timeout
 
-# RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked.
-test-trace: $(B)/fake/trace
+# RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked; those
+# of RDMAVERBS_1.3 on the fake of vfake.c (verbs-trace.c).
+test-trace: $(B)/fake/trace $(B)/fake/verbs-trace
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
+	rm -rf $(B)/verbs-trace.d && mkdir -p $(B)/verbs-trace.d
+	$(B)/fake/verbs-trace $(B)/verbs-trace.d
 
 # The probes' arguments, recorded by a library built with the feature
 # c-tests (make mutants; --must there): skipped by the release build.
