@@ -236,7 +236,7 @@ VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-dire
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
 FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h \
-	c-tests/fake/vfake.h c-tests/fake/verbs.h
+	c-tests/fake/vfake.h c-tests/fake/verbs.h c-tests/fake/verbs-linked.h c-tests/fake/fakeverbs.h
 
 define flavour
 $(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
@@ -262,7 +262,8 @@ $(B)/fake/libfakeverbs.so: c-tests/fake/fakeverbs.c c-tests/fake/fakeverbs.h c-t
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,--version-script=c-tests/fake/fakeverbs.map \
 		$(STOCK_CFLAGS) -o $@ $<
-$(B)/fake/preload $(B)/fake/opstrace: $(B)/fake/libfakeverbs.so
+$(B)/fake/preload $(B)/fake/opstrace $(B)/fake/verbs-preload: $(B)/fake/libfakeverbs.so
+$(B)/fake/verbs-preload: $(B)/fake/verbs-linked.o
 
 # A libibverbs.so.1 with none of the functions the preload library
 # interposes (c-tests/fake/stubverbs.c), and the program that finds them
@@ -274,7 +275,8 @@ $(B)/fake/stub/libibverbs.so.1: c-tests/fake/stubverbs.c c-tests/fake/stubverbs.
 $(B)/fake/nolibibverbs: c-tests/fake/nolibibverbs.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -ldl
-$(B)/fake/preload $(B)/fake/opstrace: EXTRA_LIBS = -L$(B)/fake -Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
+$(B)/fake/preload $(B)/fake/opstrace $(B)/fake/verbs-preload: EXTRA_LIBS = -L$(B)/fake \
+	-Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
 
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
 # counting and spinning change nothing the caller sees.
@@ -312,11 +314,18 @@ test-hardening: $(B)/fake/hardening $(B)/fake/hardening-static
 $(B)/fake/hardening-static: $(B)/fake/hardening.o $(LIB)/$(NAME).a
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LIB)/$(NAME).a $$(cat $(NATIVE)) $(STOCK_LIBS)
 
-# The preload library on a fake libibverbs (c-tests/fake/preload.c).
-test-preload: $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/nolibibverbs $(B)/fake/stub/libibverbs.so.1
+# The preload library on a fake libibverbs (c-tests/fake/preload.c); the
+# exports of RDMAVERBS_1.3 under it, each call recorded once
+# (verbs-preload.c). --known-double: a known bug, each call of ibv_wr_*,
+# ibv_start_poll, ibv_next_poll and ibv_end_poll through the preload
+# library's export recorded twice, expected as such; without it the test
+# fails on it (and with it, once the bug is fixed).
+test-preload: $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/verbs-preload $(B)/fake/nolibibverbs \
+		$(B)/fake/stub/libibverbs.so.1
 	rm -rf $(B)/preload.d && mkdir -p $(B)/preload.d
 	LD_LIBRARY_PATH=$(B)/fake/stub LD_PRELOAD=$(CURDIR)/$(PRELOADED) $(B)/fake/nolibibverbs
 	$(B)/fake/opstrace $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
+	$(B)/fake/verbs-preload $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d --known-double
 	$(B)/fake/preload $(CURDIR)/$(PRELOADED) $(CURDIR)/$(B)/preload.d
 
 test-robustness: $(B)/fake/robustness
