@@ -250,7 +250,7 @@ $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 $(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 $(B)/$(1)/verbs: $(addprefix $(B)/$(1)/,$(VERBS_O) original.o)
-$(B)/$(1)/verbs-trace: $(addprefix $(B)/$(1)/,vfake.o vfake-ex.o)
+$(B)/$(1)/verbs-trace $(B)/$(1)/verbs-probes: $(addprefix $(B)/$(1)/,vfake.o vfake-ex.o)
 endef
 $(eval $(call flavour,fake,$(CFLAGS)))
 $(eval $(call flavour,san,$(SAN)))
@@ -344,9 +344,11 @@ test-trace: $(B)/fake/trace $(B)/fake/verbs-trace
 	$(B)/fake/verbs-trace $(B)/verbs-trace.d
 
 # The probes' arguments, recorded by a library built with the feature
-# c-tests (make mutants; --must there): skipped by the release build.
-test-probes: $(B)/fake/probes $(B)/bench/ops $(PRELOADED)
+# c-tests (make mutants; --must there): skipped by the release build. Those
+# of RDMAVERBS_1.3 on the fake of vfake.c (verbs-probes.c).
+test-probes: $(B)/fake/probes $(B)/fake/verbs-probes $(B)/bench/ops $(PRELOADED)
 	$(B)/fake/probes $(B)/probes.records $(if $(ARCHIVE),--must)
+	$(B)/fake/verbs-probes $(B)/verbs-probes.records $(if $(ARCHIVE),--must)
 	c-tests/fake/probes-preload.sh $(B) $(if $(ARCHIVE),--must)
 
 # The commands, rdmaverbs-trace and rdmaverbs-stat, on the fake provider.
