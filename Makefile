@@ -336,12 +336,13 @@ test-timeout: $(B)/fake/timeout
 	$(B)/fake/timeout
 
 # RDMAVERBS_TRACE and RDMAVERBS_STATS: every line and count checked; those
-# of RDMAVERBS_1.3 on the fake of vfake.c (verbs-trace.c).
-test-trace: $(B)/fake/trace $(B)/fake/verbs-trace
+# of RDMAVERBS_1.3 on the fake of vfake.c (verbs-trace.c), and their
+# counters file as rdmaverbs-stat shows it.
+test-trace: $(B)/fake/trace $(B)/fake/verbs-trace $(B)/bin/rdmaverbs-stat
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
 	rm -rf $(B)/verbs-trace.d && mkdir -p $(B)/verbs-trace.d
-	$(B)/fake/verbs-trace $(B)/verbs-trace.d
+	$(B)/fake/verbs-trace $(B)/verbs-trace.d $(B)/bin/rdmaverbs-stat
 
 # The probes' arguments, recorded by a library built with the feature
 # c-tests (make mutants; --must there): skipped by the release build. Those

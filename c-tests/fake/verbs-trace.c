@@ -16,10 +16,11 @@
  * must add no line, and be counted. The parent compares the trace file
  * (each line whole, field by field, its t= in order and within the run)
  * and the exit table (every row, exactly) with those; again with counting
- * alone (the counting path, not the watched one); and nothing set writes
- * nothing.
+ * alone (the counting path, not the watched one); with RDMAVERBS_STAT,
+ * the counters file of the child while it runs, as rdmaverbs-stat -n 1
+ * shows it; and nothing set writes nothing.
  *
- * Usage: verbs-trace SCRATCH_DIR
+ * Usage: verbs-trace SCRATCH_DIR [RDMAVERBS_STAT]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -549,7 +551,7 @@ static void control(void)
 	count(F_ibv_cq_ex_to_cq, 0, 0);
 }
 
-static int child(const char *dir)
+static int child(const char *dir, int hold)
 {
 	char path[4200];
 	int i;
@@ -584,6 +586,14 @@ static int child(const char *dir)
 			counts[i].open ? "?" : bytes, counts[i].errors);
 	}
 	fclose(expected);
+	if (hold) {	/* tell the parent, then wait for its word (EOF) */
+		char c;
+
+		if (write(1, "r", 1) != 1)
+			return 5;
+		while (read(0, &c, 1) > 0)
+			;
+	}
 	return failures ? 4 : 0;
 }
 
@@ -610,7 +620,7 @@ static int run(const char *const *env)
 		if (!freopen(errpath, "w", stderr))
 			_exit(126);
 		default_signals();
-		execl(self, self, "child", dir, (char *)NULL);
+		execl(self, self, "child", dir, "run", (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, &st, 0);
@@ -757,14 +767,92 @@ static void check_traced(void)
 	check_table("traced and counted");
 }
 
+/* The counters file of a running child, as rdmaverbs-stat shows it: the
+ * child, counting, makes its calls and waits; `stat -n 1 PID` must show
+ * each row the exit table would (names up to 35 bytes long). */
+static void check_counters_file(const char *stat)
+{
+	char run[4200], cmd[13000], path[4200];
+	int ready[2], done[2], n, m, i, j, before = failures, st;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(run, sizeof(run), "%s/run", dir);
+	mkdir(run, 0700);
+	if (pipe(ready) || pipe(done))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/stderr", dir);
+		dup2(ready[1], 1);
+		dup2(done[0], 0);
+		close(ready[0]);
+		close(done[1]);
+		if (!freopen(path, "w", stderr))
+			_exit(126);
+		unsetenv("RDMAVERBS_TRACE");
+		setenv("RDMAVERBS_STATS", "1", 1);
+		setenv("XDG_RUNTIME_DIR", run, 1);
+		default_signals();
+		execl(self, self, "child", dir, "hold", (char *)NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	close(done[0]);
+	if (read(ready[0], cmd, 1) != 1) {
+		FAIL("counters file: the child did not get to its wait");
+		close(done[1]);
+		waitpid(pid, &st, 0);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "XDG_RUNTIME_DIR='%s' '%s' -n 1 %d > '%s/stat.out' 2>&1", run,
+		 stat, (int)pid, dir);
+	if (system(cmd))
+		FAIL("counters file: %s failed", cmd);
+	close(done[1]);
+	waitpid(pid, &st, 0);
+	close(ready[0]);
+	m = lines("expected-stats", want, 1000);
+	snprintf(path, sizeof(path), "%s/stat.out", dir);
+	f = fopen(path, "r");
+	n = 0;
+	while (f && n < 1000 && fgets(got[n], 600, f)) {
+		char name[64], c[32], rate[32], b[32], brate[32], e[32], k[32];
+
+		if (sscanf(got[n], "%63s %31s %31s %31s %31s %31s %31s", name, c, rate, b, brate, e,
+			   k) != 7 || !strcmp(name, "function") || !strcmp(name, "rdmaverbs-stat:"))
+			continue;
+		snprintf(got[n], 600, "%s %s %s %s %s", name, c, b, e, k);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < m && (!want[j][0] || !row_matches(got[i], want[j])); j++)
+			;
+		if (j == m)
+			FAIL("counters file: rdmaverbs-stat's row \"%s\" not expected", got[i]);
+		else
+			want[j][0] = 0;
+	}
+	for (j = 0; j < m; j++)
+		if (want[j][0])
+			FAIL("counters file: rdmaverbs-stat has no row \"%s\"", want[j]);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("counters file: the child exited %d", st);
+	if (failures == before)
+		printf("verbs-trace: ok: the counters file of a running process: rdmaverbs-stat's %d "
+		       "rows as counted (ibv_wc_read_completion_wallclock_ns among them)\n", n);
+}
+
 int main(int argc, char **argv)
 {
 	const char *counting[] = { "RDMAVERBS_STATS=1", NULL };
 
-	if (argc == 3 && !strcmp(argv[1], "child"))
-		return child(argv[2]);
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s SCRATCH_DIR\n", argv[0]);
+	if (argc == 4 && !strcmp(argv[1], "child"))
+		return child(argv[2], !strcmp(argv[3], "hold"));
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s SCRATCH_DIR [RDMAVERBS_STAT]\n", argv[0]);
 		return 2;
 	}
 	if (!realpath("/proc/self/exe", self) || !realpath(argv[1], dir)) {
@@ -777,6 +865,8 @@ int main(int argc, char **argv)
 		FAIL("the counting child failed");
 	else
 		check_table("counted alone");
+	if (argc == 3)
+		check_counters_file(argv[2]);
 	/* nothing set: not a byte on stderr */
 	if (run(NULL) || lines("stderr", got, 1000) != 0)
 		FAIL("with nothing set, the child failed or the library wrote to stderr");
