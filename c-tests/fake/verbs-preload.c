@@ -15,7 +15,7 @@
  * ibv_wr_rdma_write, ibv_wr_set_sge, ibv_wr_complete, ibv_start_poll,
  * ibv_next_poll twice, ibv_end_poll), the creations of the extended QP and
  * CQ and a reader, in two ways (MODE, each run as "verbs-preload child DIR
- * MODE" by "verbs-preload PRELOAD_SO DIR [--known-double]"):
+ * MODE" by "verbs-preload PRELOAD_SO DIR"):
  *
  *   linked   by name, as linked (verbs-linked.c): the dynamic linker binds
  *            them to the preload library's copies, shown by dladdr. Each
@@ -30,12 +30,6 @@
  * preload library's wrapper (the fake counts its calls; the wrappers are
  * checked to be in place). The child writes the lines and exit table rows
  * it expects; the parent compares the trace file and the table with them.
- *
- * A known bug: through the preload library's copies, each call of ibv_wr_*,
- * ibv_start_poll, ibv_next_poll and ibv_end_poll is recorded twice, by the
- * export and by the wrapped call it makes. With --known-double the linked
- * mode expects exactly that (and fails once it is fixed); without, it
- * fails on it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -74,13 +68,8 @@ static const char *where(const void *fnp)
 
 /* ---- the child ---- */
 
-/* What the child expects: each call once (MODE.expected), and as the
- * library does now (MODE.expected-known: under the preload library, a call
- * of a wrapped extended QP's or CQ's export through the preload library's
- * copy recorded twice, by the export and again by the wrapped call under
- * it; see main). */
-static FILE *expected, *known;
-static int twice;	/* this mode's extended calls are recorded twice now */
+/* What the child expects: each call once (MODE.expected). */
+static FILE *expected;
 
 static void line(FILE *f, const char *name, const char *fmt, va_list ap)
 {
@@ -89,48 +78,39 @@ static void line(FILE *f, const char *name, const char *fmt, va_list ap)
 	fputc('\n', f);
 }
 
-/* A call's expected line; `ex`: a call of the extended QP or CQ. */
-static void expect_call(int ex, const char *name, const char *fmt, ...)
+/* A call's expected line (an extended QP's or CQ's call: recorded once
+ * too, whichever copy of the export is called). */
+static void expect_call(const char *name, const char *fmt, ...)
 {
 	va_list ap;
-	int i;
 
 	va_start(ap, fmt);
 	line(expected, name, fmt, ap);
 	va_end(ap);
-	for (i = 0; i < (ex && twice ? 2 : 1); i++) {
-		va_start(ap, fmt);
-		line(known, name, fmt, ap);
-		va_end(ap);
-	}
 }
-#define expect(...) expect_call(0, __VA_ARGS__)
-#define expect_ex(...) expect_call(1, __VA_ARGS__)
+#define expect(...) expect_call(__VA_ARGS__)
+#define expect_ex(...) expect_call(__VA_ARGS__)
 
-/* A function's expected exit table row, `ex` as above. */
+/* A function's expected exit table row. */
 static void row(int ex, const char *name, long calls, long bytes)
 {
+	(void)ex;
 	fprintf(expected, "%s %ld %ld 0 -\n", name, calls, bytes);
-	fprintf(known, "%s %ld %ld 0 -\n", name, ex && twice ? 2 * calls : calls,
-		ex && twice ? 2 * bytes : bytes);
 }
 
-/* Opens DIR/MODE.WHAT and DIR/MODE.WHAT-known. */
+/* Opens DIR/MODE.WHAT. */
 static int open_expected(const char *dir, const char *mode, const char *what)
 {
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, mode, what);
 	expected = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/%s.%s-known", dir, mode, what);
-	known = fopen(path, "w");
-	return expected && known ? 0 : -1;
+	return expected ? 0 : -1;
 }
 
 static void close_expected(void)
 {
 	fclose(expected);
-	fclose(known);
 }
 
 static int child(const char *dir, const char *mode)
@@ -180,7 +160,6 @@ static int child(const char *dir, const char *mode)
 		return 13;	/* the context's ops are not wrapped */
 	qp.context = srq.context = cq.context = ctx;
 	qp.qp_num = 99;
-	twice = linked;
 	if (open_expected(dir, mode, "expected"))
 		return 14;
 
@@ -360,7 +339,7 @@ static int lines(const char *name, const char *prefix, char out[][400], int max)
 static char got[200][400], want[200][400];
 
 /* Mismatches of MODE's trace file and exit table with what the child
- * expected (SUFFIX "" each call once, "-known" as the library does now),
+ * expected (SUFFIX "": each call once),
  * each said when `say`. */
 static int compare(const char *mode, const char *suffix, int say)
 {
@@ -407,10 +386,8 @@ static int compare(const char *mode, const char *suffix, int say)
 	return bad;
 }
 
-/* With `known_double`, the linked mode's calls of the extended QP and CQ
- * are expected twice, as the library records them now (a known bug: the
- * strict expectation is what it should do); without, every call once. */
-static void check(const char *self, const char *preload, const char *mode, int known_double)
+/* MODE's calls, each recorded once. */
+static void check(const char *self, const char *preload, const char *mode)
 {
 	char name[64];
 	int rc, before = failures;
@@ -422,20 +399,7 @@ static void check(const char *self, const char *preload, const char *mode, int k
 		return;
 	}
 	snprintf(name, sizeof(name), "%s.expected", mode);
-	if (!known_double || strcmp(mode, "linked")) {
-		compare(mode, "", 1);
-	} else if (!compare(mode, "", 0)) {
-		FAIL("%s: each call recorded once: the known double recording is fixed; take "
-		     "--known-double out of the Makefile's test-preload", mode);
-		return;
-	} else if (!compare(mode, "-known", 1)) {
-		printf("verbs-preload: KNOWN BUG: %s: each call of ibv_wr_*, ibv_start_poll, "
-		       "ibv_next_poll and ibv_end_poll through the preload library's export is "
-		       "recorded twice (by the export, and again by the wrapped call it makes: "
-		       "record_ex does not ask inside_export, as record_op does); the rest once. "
-		       "Without --known-double this test fails on it\n", mode);
-		return;
-	}
+	compare(mode, "", 1);
 	if (failures == before) {
 		int n = lines(name, "rdmaverbs[", want, 200);
 
@@ -453,16 +417,16 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "child"))
 		return child(argv[2], argv[3]);
-	if (argc != 3 && (argc != 4 || strcmp(argv[3], "--known-double"))) {
-		fprintf(stderr, "usage: %s PRELOAD_SO DIR [--known-double]\n", argv[0]);
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s PRELOAD_SO DIR\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[2]);
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[len > 0 ? len : 0] = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	check(self, argv[1], "linked", argc == 4);
-	check(self, argv[1], "library", argc == 4);
+	check(self, argv[1], "linked");
+	check(self, argv[1], "library");
 	printf("verbs-preload: %s\n", failures ? "FAILED" : "all checks passed");
 	return failures != 0;
 }

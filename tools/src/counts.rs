@@ -220,18 +220,21 @@ pub fn scan(dir: &Path) -> Result<Vec<(PathBuf, Counts)>, String> {
 /// The table of `rows` with calls (as the library's exit table: function,
 /// calls, bytes, errors, blocked), each line prefixed by `prefix`.
 pub fn table(rows: &[Row], prefix: &str) -> String {
+    let shown = || rows.iter().filter(|r| r.totals[layout::CALLS] != 0);
+    // 20 wide, or as wide as the longest name shown (as the exit table).
+    let w = shown().map(|r| r.name.len() + 1).fold(20, usize::max);
     let mut s = format!(
-        "{prefix}{:<20}{:>13}{:>15}{:>11}{:>11}\n",
+        "{prefix}{:<w$}{:>13}{:>15}{:>11}{:>11}\n",
         "function", "calls", "bytes", "errors", "blocked"
     );
-    for r in rows.iter().filter(|r| r.totals[layout::CALLS] != 0) {
+    for r in shown() {
         let blocked = if r.may_block {
             r.totals[layout::BLOCKED].to_string()
         } else {
             "-".into()
         };
         s += &format!(
-            "{prefix}{:<20}{:>13}{:>15}{:>11}{:>11}\n",
+            "{prefix}{:<w$}{:>13}{:>15}{:>11}{:>11}\n",
             r.name,
             r.totals[layout::CALLS],
             r.totals[layout::BYTES],

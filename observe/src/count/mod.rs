@@ -336,6 +336,9 @@ fn total(f: Func, column: usize) -> u64 {
         .fold(0, u64::wrapping_add)
 }
 
+/// The narrowest column of the table's names.
+const NAME_COLUMN: usize = 20;
+
 /// The counters as a table, one `write(2)` per line (async-signal-safe: a
 /// signal handler prints it too); nothing when no call was made (a
 /// preloaded shell prints no empty table).
@@ -349,8 +352,16 @@ pub(crate) fn print_table(fd: c_int) {
         line.dec(b"rdmaverbs: calls of process ", pid.into());
         line.push(b" (RDMAVERBS_STATS=1):");
     });
+    // The names' column: 20 wide, or as wide as the longest name shown
+    // (verbs.h's go up to 35).
+    let width = Func::ALL
+        .iter()
+        .filter(|&&f| total(f, layout::CALLS) != 0)
+        .map(|f| f.name().len() + 1)
+        .fold(NAME_COLUMN, usize::max);
     write_line(fd, |line| {
-        line.push(b"rdmaverbs: function            ");
+        line.push(b"rdmaverbs: ");
+        line.left(b"function", width);
         line.push(b"        calls          bytes     errors    blocked");
     });
     for &f in Func::ALL {
@@ -360,7 +371,7 @@ pub(crate) fn print_table(fd: c_int) {
         }
         write_line(fd, |line| {
             line.push(b"rdmaverbs: ");
-            line.left(f.name().as_bytes(), 20);
+            line.left(f.name().as_bytes(), width);
             line.right(calls, 13);
             line.right(total(f, layout::BYTES), 15);
             line.right(total(f, layout::ERRORS), 11);
