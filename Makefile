@@ -108,7 +108,8 @@ $(NATIVE): FORCE
 $(SHARED) $(PRELOADED): $(NATIVE)
 else
 $(RUST_A) $(NATIVE) &: FORCE
-	$(CARGO) rustc --release --locked --lib -- --print native-static-libs=$(CURDIR)/$(NATIVE)
+	$(CARGO) rustc --release --locked --lib --crate-type staticlib -- \
+		--print native-static-libs=$(CURDIR)/$(NATIVE)
 endif
 
 FORCE:
@@ -597,7 +598,8 @@ $(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h c-tests/func
 # "probes" off), for the benchmark's column of what the probes cost.
 NOPROBES_A := target/noprobes/release/$(NAME).a
 $(NOPROBES_A): FORCE
-	$(CARGO) rustc --release --locked --lib --no-default-features --target-dir target/noprobes
+	$(CARGO) rustc --release --locked --lib --crate-type staticlib --no-default-features \
+		--target-dir target/noprobes
 
 $(B)/bench/noprobes/$(SONAME): $(NOPROBES_A) src/librdmaverbs.map
 	@mkdir -p $(@D)

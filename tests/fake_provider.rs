@@ -7,32 +7,20 @@ use std::os::unix::process::CommandExt;
 
 #[test]
 fn c_tests_on_the_fake_provider() {
-    // target/<profile>/deps/fake_provider-HASH: the static archive of this
-    // very source (the mutant's) is built beside, in target/mutant (the
-    // library is a staticlib only, which cargo test does not build for an
-    // integration test).
+    // target/<profile>/deps/fake_provider-HASH: beside it, the static
+    // archive cargo built of the library for this test (the newest, if
+    // other builds left theirs).
     let exe = std::env::current_exe().expect("current_exe");
-    let target = exe.ancestors().nth(3).expect("target directory");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = std::process::Command::new(cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "build",
-            "--quiet",
-            "--locked",
-            "--lib",
-            "--profile",
-            "mutant",
-        ])
-        .args(["--features", "c-tests", "--target-dir"])
-        .arg(target)
-        .status()
-        .expect("cargo");
-    assert!(
-        built.success(),
-        "cargo build --profile mutant failed: {built}"
-    );
-    let archive = target.join("mutant").join("librdmaverbs.a");
+    let deps = exe.parent().expect("deps");
+    let archive = std::fs::read_dir(deps)
+        .expect("deps")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("librdmaverbs-") && name.ends_with(".a")
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("no librdmaverbs-*.a beside the test");
     let mut make = std::process::Command::new("make");
     make.current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("-s")
