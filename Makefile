@@ -448,7 +448,7 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 
 $(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs
 	@mkdir -p $(@D)
-	$(MCS) -target:library -out:$@ $^
+	$(MCS) -unsafe -target:library -out:$@ $^
 
 $(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
