@@ -507,6 +507,11 @@ $(B)/ours/%: c-tests/e2e/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
 
+# The bindings' C peer: the RC exchange (peer.c) and the verbs one (verbs.c).
+$(B)/ours/peer: c-tests/e2e/peer.c c-tests/e2e/verbs.c c-tests/e2e/verbs.h $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(filter %.c,$^) $(RV_LIBS)
+
 $(B)/ours/%: c-tests/examples/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
