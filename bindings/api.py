@@ -3,9 +3,10 @@ exports, which c-tests/functions.h lists with their C signatures (generated
 from abi/src/functions.rs, the library's one table of functions).
 
 generate.py turns both into each language's declarations, and into a C
-program that prints, from the system headers, the size of every struct,
-the offset of every field and the value of every constant: each binding's
-test compares its own with them (layouts are checked, never trusted).
+program that prints, from the system headers, the size of every struct
+and union, the offset of every field and the value of every constant: each
+binding's test compares its own with them (layouts are checked, never
+trusted).
 """
 
 # librdmacm's functions of a connection's set-up and teardown, as its

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes each binding's declarations from one description: the library's
-exports as c-tests/functions.h lists them (generated from abi/src/functions.rs)
-and bindings/api.py (librdmacm's set-up calls, libibverbs' functions, the
-structs, the constants).
+exports as c-tests/functions.h lists them, node by node (generated from
+abi/src/functions.rs), and bindings/api.py (librdmacm's and libibverbs'
+calls, how each function fails, the structs and unions, the constants).
 
     generate.py             writes the generated files (committed)
     generate.py --check     fails if a committed file differs from what it
@@ -10,7 +10,8 @@ structs, the constants).
     generate.py --layout-c  prints a C program that prints, from the system
                             headers, what each binding's --layout prints of
                             itself: 'STRUCT sizeof N', 'STRUCT.FIELD offset
-                            N', 'NAME value N'
+                            N', 'NAME value N' (a union's too; it does not
+                            compile unless each of api.ALIASES holds)
     generate.py --symbols   prints 'LIBRARY FUNCTION [VERSION]' for every function
                             (VERSION: the symbol version node of ours)
 
@@ -468,13 +469,14 @@ def java(fns, consts):
         if rt == "void":
             s += f"        {call}{back}    }}\n"
             continue
-        s += f"        {rt} r = {call}{back}"
+        s += f"        {rt} r = {call}"
         bad = {"int": "r < 0", "ptr": "r == null", "errno": "r != 0", "neg": "r < 0"}.get(f.error)
         cast = "(int) " if rt == "long" else ""
         errno = {"int": "Native.getLastError()", "ptr": "Native.getLastError()", "errno": f"{cast}r",
                  "neg": f"{cast}-r"}.get(f.error)
         if bad:
             s += f"        if ({bad}) throw new RdmaVerbsException(\"{f.name}\", {errno});\n"
+        s += back
         s += f"        return {JAVA_UNSIGNED[kind(f.ret)[1]] + '(r)' if rt != wrt else 'r'};\n    }}\n"
         if f.host:
             s += f"\n    /** {f.name}'s value in host order (0 to 65535); it throws nothing. */\n"

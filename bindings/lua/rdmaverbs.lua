@@ -648,12 +648,13 @@ local function wrapped(name, fn, fails, arrays, text)
       args[a[1]] = array(name, a[3], args[a[1]], args[a[2]], a[4])
     end
     local r = fn(unpack(args, 1, args.n))
+    local value, message, errno = result(r)   -- errno read before anything else runs
     for _, a in ipairs(arrays) do
       if a[4] then
         copy_back(a[3], given[a[1]], args[a[1]])
       end
     end
-    return result(r)
+    return value, message, errno
   end
 end
 

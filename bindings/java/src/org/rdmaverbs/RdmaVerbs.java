@@ -1360,8 +1360,8 @@ public final class RdmaVerbs {
     public static int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc[] wc) {
         ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, true);
         int r = LIB.ibv_poll_cq(cq, num_entries, c_wc == null ? null : c_wc[0]);
-        copyBack(c_wc, wc);
         if (r < 0) throw new RdmaVerbsException("ibv_poll_cq", Native.getLastError());
+        copyBack(c_wc, wc);
         return r;
     }
 
