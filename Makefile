@@ -484,7 +484,7 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 
 $(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs
 	@mkdir -p $(@D)
-	$(MCS) -target:library -out:$@ $^
+	$(MCS) -unsafe -target:library -out:$@ $^
 
 $(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
@@ -546,6 +546,12 @@ test-mutant: test-trace test-probes test-robustness test-differential test-verbs
 $(B)/ours/%: c-tests/e2e/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+# The bindings' C peer: the RC exchange (peer.c) and the verbs one
+# (peer-verbs.c).
+$(B)/ours/peer: c-tests/e2e/peer.c c-tests/e2e/peer-verbs.c c-tests/e2e/peer-verbs.h $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(filter %.c,$^) $(RV_LIBS)
 
 $(B)/ours/%: c-tests/examples/%.c $(LIBRARY)
 	@mkdir -p $(@D)

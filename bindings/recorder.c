@@ -3,22 +3,44 @@
  * librecorder.so; bindings/run.sh names it in RDMAVERBS_RECORDER).
  *
  * Each binding's test loads it with its own FFI, posts through
- * librdmaverbs' vectored calls (rdma_post_sendv, recvv, readv, writev) to
- * the fake id it makes, with an ordinary array of its language, and
- * compares what the provider received, SGE by SGE, with what it passed. No
- * RDMA device, no libibverbs call: the id's QP has a context whose
- * post_send and post_recv ops record the work request they are handed.
- * The id's route holds two IPv4 addresses with known ports, for
- * rdma_get_src_port and rdma_get_dst_port (librdmacm reads them there).
+ * librdmaverbs (the vectored calls rdma_post_sendv, recvv, readv, writev
+ * on the fake id; ibv_post_send, ibv_post_recv, ibv_post_srq_recv,
+ * ibv_poll_cq and ibv_req_notify_cq, RDMAVERBS_1.3, on its QP, SRQ and CQ)
+ * with the language's own arrays and structs, and compares what the
+ * provider received, field by field, with what it passed. No RDMA device,
+ * no libibverbs call: the objects share a context whose ops record what
+ * they are handed. The id's route holds two IPv4 addresses with known
+ * ports, for rdma_get_src_port and rdma_get_dst_port (librdmacm reads them
+ * there).
  *
- *   struct rdma_cm_id *recorder_id(void)   the fake id, its record cleared
- *   int recorder_posts(void)               work requests posted so far
+ *   struct rdma_cm_id *recorder_id(void)   the fake id, the record cleared
+ *   struct ibv_qp *recorder_qp(void)       its QP (RC)
+ *   struct ibv_srq *recorder_srq(void)     an SRQ
+ *   struct ibv_cq *recorder_cq(void)       a CQ: a poll of n fills
+ *                                          min(n, 3) completions (below)
+ *   void recorder_fail(int err)            the next post returns err (*bad:
+ *                                          its first work request), or the
+ *                                          next poll -1 with errno err;
+ *                                          nothing recorded
+ *   int recorder_posts(void)               calls recorded so far
  *   const char *recorder_last(void)        the last one, as text:
  *     "send wr_id=0x300 flags=0x2 sge=ADDR:LENGTH:LKEY sge=..."
+ *     "send_imm wr_id=... flags=... imm=0x... sge=..."
  *     "write wr_id=... flags=... remote=0x... rkey=0x... sge=..." (read too)
- *     "recv wr_id=... sge=..."
- *   each number in hex, every SGE of the request in order.
+ *     "cas wr_id=... flags=... remote=0x... rkey=0x... compare=0x... swap=0x... sge=..."
+ *     "fadd wr_id=... flags=... remote=0x... rkey=0x... add=0x... sge=..."
+ *     "recv wr_id=... sge=...", "srq_recv wr_id=... sge=..."
+ *     "notify solicited_only=N"
+ *   each number in hex, every SGE of the request in order, the work
+ *   requests of a list (next) joined by " | ".
+ *
+ * The completions of a poll, i = 0, 1, 2: wr_id 0x5000+i, status
+ * SUCCESS, SUCCESS, REM_ACCESS_ERR, opcode RECV, COMP_SWAP, FETCH_ADD,
+ * vendor_err 0x100+i, byte_len 0x40+i, imm_data 0xa0b0c0d0+i, qp_num
+ * 0x1100+i, src_qp 0x2200+i, wc_flags WITH_IMM, 0, 0, pkey_index 0x30+i,
+ * slid 0x4400+i, sl 1+i, dlid_path_bits 0x50+i.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,11 +58,13 @@ static struct {
 	struct ibv_context ctx;
 	struct ibv_pd pd;
 	struct ibv_qp qp;
+	struct ibv_srq srq;
+	struct ibv_cq cq;
 	struct rdma_cm_id id;
 } fake;
 
-static int posts;
-static char last[1024];
+static int posts, fail;
+static char last[2048];
 
 /* Appends to `last`; what does not fit is cut (the comparison then fails). */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -62,37 +86,143 @@ static void record_sges(const struct ibv_sge *sgl, int n)
 		    sgl[i].lkey);
 }
 
+static const char *opcode_name(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND: return "send";
+	case IBV_WR_SEND_WITH_IMM: return "send_imm";
+	case IBV_WR_RDMA_WRITE: return "write";
+	case IBV_WR_RDMA_READ: return "read";
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return "cas";
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "fadd";
+	default: return NULL;
+	}
+}
+
+/* Whether a post is to fail (recorder_fail): then nothing is recorded. */
+static int failing(void)
+{
+	int err = fail;
+
+	fail = 0;
+	return err;
+}
+
 static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
+	int err = failing();
+
 	(void)qp;
-	(void)bad;
+	if (err) {
+		*bad = wr;
+		return err;
+	}
 	posts++;
 	last[0] = '\0';
-	switch (wr->opcode) {
-	case IBV_WR_SEND:
-		say("send wr_id=0x%" PRIx64 " flags=0x%x", wr->wr_id, wr->send_flags);
-		break;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_READ:
-		say("%s wr_id=0x%" PRIx64 " flags=0x%x remote=0x%" PRIx64 " rkey=0x%" PRIx32,
-		    wr->opcode == IBV_WR_RDMA_READ ? "read" : "write", wr->wr_id, wr->send_flags,
-		    wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
-		break;
-	default:
-		say("opcode%d wr_id=0x%" PRIx64, (int)wr->opcode, wr->wr_id);
+	for (; wr; wr = wr->next) {
+		const char *name = opcode_name(wr->opcode);
+
+		if (name)
+			say("%s wr_id=0x%" PRIx64 " flags=0x%x", name, wr->wr_id, wr->send_flags);
+		else
+			say("opcode%d wr_id=0x%" PRIx64, (int)wr->opcode, wr->wr_id);
+		switch (wr->opcode) {
+		case IBV_WR_SEND_WITH_IMM:
+			say(" imm=0x%" PRIx32, wr->imm_data);
+			break;
+		case IBV_WR_RDMA_WRITE:
+		case IBV_WR_RDMA_READ:
+			say(" remote=0x%" PRIx64 " rkey=0x%" PRIx32, wr->wr.rdma.remote_addr,
+			    wr->wr.rdma.rkey);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+			say(" remote=0x%" PRIx64 " rkey=0x%" PRIx32 " compare=0x%" PRIx64 " swap=0x%" PRIx64,
+			    wr->wr.atomic.remote_addr, wr->wr.atomic.rkey, wr->wr.atomic.compare_add,
+			    wr->wr.atomic.swap);
+			break;
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			say(" remote=0x%" PRIx64 " rkey=0x%" PRIx32 " add=0x%" PRIx64,
+			    wr->wr.atomic.remote_addr, wr->wr.atomic.rkey, wr->wr.atomic.compare_add);
+			break;
+		default:
+			break;
+		}
+		record_sges(wr->sg_list, wr->num_sge);
+		if (wr->next)
+			say(" | ");
 	}
-	record_sges(wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+static int record_recvs(const char *name, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	int err = failing();
+
+	if (err) {
+		*bad = wr;
+		return err;
+	}
+	posts++;
+	last[0] = '\0';
+	for (; wr; wr = wr->next) {
+		say("%s wr_id=0x%" PRIx64, name, wr->wr_id);
+		record_sges(wr->sg_list, wr->num_sge);
+		if (wr->next)
+			say(" | ");
+	}
 	return 0;
 }
 
 static int post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)qp;
-	(void)bad;
+	return record_recvs("recv", wr, bad);
+}
+
+static int post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)srq;
+	return record_recvs("srq_recv", wr, bad);
+}
+
+static int poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	static const enum ibv_wc_status status[] = { IBV_WC_SUCCESS, IBV_WC_SUCCESS,
+						     IBV_WC_REM_ACCESS_ERR };
+	static const enum ibv_wc_opcode opcode[] = { IBV_WC_RECV, IBV_WC_COMP_SWAP,
+						     IBV_WC_FETCH_ADD };
+	int err = failing(), i;
+
+	(void)cq;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	posts++;
+	for (i = 0; i < n && i < 3; i++) {
+		wc[i].wr_id = 0x5000 + (uint64_t)i;
+		wc[i].status = status[i];
+		wc[i].opcode = opcode[i];
+		wc[i].vendor_err = 0x100 + (uint32_t)i;
+		wc[i].byte_len = 0x40 + (uint32_t)i;
+		wc[i].imm_data = 0xa0b0c0d0 + (uint32_t)i;
+		wc[i].qp_num = 0x1100 + (uint32_t)i;
+		wc[i].src_qp = 0x2200 + (uint32_t)i;
+		wc[i].wc_flags = i == 0 ? IBV_WC_WITH_IMM : 0;
+		wc[i].pkey_index = (uint16_t)(0x30 + i);
+		wc[i].slid = (uint16_t)(0x4400 + i);
+		wc[i].sl = (uint8_t)(1 + i);
+		wc[i].dlid_path_bits = (uint8_t)(0x50 + i);
+	}
+	return i;
+}
+
+static int req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
 	posts++;
 	last[0] = '\0';
-	say("recv wr_id=0x%" PRIx64, wr->wr_id);
-	record_sges(wr->sg_list, wr->num_sge);
+	say("notify solicited_only=%d", solicited_only);
 	return 0;
 }
 
@@ -109,7 +239,14 @@ struct rdma_cm_id *recorder_id(void)
 	memset(&fake, 0, sizeof(fake));
 	fake.ctx.ops.post_send = post_send;
 	fake.ctx.ops.post_recv = post_recv;
+	fake.ctx.ops.post_srq_recv = post_srq_recv;
+	fake.ctx.ops.poll_cq = poll_cq;
+	fake.ctx.ops.req_notify_cq = req_notify_cq;
 	fake.pd.context = &fake.ctx;
+	fake.srq.context = &fake.ctx;
+	fake.srq.pd = &fake.pd;
+	fake.cq.context = &fake.ctx;
+	fake.cq.cqe = 16;
 	fake.qp.context = &fake.ctx;
 	fake.qp.pd = &fake.pd;
 	fake.qp.qp_type = IBV_QPT_RC;
@@ -120,8 +257,29 @@ struct rdma_cm_id *recorder_id(void)
 	address(&fake.id.route.addr.src_addr, SRC_PORT, 0x0a000001);	/* 10.0.0.1 */
 	address(&fake.id.route.addr.dst_addr, DST_PORT, 0x0a000002);	/* 10.0.0.2 */
 	posts = 0;
+	fail = 0;
 	last[0] = '\0';
 	return &fake.id;
+}
+
+struct ibv_qp *recorder_qp(void)
+{
+	return &fake.qp;
+}
+
+struct ibv_srq *recorder_srq(void)
+{
+	return &fake.srq;
+}
+
+struct ibv_cq *recorder_cq(void)
+{
+	return &fake.cq;
+}
+
+void recorder_fail(int err)
+{
+	fail = err;
 }
 
 int recorder_posts(void)

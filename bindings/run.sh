@@ -4,23 +4,30 @@
 # their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
 # .dll, the Rust examples):
 #
-#   run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]
+#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs [ARGS...]
 #   run.sh --list                   the languages
+#   run.sh --verbs                  the languages with a verbs client
 #
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
-# rc-protocol.md. The one list of the languages and their commands:
+# rc-protocol.md, verbs its client of verbs-protocol.md. The one list of the languages and their commands:
 # test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
 # build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
 # the recording provider the tests post to (bindings/recorder.c).
 set -u
 LANGUAGES="python java node rust csharp lua"
+# Those whose verbs client is written (bindings/verbs-protocol.md says how).
+VERBS="python"
 if [ "${1:-}" = --list ]; then
 	echo $LANGUAGES
 	exit 0
 fi
-[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc [ARGS...]" >&2; exit 2; }
+if [ "${1:-}" = --verbs ]; then
+	echo $VERBS
+	exit 0
+fi
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs [ARGS...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 B=$(realpath "$1") lang=$2 what=$3
 shift 3
@@ -37,6 +44,7 @@ case $lang:$what in
 python:layout) exec "$PY" -m rdmaverbs --layout ;;
 python:test) exec "$PY" -m unittest discover -s bindings/python/tests ;;
 python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
+python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;

@@ -139,6 +139,225 @@ namespace RdmaVerbs
         public byte[] sin_zero;
     }
 
+    /// <summary>struct ibv_mw_bind_info.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_mw_bind_info
+    {
+        public IntPtr mr;
+        public ulong addr;
+        public ulong length;
+        public uint mw_access_flags;
+    }
+
+    /// <summary>ibv_send_wr.wr.rdma: a struct declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr_wr_rdma
+    {
+        public ulong remote_addr;
+        public uint rkey;
+    }
+
+    /// <summary>ibv_send_wr.wr.atomic: a struct declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr_wr_atomic
+    {
+        public ulong remote_addr;
+        public ulong compare_add;
+        public ulong swap;
+        public uint rkey;
+    }
+
+    /// <summary>ibv_send_wr.wr.ud: a struct declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr_wr_ud
+    {
+        public IntPtr ah;
+        public uint remote_qpn;
+        public uint remote_qkey;
+    }
+
+    /// <summary>ibv_send_wr.wr: a union declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Explicit)]
+    public struct ibv_send_wr_wr
+    {
+        [FieldOffset(0)] public ibv_send_wr_wr_rdma rdma;
+        [FieldOffset(0)] public ibv_send_wr_wr_atomic atomic;
+        [FieldOffset(0)] public ibv_send_wr_wr_ud ud;
+    }
+
+    /// <summary>ibv_send_wr.qp_type.xrc: a struct declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr_qp_type_xrc
+    {
+        public uint remote_srqn;
+    }
+
+    /// <summary>ibv_send_wr.qp_type: a union declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Explicit)]
+    public struct ibv_send_wr_qp_type
+    {
+        [FieldOffset(0)] public ibv_send_wr_qp_type_xrc xrc;
+    }
+
+    /// <summary>ibv_send_wr.bind_mw: a struct declared inside struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr_bind_mw
+    {
+        public IntPtr mw;
+        public uint rkey;
+        public ibv_mw_bind_info bind_info;
+    }
+
+    /// <summary>struct ibv_send_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_send_wr
+    {
+        public ulong wr_id;
+        public IntPtr next;
+        public IntPtr sg_list;
+        public int num_sge;
+        public uint opcode;
+        public uint send_flags;
+        public uint imm_data;
+        public ibv_send_wr_wr wr;
+        public ibv_send_wr_qp_type qp_type;
+        public ibv_send_wr_bind_mw bind_mw;
+    }
+
+    /// <summary>struct ibv_recv_wr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_recv_wr
+    {
+        public ulong wr_id;
+        public IntPtr next;
+        public IntPtr sg_list;
+        public int num_sge;
+    }
+
+    /// <summary>struct ibv_srq_attr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_srq_attr
+    {
+        public uint max_wr;
+        public uint max_sge;
+        public uint srq_limit;
+    }
+
+    /// <summary>struct ibv_srq_init_attr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_srq_init_attr
+    {
+        public IntPtr srq_context;
+        public ibv_srq_attr attr;
+    }
+
+    /// <summary>ibv_gid.global: a struct declared inside union ibv_gid.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_gid_global
+    {
+        public ulong subnet_prefix;
+        public ulong interface_id;
+    }
+
+    /// <summary>union ibv_gid.</summary>
+    [StructLayout(LayoutKind.Explicit)]
+    public unsafe struct ibv_gid
+    {
+        [FieldOffset(0)] public fixed byte raw[16];
+        [FieldOffset(0)] public ibv_gid_global global;
+    }
+
+    /// <summary>struct ibv_global_route.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_global_route
+    {
+        public ibv_gid dgid;
+        public uint flow_label;
+        public byte sgid_index;
+        public byte hop_limit;
+        public byte traffic_class;
+    }
+
+    /// <summary>struct ibv_ah_attr.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_ah_attr
+    {
+        public ibv_global_route grh;
+        public ushort dlid;
+        public byte sl;
+        public byte src_path_bits;
+        public byte static_rate;
+        public byte is_global;
+        public byte port_num;
+    }
+
+    /// <summary>struct rdma_ud_param.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct rdma_ud_param
+    {
+        public IntPtr private_data;
+        public byte private_data_len;
+        public ibv_ah_attr ah_attr;
+        public uint qp_num;
+        public uint qkey;
+    }
+
+    /// <summary>rdma_cm_event.param: a union declared inside struct rdma_cm_event.</summary>
+    [StructLayout(LayoutKind.Explicit)]
+    public struct rdma_cm_event_param
+    {
+        [FieldOffset(0)] public rdma_conn_param conn;
+        [FieldOffset(0)] public rdma_ud_param ud;
+    }
+
+    /// <summary>struct rdma_cm_event.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct rdma_cm_event
+    {
+        public IntPtr id;
+        public IntPtr listen_id;
+        public uint @event;
+        public int status;
+        public rdma_cm_event_param param;
+    }
+
+    /// <summary>struct rdma_event_channel.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct rdma_event_channel
+    {
+        public int fd;
+    }
+
+    /// <summary>struct ibv_comp_channel.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_comp_channel
+    {
+        public IntPtr context;
+        public int fd;
+        public int refcnt;
+    }
+
+    /// <summary>struct ibv_qp.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct ibv_qp
+    {
+        public IntPtr context;
+        public IntPtr qp_context;
+        public IntPtr pd;
+        public IntPtr send_cq;
+        public IntPtr recv_cq;
+        public IntPtr srq;
+        public uint handle;
+        public uint qp_num;
+        public uint state;
+        public uint qp_type;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 40)]
+        public byte[] mutex;
+        [MarshalAs(UnmanagedType.ByValArray, SizeConst = 48)]
+        public byte[] cond;
+        public uint events_completed;
+    }
+
     /// <summary>The C functions, with their C types.</summary>
     public static class Native
     {
@@ -182,6 +401,194 @@ namespace RdmaVerbs
         public static extern IntPtr rdma_get_local_addr(IntPtr id);
         [DllImport("librdmaverbs.so.1", SetLastError = true)]
         public static extern IntPtr rdma_get_peer_addr(IntPtr id);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_atomic_cmp_swp(IntPtr qp, uint rkey, ulong remote_addr, ulong compare, ulong swap);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_atomic_fetch_add(IntPtr qp, uint rkey, ulong remote_addr, ulong add);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_bind_mw(IntPtr qp, IntPtr mw, uint rkey, ref ibv_mw_bind_info bind_info);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_local_inv(IntPtr qp, uint invalidate_rkey);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_rdma_read(IntPtr qp, uint rkey, ulong remote_addr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_rdma_write(IntPtr qp, uint rkey, ulong remote_addr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_rdma_write_imm(IntPtr qp, uint rkey, ulong remote_addr, uint imm_data);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_send(IntPtr qp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_send_imm(IntPtr qp, uint imm_data);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_send_inv(IntPtr qp, uint invalidate_rkey);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_send_tso(IntPtr qp, IntPtr hdr, ushort hdr_sz, ushort mss);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_ud_addr(IntPtr qp, IntPtr ah, uint remote_qpn, uint remote_qkey);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_xrc_srqn(IntPtr qp, uint remote_srqn);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_inline_data(IntPtr qp, IntPtr addr, ulong length);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_inline_data_list(IntPtr qp, ulong num_buf, IntPtr buf_list);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_sge(IntPtr qp, uint lkey, ulong addr, uint length);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_set_sge_list(IntPtr qp, ulong num_sge, [In] ibv_sge[] sg_list);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_start(IntPtr qp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_wr_complete(IntPtr qp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_abort(IntPtr qp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wr_atomic_write(IntPtr qp, uint rkey, ulong remote_addr, IntPtr atomic_wr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_cq_ex_to_cq(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_start_poll(IntPtr cq, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_next_poll(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_end_poll(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_opcode(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_vendor_err(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_byte_len(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_imm_data(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_invalidated_rkey(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_qp_num(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_src_qp(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_wc_flags(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_slid(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern byte ibv_wc_read_sl(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern byte ibv_wc_read_dlid_path_bits(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern ulong ibv_wc_read_completion_ts(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern ulong ibv_wc_read_completion_wallclock_ns(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern ushort ibv_wc_read_cvlan(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_wc_read_flow_tag(IntPtr cq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern void ibv_wc_read_tm_info(IntPtr cq, IntPtr tm_info);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_post_wq_recv(IntPtr wq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ___ibv_query_port(IntPtr context, byte port_num, IntPtr port_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_query_gid_ex(IntPtr context, uint port_num, uint gid_index, IntPtr entry, uint flags);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern long ibv_query_gid_table(IntPtr context, IntPtr entries, ulong max_entries, uint flags);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_flow(IntPtr qp, IntPtr flow);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_flow(IntPtr flow_id);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_flow_action_esp(IntPtr ctx, IntPtr esp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_modify_flow_action_esp(IntPtr action, IntPtr esp);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_flow_action(IntPtr action);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_open_xrcd(IntPtr context, IntPtr xrcd_init_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_close_xrcd(IntPtr xrcd);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr __ibv_reg_mr(IntPtr pd, IntPtr addr, ulong length, uint access, int is_access_const);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr __ibv_reg_mr_iova(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access, int is_access_const);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_mw(IntPtr pd, uint type_);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_dealloc_mw(IntPtr mw);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern uint ibv_inc_rkey(uint rkey);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_bind_mw(IntPtr qp, IntPtr mw, IntPtr mw_bind);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_advise_mr(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_dm(IntPtr context, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_free_dm(IntPtr dm);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_memcpy_to_dm(IntPtr dm, ulong dm_offset, IntPtr host_addr, ulong length);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_memcpy_from_dm(IntPtr host_addr, IntPtr dm, ulong dm_offset, ulong length);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_null_mr(IntPtr pd);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_reg_dm_mr(IntPtr pd, IntPtr dm, ulong dm_offset, ulong length, uint access);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_cq_ex(IntPtr context, IntPtr cq_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_poll_cq(IntPtr cq, int num_entries, [In, Out] ibv_wc[] wc);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_req_notify_cq(IntPtr cq, int solicited_only);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_modify_cq(IntPtr cq, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_srq_ex(IntPtr context, IntPtr srq_init_attr_ex);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_get_srq_num(IntPtr srq, IntPtr srq_num);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_post_srq_recv(IntPtr srq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_post_srq_ops(IntPtr srq, IntPtr op, out IntPtr bad_op);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_qp_ex(IntPtr context, IntPtr qp_init_attr_ex);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_td(IntPtr context, IntPtr init_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_dealloc_td(IntPtr td);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_parent_domain(IntPtr context, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_query_rt_values_ex(IntPtr context, IntPtr values);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_query_device_ex(IntPtr context, IntPtr input, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_open_qp(IntPtr context, IntPtr qp_open_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_modify_qp_rate_limit(IntPtr qp, IntPtr attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_wq(IntPtr context, IntPtr wq_init_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_modify_wq(IntPtr wq, IntPtr wq_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_wq(IntPtr wq);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_rwq_ind_table(IntPtr context, IntPtr init_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_rwq_ind_table(IntPtr rwq_ind_table);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_post_send(IntPtr qp, ref ibv_send_wr wr, out IntPtr bad_wr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_post_recv(IntPtr qp, ref ibv_recv_wr wr, out IntPtr bad_wr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_is_qpt_supported(uint caps, uint qpt);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_counters(IntPtr context, IntPtr init_attr);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_counters(IntPtr counters);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_attach_counters_point_flow(IntPtr counters, IntPtr attr, IntPtr flow);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern int ibv_read_counters(IntPtr counters, IntPtr counters_value, uint ncounters, uint flags);
+        [DllImport("librdmaverbs.so.1", SetLastError = true)]
+        public static extern ushort ibv_flow_label_to_udp_sport(uint fl);
         [DllImport("librdmacm.so.1", SetLastError = true)]
         public static extern int rdma_getaddrinfo(string node, string service, ref rdma_addrinfo hints, out IntPtr res);
         [DllImport("librdmacm.so.1", SetLastError = true)]
@@ -204,8 +611,60 @@ namespace RdmaVerbs
         public static extern ushort rdma_get_src_port(IntPtr id);
         [DllImport("librdmacm.so.1", SetLastError = true)]
         public static extern ushort rdma_get_dst_port(IntPtr id);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern IntPtr rdma_create_event_channel();
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern void rdma_destroy_event_channel(IntPtr channel);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_create_id(IntPtr channel, out IntPtr id, IntPtr context, uint ps);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_destroy_id(IntPtr id);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_bind_addr(IntPtr id, IntPtr addr);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_resolve_addr(IntPtr id, IntPtr src_addr, IntPtr dst_addr, int timeout_ms);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_resolve_route(IntPtr id, int timeout_ms);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_get_cm_event(IntPtr channel, out IntPtr @event);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_ack_cm_event(IntPtr @event);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern IntPtr rdma_event_str(uint @event);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern int rdma_create_qp(IntPtr id, IntPtr pd, ref ibv_qp_init_attr qp_init_attr);
+        [DllImport("librdmacm.so.1", SetLastError = true)]
+        public static extern void rdma_destroy_qp(IntPtr id);
         [DllImport("libibverbs.so.1", SetLastError = true)]
         public static extern IntPtr ibv_wc_status_str(uint status);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_comp_channel(IntPtr context);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_comp_channel(IntPtr channel);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_get_cq_event(IntPtr channel, out IntPtr cq, out IntPtr cq_context);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern void ibv_ack_cq_events(IntPtr cq, uint nevents);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_alloc_pd(IntPtr context);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_dealloc_pd(IntPtr pd);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_cq(IntPtr context, int cqe, IntPtr cq_context, IntPtr channel, int comp_vector);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_cq(IntPtr cq);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_srq(IntPtr pd, ref ibv_srq_init_attr srq_init_attr);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_srq(IntPtr srq);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_create_ah(IntPtr pd, ref ibv_ah_attr attr);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_destroy_ah(IntPtr ah);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern IntPtr ibv_reg_mr_iova2(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access);
+        [DllImport("libibverbs.so.1", SetLastError = true)]
+        public static extern int ibv_dereg_mr(IntPtr mr);
     }
 
     public static partial class Rdma
@@ -239,30 +698,96 @@ namespace RdmaVerbs
         public const int IBV_SEND_SOLICITED = 4;
         public const int IBV_SEND_INLINE = 8;
         public const int IBV_SEND_IP_CSUM = 16;
-        public const int RAI_PASSIVE = 1;
-        public const int RDMA_PS_TCP = 262;
-        public const int RDMA_PS_UDP = 273;
-        public const int IBV_QPT_RC = 2;
-        public const int IBV_QPT_UD = 4;
         public const int IBV_WC_SEND = 0;
         public const int IBV_WC_RDMA_WRITE = 1;
         public const int IBV_WC_RDMA_READ = 2;
+        public const int IBV_WC_COMP_SWAP = 3;
+        public const int IBV_WC_FETCH_ADD = 4;
+        public const int IBV_WC_BIND_MW = 5;
+        public const int IBV_WC_LOCAL_INV = 6;
+        public const int IBV_WC_TSO = 7;
+        public const int IBV_WC_ATOMIC_WRITE = 9;
         public const int IBV_WC_RECV = 128;
         public const int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+        public const int IBV_WC_TM_ADD = 130;
+        public const int IBV_WC_TM_DEL = 131;
+        public const int IBV_WC_TM_SYNC = 132;
+        public const int IBV_WC_TM_RECV = 133;
+        public const int IBV_WC_TM_NO_TAG = 134;
+        public const int IBV_WC_DRIVER1 = 135;
+        public const int IBV_WC_DRIVER2 = 136;
+        public const int IBV_WC_DRIVER3 = 137;
         public const int IBV_WC_GRH = 1;
         public const int IBV_WC_WITH_IMM = 2;
+        public const int IBV_WC_IP_CSUM_OK = 4;
+        public const int IBV_WC_WITH_INV = 8;
+        public const int IBV_WC_TM_SYNC_REQ = 16;
+        public const int IBV_WC_TM_MATCH = 32;
+        public const int IBV_WC_TM_DATA_VALID = 64;
+        public const int IBV_WR_RDMA_WRITE = 0;
+        public const int IBV_WR_RDMA_WRITE_WITH_IMM = 1;
+        public const int IBV_WR_SEND = 2;
+        public const int IBV_WR_SEND_WITH_IMM = 3;
+        public const int IBV_WR_RDMA_READ = 4;
+        public const int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
+        public const int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
+        public const int IBV_WR_LOCAL_INV = 7;
+        public const int IBV_WR_BIND_MW = 8;
+        public const int IBV_WR_SEND_WITH_INV = 9;
+        public const int IBV_WR_TSO = 10;
+        public const int IBV_WR_DRIVER1 = 11;
+        public const int IBV_WR_ATOMIC_WRITE = 15;
         public const int IBV_ACCESS_LOCAL_WRITE = 1;
         public const int IBV_ACCESS_REMOTE_WRITE = 2;
         public const int IBV_ACCESS_REMOTE_READ = 4;
+        public const int IBV_ACCESS_REMOTE_ATOMIC = 8;
+        public const int IBV_ACCESS_MW_BIND = 16;
+        public const int IBV_ACCESS_ZERO_BASED = 32;
+        public const int IBV_ACCESS_ON_DEMAND = 64;
+        public const int IBV_ACCESS_HUGETLB = 128;
+        public const int IBV_ACCESS_RELAXED_ORDERING = 1048576;
+        public const int IBV_QPT_RC = 2;
+        public const int IBV_QPT_UC = 3;
+        public const int IBV_QPT_UD = 4;
+        public const int IBV_QPT_RAW_PACKET = 8;
+        public const int IBV_QPT_XRC_SEND = 9;
+        public const int IBV_QPT_XRC_RECV = 10;
+        public const int IBV_QPT_DRIVER = 255;
+        public const int RDMA_PS_IPOIB = 2;
+        public const int RDMA_PS_TCP = 262;
+        public const int RDMA_PS_UDP = 273;
+        public const int RDMA_PS_IB = 319;
+        public const int RDMA_CM_EVENT_ADDR_RESOLVED = 0;
+        public const int RDMA_CM_EVENT_ADDR_ERROR = 1;
+        public const int RDMA_CM_EVENT_ROUTE_RESOLVED = 2;
+        public const int RDMA_CM_EVENT_ROUTE_ERROR = 3;
+        public const int RDMA_CM_EVENT_CONNECT_REQUEST = 4;
+        public const int RDMA_CM_EVENT_CONNECT_RESPONSE = 5;
+        public const int RDMA_CM_EVENT_CONNECT_ERROR = 6;
+        public const int RDMA_CM_EVENT_UNREACHABLE = 7;
+        public const int RDMA_CM_EVENT_REJECTED = 8;
+        public const int RDMA_CM_EVENT_ESTABLISHED = 9;
+        public const int RDMA_CM_EVENT_DISCONNECTED = 10;
+        public const int RDMA_CM_EVENT_DEVICE_REMOVAL = 11;
+        public const int RDMA_CM_EVENT_MULTICAST_JOIN = 12;
+        public const int RDMA_CM_EVENT_MULTICAST_ERROR = 13;
+        public const int RDMA_CM_EVENT_ADDR_CHANGE = 14;
+        public const int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
+        public const int RAI_PASSIVE = 1;
+        public const int RDMA_UDP_QKEY = 19088743;
         public const int AF_INET = 2;
         public const int AF_INET6 = 10;
         public const int EINVAL = 22;
         public const int ETIMEDOUT = 110;
         public const int ENOMEM = 12;
         public const int EIO = 5;
+        public const int ENOENT = 2;
+        public const int EAGAIN = 11;
+        public const int EBUSY = 16;
+        public const int EOPNOTSUPP = 95;
 
         /// <summary>The constants, for the layout check.</summary>
-        public static readonly string[] Constants = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
+        public static readonly string[] Constants = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_COMP_SWAP", "IBV_WC_FETCH_ADD", "IBV_WC_BIND_MW", "IBV_WC_LOCAL_INV", "IBV_WC_TSO", "IBV_WC_ATOMIC_WRITE", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_TM_ADD", "IBV_WC_TM_DEL", "IBV_WC_TM_SYNC", "IBV_WC_TM_RECV", "IBV_WC_TM_NO_TAG", "IBV_WC_DRIVER1", "IBV_WC_DRIVER2", "IBV_WC_DRIVER3", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_WC_IP_CSUM_OK", "IBV_WC_WITH_INV", "IBV_WC_TM_SYNC_REQ", "IBV_WC_TM_MATCH", "IBV_WC_TM_DATA_VALID", "IBV_WR_RDMA_WRITE", "IBV_WR_RDMA_WRITE_WITH_IMM", "IBV_WR_SEND", "IBV_WR_SEND_WITH_IMM", "IBV_WR_RDMA_READ", "IBV_WR_ATOMIC_CMP_AND_SWP", "IBV_WR_ATOMIC_FETCH_AND_ADD", "IBV_WR_LOCAL_INV", "IBV_WR_BIND_MW", "IBV_WR_SEND_WITH_INV", "IBV_WR_TSO", "IBV_WR_DRIVER1", "IBV_WR_ATOMIC_WRITE", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "IBV_ACCESS_REMOTE_ATOMIC", "IBV_ACCESS_MW_BIND", "IBV_ACCESS_ZERO_BASED", "IBV_ACCESS_ON_DEMAND", "IBV_ACCESS_HUGETLB", "IBV_ACCESS_RELAXED_ORDERING", "IBV_QPT_RC", "IBV_QPT_UC", "IBV_QPT_UD", "IBV_QPT_RAW_PACKET", "IBV_QPT_XRC_SEND", "IBV_QPT_XRC_RECV", "IBV_QPT_DRIVER", "RDMA_PS_IPOIB", "RDMA_PS_TCP", "RDMA_PS_UDP", "RDMA_PS_IB", "RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR", "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE", "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL", "RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT", "RAI_PASSIVE", "RDMA_UDP_QKEY", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO", "ENOENT", "EAGAIN", "EBUSY", "EOPNOTSUPP"};
 
         /// <summary>Every struct and its fields, for the layout check.</summary>
         public static readonly Tuple<Type, string[]>[] Structs = {
@@ -275,44 +800,185 @@ namespace RdmaVerbs
             Tuple.Create(typeof(ibv_mr), new[] {"context", "pd", "addr", "length", "handle", "lkey", "rkey"}),
             Tuple.Create(typeof(rdma_cm_id), new[] {"verbs", "channel", "context", "qp", "route", "ps", "port_num", "event", "send_cq_channel", "send_cq", "recv_cq_channel", "recv_cq", "srq", "pd", "qp_type"}),
             Tuple.Create(typeof(sockaddr_in), new[] {"sin_family", "sin_port", "sin_addr", "sin_zero"}),
+            Tuple.Create(typeof(ibv_mw_bind_info), new[] {"mr", "addr", "length", "mw_access_flags"}),
+            Tuple.Create(typeof(ibv_send_wr_wr_rdma), new[] {"remote_addr", "rkey"}),
+            Tuple.Create(typeof(ibv_send_wr_wr_atomic), new[] {"remote_addr", "compare_add", "swap", "rkey"}),
+            Tuple.Create(typeof(ibv_send_wr_wr_ud), new[] {"ah", "remote_qpn", "remote_qkey"}),
+            Tuple.Create(typeof(ibv_send_wr_wr), new[] {"rdma", "atomic", "ud"}),
+            Tuple.Create(typeof(ibv_send_wr_qp_type_xrc), new[] {"remote_srqn"}),
+            Tuple.Create(typeof(ibv_send_wr_qp_type), new[] {"xrc"}),
+            Tuple.Create(typeof(ibv_send_wr_bind_mw), new[] {"mw", "rkey", "bind_info"}),
+            Tuple.Create(typeof(ibv_send_wr), new[] {"wr_id", "next", "sg_list", "num_sge", "opcode", "send_flags", "imm_data", "wr", "qp_type", "bind_mw"}),
+            Tuple.Create(typeof(ibv_recv_wr), new[] {"wr_id", "next", "sg_list", "num_sge"}),
+            Tuple.Create(typeof(ibv_srq_attr), new[] {"max_wr", "max_sge", "srq_limit"}),
+            Tuple.Create(typeof(ibv_srq_init_attr), new[] {"srq_context", "attr"}),
+            Tuple.Create(typeof(ibv_gid_global), new[] {"subnet_prefix", "interface_id"}),
+            Tuple.Create(typeof(ibv_gid), new[] {"raw", "global"}),
+            Tuple.Create(typeof(ibv_global_route), new[] {"dgid", "flow_label", "sgid_index", "hop_limit", "traffic_class"}),
+            Tuple.Create(typeof(ibv_ah_attr), new[] {"grh", "dlid", "sl", "src_path_bits", "static_rate", "is_global", "port_num"}),
+            Tuple.Create(typeof(rdma_ud_param), new[] {"private_data", "private_data_len", "ah_attr", "qp_num", "qkey"}),
+            Tuple.Create(typeof(rdma_cm_event_param), new[] {"conn", "ud"}),
+            Tuple.Create(typeof(rdma_cm_event), new[] {"id", "listen_id", "event", "status", "param"}),
+            Tuple.Create(typeof(rdma_event_channel), new[] {"fd"}),
+            Tuple.Create(typeof(ibv_comp_channel), new[] {"context", "fd", "refcnt"}),
+            Tuple.Create(typeof(ibv_qp), new[] {"context", "qp_context", "pd", "send_cq", "recv_cq", "srq", "handle", "qp_num", "state", "qp_type", "mutex", "cond", "events_completed"}),
         };
 
-        /// <summary>rdma_seterrno, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>librdmaverbs' functions and their symbol version nodes (the name
+        /// Mono looks up on librdmaverbs' handle is checked to be that version's).</summary>
+        public static readonly Tuple<string, string>[] Versions = {
+            Tuple.Create("rdma_seterrno", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_reg_msgs", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_reg_read", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_reg_write", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_dereg_mr", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_recvv", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_sendv", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_readv", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_writev", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_recv", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_send", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_read", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_write", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_post_ud_send", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_get_send_comp", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_get_recv_comp", "RDMAVERBS_1.0"),
+            Tuple.Create("rdma_get_send_comp_timeout", "RDMAVERBS_1.1"),
+            Tuple.Create("rdma_get_recv_comp_timeout", "RDMAVERBS_1.1"),
+            Tuple.Create("rdma_get_local_addr", "RDMAVERBS_1.2"),
+            Tuple.Create("rdma_get_peer_addr", "RDMAVERBS_1.2"),
+            Tuple.Create("ibv_wr_atomic_cmp_swp", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_atomic_fetch_add", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_bind_mw", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_local_inv", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_rdma_read", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_rdma_write", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_rdma_write_imm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_send", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_send_imm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_send_inv", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_send_tso", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_ud_addr", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_xrc_srqn", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_inline_data", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_inline_data_list", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_sge", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_set_sge_list", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_start", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_complete", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_abort", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wr_atomic_write", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_cq_ex_to_cq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_start_poll", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_next_poll", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_end_poll", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_opcode", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_vendor_err", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_byte_len", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_imm_data", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_invalidated_rkey", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_qp_num", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_src_qp", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_wc_flags", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_slid", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_sl", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_dlid_path_bits", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_completion_ts", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_completion_wallclock_ns", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_cvlan", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_flow_tag", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_wc_read_tm_info", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_post_wq_recv", "RDMAVERBS_1.3"),
+            Tuple.Create("___ibv_query_port", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_query_gid_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_query_gid_table", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_flow", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_destroy_flow", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_flow_action_esp", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_modify_flow_action_esp", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_destroy_flow_action", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_open_xrcd", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_close_xrcd", "RDMAVERBS_1.3"),
+            Tuple.Create("__ibv_reg_mr", "RDMAVERBS_1.3"),
+            Tuple.Create("__ibv_reg_mr_iova", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_alloc_mw", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_dealloc_mw", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_inc_rkey", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_bind_mw", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_advise_mr", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_alloc_dm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_free_dm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_memcpy_to_dm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_memcpy_from_dm", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_alloc_null_mr", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_reg_dm_mr", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_cq_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_poll_cq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_req_notify_cq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_modify_cq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_srq_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_get_srq_num", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_post_srq_recv", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_post_srq_ops", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_qp_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_alloc_td", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_dealloc_td", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_alloc_parent_domain", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_query_rt_values_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_query_device_ex", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_open_qp", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_modify_qp_rate_limit", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_wq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_modify_wq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_destroy_wq", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_rwq_ind_table", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_destroy_rwq_ind_table", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_post_send", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_post_recv", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_is_qpt_supported", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_create_counters", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_destroy_counters", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_attach_counters_point_flow", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_read_counters", "RDMAVERBS_1.3"),
+            Tuple.Create("ibv_flow_label_to_udp_sport", "RDMAVERBS_1.3"),
+        };
+
+        /// <summary>rdma_seterrno, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_seterrno(int ret)
         {
             Init();
             return Checked.rdma_seterrno(ret);
         }
 
-        /// <summary>rdma_reg_msgs, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_reg_msgs, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
         public static IntPtr rdma_reg_msgs(IntPtr id, IntPtr addr, ulong length)
         {
             Init();
             return Checked.rdma_reg_msgs(id, addr, length);
         }
 
-        /// <summary>rdma_reg_read, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_reg_read, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
         public static IntPtr rdma_reg_read(IntPtr id, IntPtr addr, ulong length)
         {
             Init();
             return Checked.rdma_reg_read(id, addr, length);
         }
 
-        /// <summary>rdma_reg_write, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_reg_write, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
         public static IntPtr rdma_reg_write(IntPtr id, IntPtr addr, ulong length)
         {
             Init();
             return Checked.rdma_reg_write(id, addr, length);
         }
 
-        /// <summary>rdma_dereg_mr, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_dereg_mr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_dereg_mr(IntPtr mr)
         {
             Init();
             return Checked.rdma_dereg_mr(mr);
         }
 
-        /// <summary>rdma_post_recvv, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_recvv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_recvv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge)
         {
             if (sgl != null && nsge > sgl.Length)
@@ -321,7 +987,7 @@ namespace RdmaVerbs
             return Checked.rdma_post_recvv(id, context, sgl, nsge);
         }
 
-        /// <summary>rdma_post_sendv, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_sendv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_sendv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags)
         {
             if (sgl != null && nsge > sgl.Length)
@@ -330,7 +996,7 @@ namespace RdmaVerbs
             return Checked.rdma_post_sendv(id, context, sgl, nsge, flags);
         }
 
-        /// <summary>rdma_post_readv, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_readv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_readv(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags, ulong remote_addr, uint rkey)
         {
             if (sgl != null && nsge > sgl.Length)
@@ -339,7 +1005,7 @@ namespace RdmaVerbs
             return Checked.rdma_post_readv(id, context, sgl, nsge, flags, remote_addr, rkey);
         }
 
-        /// <summary>rdma_post_writev, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_writev, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_writev(IntPtr id, IntPtr context, [In] ibv_sge[] sgl, int nsge, int flags, ulong remote_addr, uint rkey)
         {
             if (sgl != null && nsge > sgl.Length)
@@ -348,147 +1014,811 @@ namespace RdmaVerbs
             return Checked.rdma_post_writev(id, context, sgl, nsge, flags, remote_addr, rkey);
         }
 
-        /// <summary>rdma_post_recv, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_recv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_recv(IntPtr id, IntPtr context, IntPtr addr, ulong length, IntPtr mr)
         {
             Init();
             return Checked.rdma_post_recv(id, context, addr, length, mr);
         }
 
-        /// <summary>rdma_post_send, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_send(IntPtr id, IntPtr context, IntPtr addr, ulong length, IntPtr mr, int flags)
         {
             Init();
             return Checked.rdma_post_send(id, context, addr, length, mr, flags);
         }
 
-        /// <summary>rdma_post_read, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_read, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_read(IntPtr id, IntPtr context, IntPtr addr, ulong length, IntPtr mr, int flags, ulong remote_addr, uint rkey)
         {
             Init();
             return Checked.rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey);
         }
 
-        /// <summary>rdma_post_write, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_write, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_write(IntPtr id, IntPtr context, IntPtr addr, ulong length, IntPtr mr, int flags, ulong remote_addr, uint rkey)
         {
             Init();
             return Checked.rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey);
         }
 
-        /// <summary>rdma_post_ud_send, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_post_ud_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_post_ud_send(IntPtr id, IntPtr context, IntPtr addr, ulong length, IntPtr mr, int flags, IntPtr ah, uint remote_qpn)
         {
             Init();
             return Checked.rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn);
         }
 
-        /// <summary>rdma_get_send_comp, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_send_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_get_send_comp(IntPtr id, ref ibv_wc wc)
         {
             Init();
             return Checked.rdma_get_send_comp(id, ref wc);
         }
 
-        /// <summary>rdma_get_recv_comp, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_recv_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_get_recv_comp(IntPtr id, ref ibv_wc wc)
         {
             Init();
             return Checked.rdma_get_recv_comp(id, ref wc);
         }
 
-        /// <summary>rdma_get_send_comp_timeout, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_send_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_get_send_comp_timeout(IntPtr id, ref ibv_wc wc, int timeout_ms)
         {
             Init();
             return Checked.rdma_get_send_comp_timeout(id, ref wc, timeout_ms);
         }
 
-        /// <summary>rdma_get_recv_comp_timeout, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_recv_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_get_recv_comp_timeout(IntPtr id, ref ibv_wc wc, int timeout_ms)
         {
             Init();
             return Checked.rdma_get_recv_comp_timeout(id, ref wc, timeout_ms);
         }
 
-        /// <summary>rdma_get_local_addr, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_local_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
         public static IntPtr rdma_get_local_addr(IntPtr id)
         {
             Init();
             return Checked.rdma_get_local_addr(id);
         }
 
-        /// <summary>rdma_get_peer_addr, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_peer_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
         public static IntPtr rdma_get_peer_addr(IntPtr id)
         {
             Init();
             return Checked.rdma_get_peer_addr(id);
         }
 
-        /// <summary>rdma_getaddrinfo, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>ibv_wr_atomic_cmp_swp, as in C; it throws nothing.</summary>
+        public static void ibv_wr_atomic_cmp_swp(IntPtr qp, uint rkey, ulong remote_addr, ulong compare, ulong swap)
+        {
+            Init();
+            Checked.ibv_wr_atomic_cmp_swp(qp, rkey, remote_addr, compare, swap);
+        }
+
+        /// <summary>ibv_wr_atomic_fetch_add, as in C; it throws nothing.</summary>
+        public static void ibv_wr_atomic_fetch_add(IntPtr qp, uint rkey, ulong remote_addr, ulong add)
+        {
+            Init();
+            Checked.ibv_wr_atomic_fetch_add(qp, rkey, remote_addr, add);
+        }
+
+        /// <summary>ibv_wr_bind_mw, as in C; it throws nothing.</summary>
+        public static void ibv_wr_bind_mw(IntPtr qp, IntPtr mw, uint rkey, ref ibv_mw_bind_info bind_info)
+        {
+            Init();
+            Checked.ibv_wr_bind_mw(qp, mw, rkey, ref bind_info);
+        }
+
+        /// <summary>ibv_wr_local_inv, as in C; it throws nothing.</summary>
+        public static void ibv_wr_local_inv(IntPtr qp, uint invalidate_rkey)
+        {
+            Init();
+            Checked.ibv_wr_local_inv(qp, invalidate_rkey);
+        }
+
+        /// <summary>ibv_wr_rdma_read, as in C; it throws nothing.</summary>
+        public static void ibv_wr_rdma_read(IntPtr qp, uint rkey, ulong remote_addr)
+        {
+            Init();
+            Checked.ibv_wr_rdma_read(qp, rkey, remote_addr);
+        }
+
+        /// <summary>ibv_wr_rdma_write, as in C; it throws nothing.</summary>
+        public static void ibv_wr_rdma_write(IntPtr qp, uint rkey, ulong remote_addr)
+        {
+            Init();
+            Checked.ibv_wr_rdma_write(qp, rkey, remote_addr);
+        }
+
+        /// <summary>ibv_wr_rdma_write_imm, as in C; it throws nothing.</summary>
+        public static void ibv_wr_rdma_write_imm(IntPtr qp, uint rkey, ulong remote_addr, uint imm_data)
+        {
+            Init();
+            Checked.ibv_wr_rdma_write_imm(qp, rkey, remote_addr, imm_data);
+        }
+
+        /// <summary>ibv_wr_send, as in C; it throws nothing.</summary>
+        public static void ibv_wr_send(IntPtr qp)
+        {
+            Init();
+            Checked.ibv_wr_send(qp);
+        }
+
+        /// <summary>ibv_wr_send_imm, as in C; it throws nothing.</summary>
+        public static void ibv_wr_send_imm(IntPtr qp, uint imm_data)
+        {
+            Init();
+            Checked.ibv_wr_send_imm(qp, imm_data);
+        }
+
+        /// <summary>ibv_wr_send_inv, as in C; it throws nothing.</summary>
+        public static void ibv_wr_send_inv(IntPtr qp, uint invalidate_rkey)
+        {
+            Init();
+            Checked.ibv_wr_send_inv(qp, invalidate_rkey);
+        }
+
+        /// <summary>ibv_wr_send_tso, as in C; it throws nothing.</summary>
+        public static void ibv_wr_send_tso(IntPtr qp, IntPtr hdr, ushort hdr_sz, ushort mss)
+        {
+            Init();
+            Checked.ibv_wr_send_tso(qp, hdr, hdr_sz, mss);
+        }
+
+        /// <summary>ibv_wr_set_ud_addr, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_ud_addr(IntPtr qp, IntPtr ah, uint remote_qpn, uint remote_qkey)
+        {
+            Init();
+            Checked.ibv_wr_set_ud_addr(qp, ah, remote_qpn, remote_qkey);
+        }
+
+        /// <summary>ibv_wr_set_xrc_srqn, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_xrc_srqn(IntPtr qp, uint remote_srqn)
+        {
+            Init();
+            Checked.ibv_wr_set_xrc_srqn(qp, remote_srqn);
+        }
+
+        /// <summary>ibv_wr_set_inline_data, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_inline_data(IntPtr qp, IntPtr addr, ulong length)
+        {
+            Init();
+            Checked.ibv_wr_set_inline_data(qp, addr, length);
+        }
+
+        /// <summary>ibv_wr_set_inline_data_list, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_inline_data_list(IntPtr qp, ulong num_buf, IntPtr buf_list)
+        {
+            Init();
+            Checked.ibv_wr_set_inline_data_list(qp, num_buf, buf_list);
+        }
+
+        /// <summary>ibv_wr_set_sge, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_sge(IntPtr qp, uint lkey, ulong addr, uint length)
+        {
+            Init();
+            Checked.ibv_wr_set_sge(qp, lkey, addr, length);
+        }
+
+        /// <summary>ibv_wr_set_sge_list, as in C; it throws nothing.</summary>
+        public static void ibv_wr_set_sge_list(IntPtr qp, ulong num_sge, [In] ibv_sge[] sg_list)
+        {
+            if (sg_list != null && num_sge > (ulong) sg_list.Length)
+                throw new ArgumentException("ibv_wr_set_sge_list: num_sge is " + num_sge + " but sg_list has " + sg_list.Length + " elements", "num_sge");
+            Init();
+            Checked.ibv_wr_set_sge_list(qp, num_sge, sg_list);
+        }
+
+        /// <summary>ibv_wr_start, as in C; it throws nothing.</summary>
+        public static void ibv_wr_start(IntPtr qp)
+        {
+            Init();
+            Checked.ibv_wr_start(qp);
+        }
+
+        /// <summary>ibv_wr_complete, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_wr_complete(IntPtr qp)
+        {
+            Init();
+            return Checked.ibv_wr_complete(qp);
+        }
+
+        /// <summary>ibv_wr_abort, as in C; it throws nothing.</summary>
+        public static void ibv_wr_abort(IntPtr qp)
+        {
+            Init();
+            Checked.ibv_wr_abort(qp);
+        }
+
+        /// <summary>ibv_wr_atomic_write, as in C; it throws nothing.</summary>
+        public static void ibv_wr_atomic_write(IntPtr qp, uint rkey, ulong remote_addr, IntPtr atomic_wr)
+        {
+            Init();
+            Checked.ibv_wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
+        }
+
+        /// <summary>ibv_cq_ex_to_cq, as in C; it throws nothing.</summary>
+        public static IntPtr ibv_cq_ex_to_cq(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_cq_ex_to_cq(cq);
+        }
+
+        /// <summary>ibv_start_poll, as in C: 0, ENOENT (nothing to poll) or an errno value, returned as it is; it throws nothing.</summary>
+        public static int ibv_start_poll(IntPtr cq, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_start_poll(cq, attr);
+        }
+
+        /// <summary>ibv_next_poll, as in C: 0, ENOENT (no more) or an errno value, returned as it is; it throws nothing.</summary>
+        public static int ibv_next_poll(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_next_poll(cq);
+        }
+
+        /// <summary>ibv_end_poll, as in C; it throws nothing.</summary>
+        public static void ibv_end_poll(IntPtr cq)
+        {
+            Init();
+            Checked.ibv_end_poll(cq);
+        }
+
+        /// <summary>ibv_wc_read_opcode, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_opcode(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_opcode(cq);
+        }
+
+        /// <summary>ibv_wc_read_vendor_err, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_vendor_err(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_vendor_err(cq);
+        }
+
+        /// <summary>ibv_wc_read_byte_len, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_byte_len(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_byte_len(cq);
+        }
+
+        /// <summary>ibv_wc_read_imm_data, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_imm_data(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_imm_data(cq);
+        }
+
+        /// <summary>ibv_wc_read_invalidated_rkey, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_invalidated_rkey(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_invalidated_rkey(cq);
+        }
+
+        /// <summary>ibv_wc_read_qp_num, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_qp_num(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_qp_num(cq);
+        }
+
+        /// <summary>ibv_wc_read_src_qp, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_src_qp(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_src_qp(cq);
+        }
+
+        /// <summary>ibv_wc_read_wc_flags, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_wc_flags(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_wc_flags(cq);
+        }
+
+        /// <summary>ibv_wc_read_slid, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_slid(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_slid(cq);
+        }
+
+        /// <summary>ibv_wc_read_sl, as in C; it throws nothing.</summary>
+        public static byte ibv_wc_read_sl(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_sl(cq);
+        }
+
+        /// <summary>ibv_wc_read_dlid_path_bits, as in C; it throws nothing.</summary>
+        public static byte ibv_wc_read_dlid_path_bits(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_dlid_path_bits(cq);
+        }
+
+        /// <summary>ibv_wc_read_completion_ts, as in C; it throws nothing.</summary>
+        public static ulong ibv_wc_read_completion_ts(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_completion_ts(cq);
+        }
+
+        /// <summary>ibv_wc_read_completion_wallclock_ns, as in C; it throws nothing.</summary>
+        public static ulong ibv_wc_read_completion_wallclock_ns(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_completion_wallclock_ns(cq);
+        }
+
+        /// <summary>ibv_wc_read_cvlan, as in C; it throws nothing.</summary>
+        public static ushort ibv_wc_read_cvlan(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_cvlan(cq);
+        }
+
+        /// <summary>ibv_wc_read_flow_tag, as in C; it throws nothing.</summary>
+        public static uint ibv_wc_read_flow_tag(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_wc_read_flow_tag(cq);
+        }
+
+        /// <summary>ibv_wc_read_tm_info, as in C; it throws nothing.</summary>
+        public static void ibv_wc_read_tm_info(IntPtr cq, IntPtr tm_info)
+        {
+            Init();
+            Checked.ibv_wc_read_tm_info(cq, tm_info);
+        }
+
+        /// <summary>ibv_post_wq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_post_wq_recv(IntPtr wq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
+        {
+            Init();
+            return Checked.ibv_post_wq_recv(wq, ref recv_wr, out bad_recv_wr);
+        }
+
+        /// <summary>___ibv_query_port, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ___ibv_query_port(IntPtr context, byte port_num, IntPtr port_attr)
+        {
+            Init();
+            return Checked.___ibv_query_port(context, port_num, port_attr);
+        }
+
+        /// <summary>ibv_query_gid_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_query_gid_ex(IntPtr context, uint port_num, uint gid_index, IntPtr entry, uint flags)
+        {
+            Init();
+            return Checked.ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
+        }
+
+        /// <summary>ibv_query_gid_table, as in C; a failure (a negative value) throws RdmaVerbsException (minus that value).</summary>
+        public static long ibv_query_gid_table(IntPtr context, IntPtr entries, ulong max_entries, uint flags)
+        {
+            Init();
+            return Checked.ibv_query_gid_table(context, entries, max_entries, flags);
+        }
+
+        /// <summary>ibv_create_flow, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_flow(IntPtr qp, IntPtr flow)
+        {
+            Init();
+            return Checked.ibv_create_flow(qp, flow);
+        }
+
+        /// <summary>ibv_destroy_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_flow(IntPtr flow_id)
+        {
+            Init();
+            return Checked.ibv_destroy_flow(flow_id);
+        }
+
+        /// <summary>ibv_create_flow_action_esp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_flow_action_esp(IntPtr ctx, IntPtr esp)
+        {
+            Init();
+            return Checked.ibv_create_flow_action_esp(ctx, esp);
+        }
+
+        /// <summary>ibv_modify_flow_action_esp, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_modify_flow_action_esp(IntPtr action, IntPtr esp)
+        {
+            Init();
+            return Checked.ibv_modify_flow_action_esp(action, esp);
+        }
+
+        /// <summary>ibv_destroy_flow_action, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_flow_action(IntPtr action)
+        {
+            Init();
+            return Checked.ibv_destroy_flow_action(action);
+        }
+
+        /// <summary>ibv_open_xrcd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_open_xrcd(IntPtr context, IntPtr xrcd_init_attr)
+        {
+            Init();
+            return Checked.ibv_open_xrcd(context, xrcd_init_attr);
+        }
+
+        /// <summary>ibv_close_xrcd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_close_xrcd(IntPtr xrcd)
+        {
+            Init();
+            return Checked.ibv_close_xrcd(xrcd);
+        }
+
+        /// <summary>__ibv_reg_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr __ibv_reg_mr(IntPtr pd, IntPtr addr, ulong length, uint access, int is_access_const)
+        {
+            Init();
+            return Checked.__ibv_reg_mr(pd, addr, length, access, is_access_const);
+        }
+
+        /// <summary>__ibv_reg_mr_iova, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr __ibv_reg_mr_iova(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access, int is_access_const)
+        {
+            Init();
+            return Checked.__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const);
+        }
+
+        /// <summary>ibv_alloc_mw, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_mw(IntPtr pd, uint type_)
+        {
+            Init();
+            return Checked.ibv_alloc_mw(pd, type_);
+        }
+
+        /// <summary>ibv_dealloc_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_dealloc_mw(IntPtr mw)
+        {
+            Init();
+            return Checked.ibv_dealloc_mw(mw);
+        }
+
+        /// <summary>ibv_inc_rkey, as in C; it throws nothing.</summary>
+        public static uint ibv_inc_rkey(uint rkey)
+        {
+            Init();
+            return Checked.ibv_inc_rkey(rkey);
+        }
+
+        /// <summary>ibv_bind_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_bind_mw(IntPtr qp, IntPtr mw, IntPtr mw_bind)
+        {
+            Init();
+            return Checked.ibv_bind_mw(qp, mw, mw_bind);
+        }
+
+        /// <summary>ibv_advise_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_advise_mr(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge)
+        {
+            if (sg_list != null && num_sge > sg_list.Length)
+                throw new ArgumentException("ibv_advise_mr: num_sge is " + num_sge + " but sg_list has " + sg_list.Length + " elements", "num_sge");
+            Init();
+            return Checked.ibv_advise_mr(pd, advice, flags, sg_list, num_sge);
+        }
+
+        /// <summary>ibv_alloc_dm, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_dm(IntPtr context, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_alloc_dm(context, attr);
+        }
+
+        /// <summary>ibv_free_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_free_dm(IntPtr dm)
+        {
+            Init();
+            return Checked.ibv_free_dm(dm);
+        }
+
+        /// <summary>ibv_memcpy_to_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_memcpy_to_dm(IntPtr dm, ulong dm_offset, IntPtr host_addr, ulong length)
+        {
+            Init();
+            return Checked.ibv_memcpy_to_dm(dm, dm_offset, host_addr, length);
+        }
+
+        /// <summary>ibv_memcpy_from_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_memcpy_from_dm(IntPtr host_addr, IntPtr dm, ulong dm_offset, ulong length)
+        {
+            Init();
+            return Checked.ibv_memcpy_from_dm(host_addr, dm, dm_offset, length);
+        }
+
+        /// <summary>ibv_alloc_null_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_null_mr(IntPtr pd)
+        {
+            Init();
+            return Checked.ibv_alloc_null_mr(pd);
+        }
+
+        /// <summary>ibv_reg_dm_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_reg_dm_mr(IntPtr pd, IntPtr dm, ulong dm_offset, ulong length, uint access)
+        {
+            Init();
+            return Checked.ibv_reg_dm_mr(pd, dm, dm_offset, length, access);
+        }
+
+        /// <summary>ibv_create_cq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_cq_ex(IntPtr context, IntPtr cq_attr)
+        {
+            Init();
+            return Checked.ibv_create_cq_ex(context, cq_attr);
+        }
+
+        /// <summary>ibv_poll_cq, as in C: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int ibv_poll_cq(IntPtr cq, int num_entries, [In, Out] ibv_wc[] wc)
+        {
+            if (wc != null && num_entries > wc.Length)
+                throw new ArgumentException("ibv_poll_cq: num_entries is " + num_entries + " but wc has " + wc.Length + " elements", "num_entries");
+            Init();
+            return Checked.ibv_poll_cq(cq, num_entries, wc);
+        }
+
+        /// <summary>ibv_req_notify_cq, as in C: arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_req_notify_cq(IntPtr cq, int solicited_only)
+        {
+            Init();
+            return Checked.ibv_req_notify_cq(cq, solicited_only);
+        }
+
+        /// <summary>ibv_modify_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_modify_cq(IntPtr cq, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_modify_cq(cq, attr);
+        }
+
+        /// <summary>ibv_create_srq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_srq_ex(IntPtr context, IntPtr srq_init_attr_ex)
+        {
+            Init();
+            return Checked.ibv_create_srq_ex(context, srq_init_attr_ex);
+        }
+
+        /// <summary>ibv_get_srq_num, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_get_srq_num(IntPtr srq, IntPtr srq_num)
+        {
+            Init();
+            return Checked.ibv_get_srq_num(srq, srq_num);
+        }
+
+        /// <summary>ibv_post_srq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_post_srq_recv(IntPtr srq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
+        {
+            Init();
+            return Checked.ibv_post_srq_recv(srq, ref recv_wr, out bad_recv_wr);
+        }
+
+        /// <summary>ibv_post_srq_ops, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_post_srq_ops(IntPtr srq, IntPtr op, out IntPtr bad_op)
+        {
+            Init();
+            return Checked.ibv_post_srq_ops(srq, op, out bad_op);
+        }
+
+        /// <summary>ibv_create_qp_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_qp_ex(IntPtr context, IntPtr qp_init_attr_ex)
+        {
+            Init();
+            return Checked.ibv_create_qp_ex(context, qp_init_attr_ex);
+        }
+
+        /// <summary>ibv_alloc_td, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_td(IntPtr context, IntPtr init_attr)
+        {
+            Init();
+            return Checked.ibv_alloc_td(context, init_attr);
+        }
+
+        /// <summary>ibv_dealloc_td, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_dealloc_td(IntPtr td)
+        {
+            Init();
+            return Checked.ibv_dealloc_td(td);
+        }
+
+        /// <summary>ibv_alloc_parent_domain, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_parent_domain(IntPtr context, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_alloc_parent_domain(context, attr);
+        }
+
+        /// <summary>ibv_query_rt_values_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_query_rt_values_ex(IntPtr context, IntPtr values)
+        {
+            Init();
+            return Checked.ibv_query_rt_values_ex(context, values);
+        }
+
+        /// <summary>ibv_query_device_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_query_device_ex(IntPtr context, IntPtr input, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_query_device_ex(context, input, attr);
+        }
+
+        /// <summary>ibv_open_qp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_open_qp(IntPtr context, IntPtr qp_open_attr)
+        {
+            Init();
+            return Checked.ibv_open_qp(context, qp_open_attr);
+        }
+
+        /// <summary>ibv_modify_qp_rate_limit, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_modify_qp_rate_limit(IntPtr qp, IntPtr attr)
+        {
+            Init();
+            return Checked.ibv_modify_qp_rate_limit(qp, attr);
+        }
+
+        /// <summary>ibv_create_wq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_wq(IntPtr context, IntPtr wq_init_attr)
+        {
+            Init();
+            return Checked.ibv_create_wq(context, wq_init_attr);
+        }
+
+        /// <summary>ibv_modify_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_modify_wq(IntPtr wq, IntPtr wq_attr)
+        {
+            Init();
+            return Checked.ibv_modify_wq(wq, wq_attr);
+        }
+
+        /// <summary>ibv_destroy_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_wq(IntPtr wq)
+        {
+            Init();
+            return Checked.ibv_destroy_wq(wq);
+        }
+
+        /// <summary>ibv_create_rwq_ind_table, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_rwq_ind_table(IntPtr context, IntPtr init_attr)
+        {
+            Init();
+            return Checked.ibv_create_rwq_ind_table(context, init_attr);
+        }
+
+        /// <summary>ibv_destroy_rwq_ind_table, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_rwq_ind_table(IntPtr rwq_ind_table)
+        {
+            Init();
+            return Checked.ibv_destroy_rwq_ind_table(rwq_ind_table);
+        }
+
+        /// <summary>ibv_post_send, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_post_send(IntPtr qp, ref ibv_send_wr wr, out IntPtr bad_wr)
+        {
+            Init();
+            return Checked.ibv_post_send(qp, ref wr, out bad_wr);
+        }
+
+        /// <summary>ibv_post_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_post_recv(IntPtr qp, ref ibv_recv_wr wr, out IntPtr bad_wr)
+        {
+            Init();
+            return Checked.ibv_post_recv(qp, ref wr, out bad_wr);
+        }
+
+        /// <summary>ibv_is_qpt_supported, as in C; it throws nothing.</summary>
+        public static int ibv_is_qpt_supported(uint caps, uint qpt)
+        {
+            Init();
+            return Checked.ibv_is_qpt_supported(caps, qpt);
+        }
+
+        /// <summary>ibv_create_counters, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_counters(IntPtr context, IntPtr init_attr)
+        {
+            Init();
+            return Checked.ibv_create_counters(context, init_attr);
+        }
+
+        /// <summary>ibv_destroy_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_counters(IntPtr counters)
+        {
+            Init();
+            return Checked.ibv_destroy_counters(counters);
+        }
+
+        /// <summary>ibv_attach_counters_point_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_attach_counters_point_flow(IntPtr counters, IntPtr attr, IntPtr flow)
+        {
+            Init();
+            return Checked.ibv_attach_counters_point_flow(counters, attr, flow);
+        }
+
+        /// <summary>ibv_read_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_read_counters(IntPtr counters, IntPtr counters_value, uint ncounters, uint flags)
+        {
+            Init();
+            return Checked.ibv_read_counters(counters, counters_value, ncounters, flags);
+        }
+
+        /// <summary>ibv_flow_label_to_udp_sport, as in C; it throws nothing.</summary>
+        public static ushort ibv_flow_label_to_udp_sport(uint fl)
+        {
+            Init();
+            return Checked.ibv_flow_label_to_udp_sport(fl);
+        }
+
+        /// <summary>rdma_getaddrinfo, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_getaddrinfo(string node, string service, ref rdma_addrinfo hints, out IntPtr res)
         {
             Init();
             return Checked.rdma_getaddrinfo(node, service, ref hints, out res);
         }
 
-        /// <summary>rdma_freeaddrinfo, as in C; it cannot fail.</summary>
+        /// <summary>rdma_freeaddrinfo, as in C; it throws nothing.</summary>
         public static void rdma_freeaddrinfo(IntPtr res)
         {
             Init();
             Checked.rdma_freeaddrinfo(res);
         }
 
-        /// <summary>rdma_create_ep, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_create_ep, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_create_ep(out IntPtr id, IntPtr res, IntPtr pd, ref ibv_qp_init_attr qp_init_attr)
         {
             Init();
             return Checked.rdma_create_ep(out id, res, pd, ref qp_init_attr);
         }
 
-        /// <summary>rdma_destroy_ep, as in C; it cannot fail.</summary>
+        /// <summary>rdma_destroy_ep, as in C; it throws nothing.</summary>
         public static void rdma_destroy_ep(IntPtr id)
         {
             Init();
             Checked.rdma_destroy_ep(id);
         }
 
-        /// <summary>rdma_listen, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_listen, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_listen(IntPtr id, int backlog)
         {
             Init();
             return Checked.rdma_listen(id, backlog);
         }
 
-        /// <summary>rdma_get_request, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_get_request, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_get_request(IntPtr listen, out IntPtr id)
         {
             Init();
             return Checked.rdma_get_request(listen, out id);
         }
 
-        /// <summary>rdma_accept, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_accept, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_accept(IntPtr id, ref rdma_conn_param conn_param)
         {
             Init();
             return Checked.rdma_accept(id, ref conn_param);
         }
 
-        /// <summary>rdma_connect, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_connect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_connect(IntPtr id, ref rdma_conn_param conn_param)
         {
             Init();
             return Checked.rdma_connect(id, ref conn_param);
         }
 
-        /// <summary>rdma_disconnect, as in C; a failure throws RdmaVerbsException.</summary>
+        /// <summary>rdma_disconnect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
         public static int rdma_disconnect(IntPtr id)
         {
             Init();
             return Checked.rdma_disconnect(id);
         }
 
-        /// <summary>rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it cannot fail.</summary>
+        /// <summary>rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it throws nothing.</summary>
         public static ushort rdma_get_src_port(IntPtr id)
         {
             Init();
@@ -502,7 +1832,7 @@ namespace RdmaVerbs
             return BitConverter.IsLittleEndian ? (ushort)((r >> 8) | (r << 8)) : r;
         }
 
-        /// <summary>rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it cannot fail.</summary>
+        /// <summary>rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it throws nothing.</summary>
         public static ushort rdma_get_dst_port(IntPtr id)
         {
             Init();
@@ -516,11 +1846,193 @@ namespace RdmaVerbs
             return BitConverter.IsLittleEndian ? (ushort)((r >> 8) | (r << 8)) : r;
         }
 
-        /// <summary>ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail.</summary>
+        /// <summary>rdma_create_event_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr rdma_create_event_channel()
+        {
+            Init();
+            return Checked.rdma_create_event_channel();
+        }
+
+        /// <summary>rdma_destroy_event_channel, as in C; it throws nothing.</summary>
+        public static void rdma_destroy_event_channel(IntPtr channel)
+        {
+            Init();
+            Checked.rdma_destroy_event_channel(channel);
+        }
+
+        /// <summary>rdma_create_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_create_id(IntPtr channel, out IntPtr id, IntPtr context, uint ps)
+        {
+            Init();
+            return Checked.rdma_create_id(channel, out id, context, ps);
+        }
+
+        /// <summary>rdma_destroy_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_destroy_id(IntPtr id)
+        {
+            Init();
+            return Checked.rdma_destroy_id(id);
+        }
+
+        /// <summary>rdma_bind_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_bind_addr(IntPtr id, IntPtr addr)
+        {
+            Init();
+            return Checked.rdma_bind_addr(id, addr);
+        }
+
+        /// <summary>rdma_resolve_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_resolve_addr(IntPtr id, IntPtr src_addr, IntPtr dst_addr, int timeout_ms)
+        {
+            Init();
+            return Checked.rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms);
+        }
+
+        /// <summary>rdma_resolve_route, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_resolve_route(IntPtr id, int timeout_ms)
+        {
+            Init();
+            return Checked.rdma_resolve_route(id, timeout_ms);
+        }
+
+        /// <summary>rdma_get_cm_event, as in C: waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_get_cm_event(IntPtr channel, out IntPtr @event)
+        {
+            Init();
+            return Checked.rdma_get_cm_event(channel, out @event);
+        }
+
+        /// <summary>rdma_ack_cm_event, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_ack_cm_event(IntPtr @event)
+        {
+            Init();
+            return Checked.rdma_ack_cm_event(@event);
+        }
+
+        /// <summary>rdma_event_str, as in C; it throws nothing.</summary>
+        public static string rdma_event_str(uint @event)
+        {
+            Init();
+            return Checked.rdma_event_str(@event);
+        }
+
+        /// <summary>rdma_create_qp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int rdma_create_qp(IntPtr id, IntPtr pd, ref ibv_qp_init_attr qp_init_attr)
+        {
+            Init();
+            return Checked.rdma_create_qp(id, pd, ref qp_init_attr);
+        }
+
+        /// <summary>rdma_destroy_qp, as in C; it throws nothing.</summary>
+        public static void rdma_destroy_qp(IntPtr id)
+        {
+            Init();
+            Checked.rdma_destroy_qp(id);
+        }
+
+        /// <summary>ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it throws nothing.</summary>
         public static string ibv_wc_status_str(uint status)
         {
             Init();
             return Checked.ibv_wc_status_str(status);
+        }
+
+        /// <summary>ibv_create_comp_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_comp_channel(IntPtr context)
+        {
+            Init();
+            return Checked.ibv_create_comp_channel(context);
+        }
+
+        /// <summary>ibv_destroy_comp_channel, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_comp_channel(IntPtr channel)
+        {
+            Init();
+            return Checked.ibv_destroy_comp_channel(channel);
+        }
+
+        /// <summary>ibv_get_cq_event, as in C: waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left).</summary>
+        public static int ibv_get_cq_event(IntPtr channel, out IntPtr cq, out IntPtr cq_context)
+        {
+            Init();
+            return Checked.ibv_get_cq_event(channel, out cq, out cq_context);
+        }
+
+        /// <summary>ibv_ack_cq_events, as in C; it throws nothing.</summary>
+        public static void ibv_ack_cq_events(IntPtr cq, uint nevents)
+        {
+            Init();
+            Checked.ibv_ack_cq_events(cq, nevents);
+        }
+
+        /// <summary>ibv_alloc_pd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_alloc_pd(IntPtr context)
+        {
+            Init();
+            return Checked.ibv_alloc_pd(context);
+        }
+
+        /// <summary>ibv_dealloc_pd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_dealloc_pd(IntPtr pd)
+        {
+            Init();
+            return Checked.ibv_dealloc_pd(pd);
+        }
+
+        /// <summary>ibv_create_cq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_cq(IntPtr context, int cqe, IntPtr cq_context, IntPtr channel, int comp_vector)
+        {
+            Init();
+            return Checked.ibv_create_cq(context, cqe, cq_context, channel, comp_vector);
+        }
+
+        /// <summary>ibv_destroy_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_cq(IntPtr cq)
+        {
+            Init();
+            return Checked.ibv_destroy_cq(cq);
+        }
+
+        /// <summary>ibv_create_srq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_srq(IntPtr pd, ref ibv_srq_init_attr srq_init_attr)
+        {
+            Init();
+            return Checked.ibv_create_srq(pd, ref srq_init_attr);
+        }
+
+        /// <summary>ibv_destroy_srq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_srq(IntPtr srq)
+        {
+            Init();
+            return Checked.ibv_destroy_srq(srq);
+        }
+
+        /// <summary>ibv_create_ah, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_create_ah(IntPtr pd, ref ibv_ah_attr attr)
+        {
+            Init();
+            return Checked.ibv_create_ah(pd, ref attr);
+        }
+
+        /// <summary>ibv_destroy_ah, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_destroy_ah(IntPtr ah)
+        {
+            Init();
+            return Checked.ibv_destroy_ah(ah);
+        }
+
+        /// <summary>ibv_reg_mr_iova2, as in C; a failure (NULL) throws RdmaVerbsException (the errno left).</summary>
+        public static IntPtr ibv_reg_mr_iova2(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access)
+        {
+            Init();
+            return Checked.ibv_reg_mr_iova2(pd, addr, length, iova, access);
+        }
+
+        /// <summary>ibv_dereg_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
+        public static int ibv_dereg_mr(IntPtr mr)
+        {
+            Init();
+            return Checked.ibv_dereg_mr(mr);
         }
     }
 
@@ -708,6 +2220,744 @@ namespace RdmaVerbs
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_atomic_cmp_swp(IntPtr qp, uint rkey, ulong remote_addr, ulong compare, ulong swap)
+        {
+            Native.ibv_wr_atomic_cmp_swp(qp, rkey, remote_addr, compare, swap);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_atomic_fetch_add(IntPtr qp, uint rkey, ulong remote_addr, ulong add)
+        {
+            Native.ibv_wr_atomic_fetch_add(qp, rkey, remote_addr, add);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_bind_mw(IntPtr qp, IntPtr mw, uint rkey, ref ibv_mw_bind_info bind_info)
+        {
+            Native.ibv_wr_bind_mw(qp, mw, rkey, ref bind_info);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_local_inv(IntPtr qp, uint invalidate_rkey)
+        {
+            Native.ibv_wr_local_inv(qp, invalidate_rkey);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_rdma_read(IntPtr qp, uint rkey, ulong remote_addr)
+        {
+            Native.ibv_wr_rdma_read(qp, rkey, remote_addr);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_rdma_write(IntPtr qp, uint rkey, ulong remote_addr)
+        {
+            Native.ibv_wr_rdma_write(qp, rkey, remote_addr);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_rdma_write_imm(IntPtr qp, uint rkey, ulong remote_addr, uint imm_data)
+        {
+            Native.ibv_wr_rdma_write_imm(qp, rkey, remote_addr, imm_data);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_send(IntPtr qp)
+        {
+            Native.ibv_wr_send(qp);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_send_imm(IntPtr qp, uint imm_data)
+        {
+            Native.ibv_wr_send_imm(qp, imm_data);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_send_inv(IntPtr qp, uint invalidate_rkey)
+        {
+            Native.ibv_wr_send_inv(qp, invalidate_rkey);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_send_tso(IntPtr qp, IntPtr hdr, ushort hdr_sz, ushort mss)
+        {
+            Native.ibv_wr_send_tso(qp, hdr, hdr_sz, mss);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_ud_addr(IntPtr qp, IntPtr ah, uint remote_qpn, uint remote_qkey)
+        {
+            Native.ibv_wr_set_ud_addr(qp, ah, remote_qpn, remote_qkey);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_xrc_srqn(IntPtr qp, uint remote_srqn)
+        {
+            Native.ibv_wr_set_xrc_srqn(qp, remote_srqn);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_inline_data(IntPtr qp, IntPtr addr, ulong length)
+        {
+            Native.ibv_wr_set_inline_data(qp, addr, length);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_inline_data_list(IntPtr qp, ulong num_buf, IntPtr buf_list)
+        {
+            Native.ibv_wr_set_inline_data_list(qp, num_buf, buf_list);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_sge(IntPtr qp, uint lkey, ulong addr, uint length)
+        {
+            Native.ibv_wr_set_sge(qp, lkey, addr, length);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_set_sge_list(IntPtr qp, ulong num_sge, [In] ibv_sge[] sg_list)
+        {
+            Native.ibv_wr_set_sge_list(qp, num_sge, sg_list);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_start(IntPtr qp)
+        {
+            Native.ibv_wr_start(qp);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_wr_complete(IntPtr qp)
+        {
+            int r = Native.ibv_wr_complete(qp);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_wr_complete", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_abort(IntPtr qp)
+        {
+            Native.ibv_wr_abort(qp);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wr_atomic_write(IntPtr qp, uint rkey, ulong remote_addr, IntPtr atomic_wr)
+        {
+            Native.ibv_wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_cq_ex_to_cq(IntPtr cq)
+        {
+            IntPtr r = Native.ibv_cq_ex_to_cq(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_start_poll(IntPtr cq, IntPtr attr)
+        {
+            int r = Native.ibv_start_poll(cq, attr);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_next_poll(IntPtr cq)
+        {
+            int r = Native.ibv_next_poll(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_end_poll(IntPtr cq)
+        {
+            Native.ibv_end_poll(cq);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_opcode(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_opcode(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_vendor_err(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_vendor_err(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_byte_len(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_byte_len(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_imm_data(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_imm_data(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_invalidated_rkey(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_invalidated_rkey(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_qp_num(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_qp_num(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_src_qp(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_src_qp(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_wc_flags(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_wc_flags(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_slid(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_slid(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static byte ibv_wc_read_sl(IntPtr cq)
+        {
+            byte r = Native.ibv_wc_read_sl(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static byte ibv_wc_read_dlid_path_bits(IntPtr cq)
+        {
+            byte r = Native.ibv_wc_read_dlid_path_bits(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ulong ibv_wc_read_completion_ts(IntPtr cq)
+        {
+            ulong r = Native.ibv_wc_read_completion_ts(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ulong ibv_wc_read_completion_wallclock_ns(IntPtr cq)
+        {
+            ulong r = Native.ibv_wc_read_completion_wallclock_ns(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ushort ibv_wc_read_cvlan(IntPtr cq)
+        {
+            ushort r = Native.ibv_wc_read_cvlan(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_wc_read_flow_tag(IntPtr cq)
+        {
+            uint r = Native.ibv_wc_read_flow_tag(cq);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_wc_read_tm_info(IntPtr cq, IntPtr tm_info)
+        {
+            Native.ibv_wc_read_tm_info(cq, tm_info);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_post_wq_recv(IntPtr wq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
+        {
+            int r = Native.ibv_post_wq_recv(wq, ref recv_wr, out bad_recv_wr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_post_wq_recv", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ___ibv_query_port(IntPtr context, byte port_num, IntPtr port_attr)
+        {
+            int r = Native.___ibv_query_port(context, port_num, port_attr);
+            if (r != 0)
+                throw new RdmaVerbsException("___ibv_query_port", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_query_gid_ex(IntPtr context, uint port_num, uint gid_index, IntPtr entry, uint flags)
+        {
+            int r = Native.ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_query_gid_ex", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static long ibv_query_gid_table(IntPtr context, IntPtr entries, ulong max_entries, uint flags)
+        {
+            long r = Native.ibv_query_gid_table(context, entries, max_entries, flags);
+            if (r < 0)
+                throw new RdmaVerbsException("ibv_query_gid_table", (int) -r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_flow(IntPtr qp, IntPtr flow)
+        {
+            IntPtr r = Native.ibv_create_flow(qp, flow);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_flow", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_flow(IntPtr flow_id)
+        {
+            int r = Native.ibv_destroy_flow(flow_id);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_flow", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_flow_action_esp(IntPtr ctx, IntPtr esp)
+        {
+            IntPtr r = Native.ibv_create_flow_action_esp(ctx, esp);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_flow_action_esp", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_modify_flow_action_esp(IntPtr action, IntPtr esp)
+        {
+            int r = Native.ibv_modify_flow_action_esp(action, esp);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_modify_flow_action_esp", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_flow_action(IntPtr action)
+        {
+            int r = Native.ibv_destroy_flow_action(action);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_flow_action", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_open_xrcd(IntPtr context, IntPtr xrcd_init_attr)
+        {
+            IntPtr r = Native.ibv_open_xrcd(context, xrcd_init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_open_xrcd", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_close_xrcd(IntPtr xrcd)
+        {
+            int r = Native.ibv_close_xrcd(xrcd);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_close_xrcd", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr __ibv_reg_mr(IntPtr pd, IntPtr addr, ulong length, uint access, int is_access_const)
+        {
+            IntPtr r = Native.__ibv_reg_mr(pd, addr, length, access, is_access_const);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("__ibv_reg_mr", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr __ibv_reg_mr_iova(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access, int is_access_const)
+        {
+            IntPtr r = Native.__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("__ibv_reg_mr_iova", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_mw(IntPtr pd, uint type_)
+        {
+            IntPtr r = Native.ibv_alloc_mw(pd, type_);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_mw", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_dealloc_mw(IntPtr mw)
+        {
+            int r = Native.ibv_dealloc_mw(mw);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_dealloc_mw", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static uint ibv_inc_rkey(uint rkey)
+        {
+            uint r = Native.ibv_inc_rkey(rkey);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_bind_mw(IntPtr qp, IntPtr mw, IntPtr mw_bind)
+        {
+            int r = Native.ibv_bind_mw(qp, mw, mw_bind);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_bind_mw", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_advise_mr(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge)
+        {
+            int r = Native.ibv_advise_mr(pd, advice, flags, sg_list, num_sge);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_advise_mr", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_dm(IntPtr context, IntPtr attr)
+        {
+            IntPtr r = Native.ibv_alloc_dm(context, attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_dm", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_free_dm(IntPtr dm)
+        {
+            int r = Native.ibv_free_dm(dm);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_free_dm", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_memcpy_to_dm(IntPtr dm, ulong dm_offset, IntPtr host_addr, ulong length)
+        {
+            int r = Native.ibv_memcpy_to_dm(dm, dm_offset, host_addr, length);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_memcpy_to_dm", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_memcpy_from_dm(IntPtr host_addr, IntPtr dm, ulong dm_offset, ulong length)
+        {
+            int r = Native.ibv_memcpy_from_dm(host_addr, dm, dm_offset, length);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_memcpy_from_dm", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_null_mr(IntPtr pd)
+        {
+            IntPtr r = Native.ibv_alloc_null_mr(pd);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_null_mr", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_reg_dm_mr(IntPtr pd, IntPtr dm, ulong dm_offset, ulong length, uint access)
+        {
+            IntPtr r = Native.ibv_reg_dm_mr(pd, dm, dm_offset, length, access);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_reg_dm_mr", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_cq_ex(IntPtr context, IntPtr cq_attr)
+        {
+            IntPtr r = Native.ibv_create_cq_ex(context, cq_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_cq_ex", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_poll_cq(IntPtr cq, int num_entries, [In, Out] ibv_wc[] wc)
+        {
+            int r = Native.ibv_poll_cq(cq, num_entries, wc);
+            if (r < 0)
+                throw new RdmaVerbsException("ibv_poll_cq", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_req_notify_cq(IntPtr cq, int solicited_only)
+        {
+            int r = Native.ibv_req_notify_cq(cq, solicited_only);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_req_notify_cq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_modify_cq(IntPtr cq, IntPtr attr)
+        {
+            int r = Native.ibv_modify_cq(cq, attr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_modify_cq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_srq_ex(IntPtr context, IntPtr srq_init_attr_ex)
+        {
+            IntPtr r = Native.ibv_create_srq_ex(context, srq_init_attr_ex);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_srq_ex", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_get_srq_num(IntPtr srq, IntPtr srq_num)
+        {
+            int r = Native.ibv_get_srq_num(srq, srq_num);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_get_srq_num", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_post_srq_recv(IntPtr srq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
+        {
+            int r = Native.ibv_post_srq_recv(srq, ref recv_wr, out bad_recv_wr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_post_srq_recv", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_post_srq_ops(IntPtr srq, IntPtr op, out IntPtr bad_op)
+        {
+            int r = Native.ibv_post_srq_ops(srq, op, out bad_op);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_post_srq_ops", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_qp_ex(IntPtr context, IntPtr qp_init_attr_ex)
+        {
+            IntPtr r = Native.ibv_create_qp_ex(context, qp_init_attr_ex);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_qp_ex", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_td(IntPtr context, IntPtr init_attr)
+        {
+            IntPtr r = Native.ibv_alloc_td(context, init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_td", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_dealloc_td(IntPtr td)
+        {
+            int r = Native.ibv_dealloc_td(td);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_dealloc_td", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_parent_domain(IntPtr context, IntPtr attr)
+        {
+            IntPtr r = Native.ibv_alloc_parent_domain(context, attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_parent_domain", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_query_rt_values_ex(IntPtr context, IntPtr values)
+        {
+            int r = Native.ibv_query_rt_values_ex(context, values);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_query_rt_values_ex", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_query_device_ex(IntPtr context, IntPtr input, IntPtr attr)
+        {
+            int r = Native.ibv_query_device_ex(context, input, attr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_query_device_ex", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_open_qp(IntPtr context, IntPtr qp_open_attr)
+        {
+            IntPtr r = Native.ibv_open_qp(context, qp_open_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_open_qp", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_modify_qp_rate_limit(IntPtr qp, IntPtr attr)
+        {
+            int r = Native.ibv_modify_qp_rate_limit(qp, attr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_modify_qp_rate_limit", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_wq(IntPtr context, IntPtr wq_init_attr)
+        {
+            IntPtr r = Native.ibv_create_wq(context, wq_init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_wq", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_modify_wq(IntPtr wq, IntPtr wq_attr)
+        {
+            int r = Native.ibv_modify_wq(wq, wq_attr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_modify_wq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_wq(IntPtr wq)
+        {
+            int r = Native.ibv_destroy_wq(wq);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_wq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_rwq_ind_table(IntPtr context, IntPtr init_attr)
+        {
+            IntPtr r = Native.ibv_create_rwq_ind_table(context, init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_rwq_ind_table", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_rwq_ind_table(IntPtr rwq_ind_table)
+        {
+            int r = Native.ibv_destroy_rwq_ind_table(rwq_ind_table);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_rwq_ind_table", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_post_send(IntPtr qp, ref ibv_send_wr wr, out IntPtr bad_wr)
+        {
+            int r = Native.ibv_post_send(qp, ref wr, out bad_wr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_post_send", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_post_recv(IntPtr qp, ref ibv_recv_wr wr, out IntPtr bad_wr)
+        {
+            int r = Native.ibv_post_recv(qp, ref wr, out bad_wr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_post_recv", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_is_qpt_supported(uint caps, uint qpt)
+        {
+            int r = Native.ibv_is_qpt_supported(caps, qpt);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_counters(IntPtr context, IntPtr init_attr)
+        {
+            IntPtr r = Native.ibv_create_counters(context, init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_counters", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_counters(IntPtr counters)
+        {
+            int r = Native.ibv_destroy_counters(counters);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_counters", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_attach_counters_point_flow(IntPtr counters, IntPtr attr, IntPtr flow)
+        {
+            int r = Native.ibv_attach_counters_point_flow(counters, attr, flow);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_attach_counters_point_flow", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_read_counters(IntPtr counters, IntPtr counters_value, uint ncounters, uint flags)
+        {
+            int r = Native.ibv_read_counters(counters, counters_value, ncounters, flags);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_read_counters", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ushort ibv_flow_label_to_udp_sport(uint fl)
+        {
+            ushort r = Native.ibv_flow_label_to_udp_sport(fl);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         internal static int rdma_getaddrinfo(string node, string service, ref rdma_addrinfo hints, out IntPtr res)
         {
             int r = Native.rdma_getaddrinfo(node, service, ref hints, out res);
@@ -797,9 +3047,231 @@ namespace RdmaVerbs
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr rdma_create_event_channel()
+        {
+            IntPtr r = Native.rdma_create_event_channel();
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("rdma_create_event_channel", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void rdma_destroy_event_channel(IntPtr channel)
+        {
+            Native.rdma_destroy_event_channel(channel);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_create_id(IntPtr channel, out IntPtr id, IntPtr context, uint ps)
+        {
+            int r = Native.rdma_create_id(channel, out id, context, ps);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_create_id", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_destroy_id(IntPtr id)
+        {
+            int r = Native.rdma_destroy_id(id);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_destroy_id", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_bind_addr(IntPtr id, IntPtr addr)
+        {
+            int r = Native.rdma_bind_addr(id, addr);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_bind_addr", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_resolve_addr(IntPtr id, IntPtr src_addr, IntPtr dst_addr, int timeout_ms)
+        {
+            int r = Native.rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_resolve_addr", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_resolve_route(IntPtr id, int timeout_ms)
+        {
+            int r = Native.rdma_resolve_route(id, timeout_ms);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_resolve_route", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_get_cm_event(IntPtr channel, out IntPtr @event)
+        {
+            int r = Native.rdma_get_cm_event(channel, out @event);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_get_cm_event", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_ack_cm_event(IntPtr @event)
+        {
+            int r = Native.rdma_ack_cm_event(@event);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_ack_cm_event", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static string rdma_event_str(uint @event)
+        {
+            return Marshal.PtrToStringAnsi(Native.rdma_event_str(@event));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int rdma_create_qp(IntPtr id, IntPtr pd, ref ibv_qp_init_attr qp_init_attr)
+        {
+            int r = Native.rdma_create_qp(id, pd, ref qp_init_attr);
+            if (r < 0)
+                throw new RdmaVerbsException("rdma_create_qp", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void rdma_destroy_qp(IntPtr id)
+        {
+            Native.rdma_destroy_qp(id);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         internal static string ibv_wc_status_str(uint status)
         {
             return Marshal.PtrToStringAnsi(Native.ibv_wc_status_str(status));
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_comp_channel(IntPtr context)
+        {
+            IntPtr r = Native.ibv_create_comp_channel(context);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_comp_channel", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_comp_channel(IntPtr channel)
+        {
+            int r = Native.ibv_destroy_comp_channel(channel);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_comp_channel", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_get_cq_event(IntPtr channel, out IntPtr cq, out IntPtr cq_context)
+        {
+            int r = Native.ibv_get_cq_event(channel, out cq, out cq_context);
+            if (r < 0)
+                throw new RdmaVerbsException("ibv_get_cq_event", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void ibv_ack_cq_events(IntPtr cq, uint nevents)
+        {
+            Native.ibv_ack_cq_events(cq, nevents);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_alloc_pd(IntPtr context)
+        {
+            IntPtr r = Native.ibv_alloc_pd(context);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_alloc_pd", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_dealloc_pd(IntPtr pd)
+        {
+            int r = Native.ibv_dealloc_pd(pd);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_dealloc_pd", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_cq(IntPtr context, int cqe, IntPtr cq_context, IntPtr channel, int comp_vector)
+        {
+            IntPtr r = Native.ibv_create_cq(context, cqe, cq_context, channel, comp_vector);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_cq", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_cq(IntPtr cq)
+        {
+            int r = Native.ibv_destroy_cq(cq);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_cq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_srq(IntPtr pd, ref ibv_srq_init_attr srq_init_attr)
+        {
+            IntPtr r = Native.ibv_create_srq(pd, ref srq_init_attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_srq", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_srq(IntPtr srq)
+        {
+            int r = Native.ibv_destroy_srq(srq);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_srq", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_create_ah(IntPtr pd, ref ibv_ah_attr attr)
+        {
+            IntPtr r = Native.ibv_create_ah(pd, ref attr);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_create_ah", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_destroy_ah(IntPtr ah)
+        {
+            int r = Native.ibv_destroy_ah(ah);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_destroy_ah", r);
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static IntPtr ibv_reg_mr_iova2(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access)
+        {
+            IntPtr r = Native.ibv_reg_mr_iova2(pd, addr, length, iova, access);
+            if (r == IntPtr.Zero)
+                throw new RdmaVerbsException("ibv_reg_mr_iova2", Marshal.GetLastWin32Error());
+            return r;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static int ibv_dereg_mr(IntPtr mr)
+        {
+            int r = Native.ibv_dereg_mr(mr);
+            if (r != 0)
+                throw new RdmaVerbsException("ibv_dereg_mr", r);
+            return r;
         }
     }
 }

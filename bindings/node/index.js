@@ -1,24 +1,33 @@
-// rdmaverbs: librdmacm's inline <rdma/rdma_verbs.h> functions (and
-// rdma_get_local_addr, rdma_get_peer_addr) from Node.js, through
-// librdmaverbs.so.1, with koffi.
+// rdmaverbs: the static inline functions of librdmacm's <rdma/rdma_verbs.h>
+// and of <infiniband/verbs.h> (ibv_post_send, ibv_poll_cq, ibv_req_notify_cq,
+// ...) from Node.js, through librdmaverbs.so.1, with koffi; and the real
+// librdmacm and libibverbs calls a program makes with them (event channels
+// and ids, completion channels, PDs, CQs, SRQs, address handles, MRs).
 //
 // Every function has its C name and C types (koffi prototypes, api.js,
-// generated from the library's table); a failure (-1, or NULL) throws a
-// RdmaVerbsError whose .code is the errno's name ('EINVAL') and .errno its
-// number as Node's system errors give it (negative: -22), read with
-// koffi.errno() right after the call. The unchecked functions are in .raw.
-// Pointers are koffi's: BigInt addresses, null for NULL.
+// generated from the library's table); a failure throws a RdmaVerbsError
+// whose .code is the errno's name ('EINVAL') and .errno its number as
+// Node's system errors give it (negative: -22): the errno the call left,
+// read with koffi.errno() right after it, for -1 (rdma_*) or NULL; the
+// value itself for the functions that return an errno value
+// (ibv_post_send, ibv_dealloc_pd, ...); minus a negative value
+// (ibv_query_gid_table). The unchecked functions are in .raw. Pointers
+// are koffi's: BigInt addresses, null for NULL. A struct is an object of
+// its fields; a union an object of one member ({ atomic: {...} }).
 //
-// The vectored posts (rdma_post_sendv, ...) take their SGEs as an array of
-// objects ({ addr, length, lkey }), which koffi copies into one C array; an
-// nsge larger than the array is refused with a RangeError.
-// rdma_get_src_port and rdma_get_dst_port return the port in network byte
-// order, as C does; src_port and dst_port return it in host order.
-// ibv_wc_status_str (libibverbs) returns a string.
+// The arrays of structs (the vectored posts' SGEs, ibv_poll_cq's
+// completions) are JS arrays of objects, which koffi copies into one C
+// array (and, for ibv_poll_cq, back into the objects); a count larger
+// than the array is refused with a RangeError. rdma_get_src_port and
+// rdma_get_dst_port return the port in network byte order, as C does;
+// src_port and dst_port return it in host order. ibv_wc_status_str and
+// rdma_event_str return a string.
 //
 // The libraries: librdmaverbs.so.1, librdmacm.so.1 and libibverbs.so.1,
 // found by the dynamic loader; RDMAVERBS_LIBRARY names another copy of
-// librdmaverbs.
+// librdmaverbs, whose functions are each found by its symbol version
+// (dlvsym: ibv_post_send@RDMAVERBS_1.3), never a same-named symbol of
+// another library.
 'use strict';
 
 const koffi = require('koffi');
@@ -26,15 +35,15 @@ const os = require('os');
 const util = require('util');
 const { constants, structs, functions, hostOrder } = require('./api.js');
 
-// The structs, as koffi types, by name.
+// The structs and unions, as koffi types, by name.
 const types = {};
-for (const [name, fields] of structs) {
+for (const [name, keyword, fields] of structs) {
   const def = {};
   for (const [field, type] of fields) {
     const bytes = /^uint8_t\[(\d+)\]$/.exec(type);
     def[field] = bytes ? koffi.array('uint8_t', Number(bytes[1]), 'Array') : types[type] || type;
   }
-  types[name] = koffi.struct(name, def);
+  types[name] = keyword === 'union' ? koffi.union(name, def) : koffi.struct(name, def);
 }
 
 const library = process.env.RDMAVERBS_LIBRARY || 'librdmaverbs.so.1';
@@ -43,6 +52,26 @@ const libs = {
   rdmacm: koffi.load('librdmacm.so.1'),
   ibverbs: koffi.load('libibverbs.so.1'),
 };
+
+// librdmaverbs' functions by their symbol version: dlvsym on its handle.
+const libc = koffi.load('libc.so.6');
+const dl = {
+  open: libc.func('void *dlopen(const char *file, int mode)'),
+  vsym: libc.func('void *dlvsym(void *handle, const char *name, const char *version)'),
+  error: libc.func('const char *dlerror(void)'),
+};
+const RTLD_NOW = 2;
+const handle = dl.open(library, RTLD_NOW);
+if (handle === null) throw new Error(`rdmaverbs: ${dl.error()}`);
+// The address each of ours is called at, by name.
+const addresses = {};
+function versioned(proto, version) {
+  const name = /(\w+)\(/.exec(proto)[1];
+  const address = dl.vsym(handle, name, version);
+  if (address === null) throw new Error(`rdmaverbs: ${library} has no ${name}@${version}`);
+  addresses[name] = address;
+  return koffi.decode(address, koffi.proto(proto));
+}
 
 /** A failed call: .syscall the function, .errno (negative) and .code. */
 class RdmaVerbsError extends Error {
@@ -70,18 +99,29 @@ function array(name, value, n) {
   return value;
 }
 
+// The errno of a failed call, or 0: a negative value or NULL (the errno
+// left), an errno value returned, a negative value (minus the errno).
+function failed(error, r) {
+  switch (error) {
+    case 'int': return r < 0 ? koffi.errno() : 0;
+    case 'ptr': return r === null ? koffi.errno() : 0;
+    case 'errno': return r;
+    case 'neg': return r < 0 ? -Number(r) : 0;
+    default: return 0;
+  }
+}
+
 const raw = {};
-const api = { ...constants, constants, types, raw, koffi, library, RdmaVerbsError };
-for (const [lib, proto, error, arrays] of functions) {
-  const fn = libs[lib].func(proto);
+const api = { ...constants, constants, types, raw, koffi, library, addresses, RdmaVerbsError };
+for (const [lib, proto, error, arrays, version] of functions) {
+  const fn = version ? versioned(proto, version) : libs[lib].func(proto);
   const name = /(\w+)\(/.exec(proto)[1];
   raw[name] = fn;
   api[name] = !error && !arrays.length ? fn : (...args) => {
     for (const [i, count] of arrays) args[i] = array(name, args[i], args[count]);
     const r = fn(...args);
-    if (error === 'int' ? r < 0 : error === 'ptr' && r === null) {
-      throw new RdmaVerbsError(name, koffi.errno());
-    }
+    const errno = failed(error, r);
+    if (errno) throw new RdmaVerbsError(name, errno);
     return r;
   };
 }
@@ -98,11 +138,10 @@ for (const [name, cName] of Object.entries(hostOrder)) {
  * headers': 'STRUCT sizeof N', 'STRUCT.FIELD offset N', 'NAME value N'. */
 api.layout = function layout() {
   const out = [];
-  for (const [name, fields] of structs) {
+  for (const [name, , fields] of structs) {
+    const members = koffi.type(types[name]).members;   // a union's too (offsetof takes structs only)
     out.push(`${name} sizeof ${koffi.sizeof(types[name])}`);
-    for (const [field] of fields) {
-      out.push(`${name}.${field} offset ${koffi.offsetof(types[name], field)}`);
-    }
+    for (const [field] of fields) out.push(`${name}.${field} offset ${members[field].offset}`);
   }
   for (const [name, value] of Object.entries(constants)) out.push(`${name} value ${value}`);
   return out;

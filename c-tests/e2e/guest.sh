@@ -290,14 +290,17 @@ fi
 # bindings/rc-protocol.md as the client against the C peer's server, then as
 # the server against the C peer's client; both sides check every
 # completion and byte, and print the same PASS line.
-listening() {	# LOG: waits until it says "rc: listening" (a JVM starts slowly)
+listening() {	# LOG: waits until it says "rc: listening" or "verbs: listening" (a JVM starts slowly)
 	local i
 	for i in $(seq 1 600); do
-		grep -q '^rc: listening' "$1" && return 0
+		grep -Eq '^(rc|verbs): listening' "$1" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+# The lines both sides print when all passed (verbs_pair sets its own).
+want_server="rc: PASS role=server sends=4 bytes=384"
+want_client="rc: PASS role=client sends=4 bytes=384"
 rc_pair() {	# NAME SERVER_CMD... -- CLIENT_CMD...: logs $OUT/NAME-{server,client}.log
 	local name=$1 srv=() cli=() spid
 	shift
@@ -315,8 +318,8 @@ rc_pair() {	# NAME SERVER_CMD... -- CLIENT_CMD...: logs $OUT/NAME-{server,client
 	fi
 	wait $spid
 	local s=$?
-	grep -qx "rc: PASS role=server sends=4 bytes=384" "$OUT/$name-server.log" &&
-		grep -qx "rc: PASS role=client sends=4 bytes=384" "$OUT/$name-client.log" && [ $s -eq 0 ]
+	grep -qx "$want_server" "$OUT/$name-server.log" && grep -qx "$want_client" "$OUT/$name-client.log" &&
+		[ $s -eq 0 ]
 }
 for lang in $(bindings/run.sh --list); do
 	for role in client server; do
@@ -333,6 +336,30 @@ for lang in $(bindings/run.sh --list); do
 			fail=1
 		fi
 	done
+done
+# The verbs exchange (bindings/verbs-protocol.md): the C peer's server
+# against its own client first (row c verbs: a failing language row is then
+# the binding's), then each language's client that is written (run.sh
+# --verbs): atomics, sends into an SRQ, a poll of five, a wait on a
+# completion channel; both sides check every completion and byte.
+verbs_row() {	# ROW NAME CLIENT_CMD...
+	local row=$1 name=$2
+	shift 2
+	want_server="verbs: PASS role=server completions=12 word=0xfedcba987654321"
+	want_client="verbs: PASS role=client completions=15 bytes=248"
+	if rc_pair "$name" "$B/ours/peer" verbs server -- "$@"; then
+		row "$row" verbs PASS 15 248
+	else
+		row "$row" verbs FAIL - -
+		sed 's/^/    /' "$OUT/$name"-*.log
+		fail=1
+	fi
+	want_server="rc: PASS role=server sends=4 bytes=384"
+	want_client="rc: PASS role=client sends=4 bytes=384"
+}
+verbs_row c c-verbs "$B/ours/peer" verbs client
+for lang in $(bindings/run.sh --verbs); do
+	verbs_row "$lang" "$lang-verbs" bindings/run.sh "$B" "$lang" verbs client
 done
 # ... and one preloaded, with counting on: Python's client. The binding's
 # librdmaverbs.so.1 sees the preload library's marker and leaves the

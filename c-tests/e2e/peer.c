@@ -2,9 +2,11 @@
  * The C side of the bindings' end-to-end test: the RC exchange of
  * bindings/rc-protocol.md, in either role, built against our header. Each
  * language's example runs against it: as the client against "peer server",
- * as the server against "peer client".
+ * as the server against "peer client". With "verbs" first, the verbs
+ * exchange of bindings/verbs-protocol.md instead (peer-verbs.c).
  *
  * Usage: peer server|client ADDR PORT
+ *        peer verbs server|client ADDR PORT
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +19,8 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 #include <rdmaverbs.h>
+
+#include "peer-verbs.h"
 
 #define SIZE 64
 
@@ -77,8 +81,10 @@ int main(int argc, char **argv)
 	uint32_t peer_wkey, peer_rkey;
 	int server, k, j, seed, peer_seed, port;
 
+	if (argc == 5 && !strcmp(argv[1], "verbs") && (!strcmp(argv[2], "server") || !strcmp(argv[2], "client")))
+		return verbs_peer(argv[2], argv[3], argv[4]);
 	if (argc != 4 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
-		fprintf(stderr, "usage: peer server|client ADDR PORT\n");
+		fprintf(stderr, "usage: peer server|client ADDR PORT\n       peer verbs server|client ADDR PORT\n");
 		return 2;
 	}
 	role = argv[1];

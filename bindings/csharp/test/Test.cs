@@ -1,8 +1,12 @@
-// The C# binding on a machine without RDMA: every function bound, the
-// refused inputs thrown as RdmaVerbsException with their errno, the raw
-// declarations' results as C's, RDMAVERBS_LIBRARY honoured, the vectored
-// posts checked SGE by SGE on the recording provider (bindings/recorder.c,
-// RDMAVERBS_RECORDER), the ports in both orders, the completion statuses.
+// The C# binding on a machine without RDMA: every function bound (the name
+// Mono looks up on librdmaverbs' handle is, for each of librdmaverbs'
+// functions, the symbol of its version node), the refused inputs thrown as
+// RdmaVerbsException with their errno, the raw declarations' results as
+// C's, RDMAVERBS_LIBRARY honoured, the vectored posts checked SGE by SGE on
+// the recording provider (bindings/recorder.c, RDMAVERBS_RECORDER), and the
+// RDMAVERBS_1.3 data path there (ibv_post_send of a list with the wr union,
+// ibv_post_srq_recv, ibv_poll_cq into an ibv_wc[], ibv_req_notify_cq, each
+// failure convention), the ports in both orders, the completion statuses.
 // Exits 1 on a failure. With --layout: prints the binding's layout lines
 // instead.
 using System;
@@ -10,6 +14,7 @@ using System.IO;
 using System.Linq;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
 using RdmaVerbs;
 
 static class Test
@@ -41,6 +46,20 @@ static class Test
 
     [DllImport("libc.so.6")]
     static extern IntPtr dlsym(IntPtr handle, string name);
+
+    [DllImport("libc.so.6")]
+    static extern IntPtr dlvsym(IntPtr handle, string name, string version);
+
+    [StructLayout(LayoutKind.Sequential)]
+    struct DlInfo
+    {
+        public IntPtr fname, fbase, sname, saddr;
+    }
+
+    [DllImport("libc.so.6")]
+    static extern int dladdr(IntPtr address, out DlInfo info);
+
+    delegate void RecorderFail(int err);
 
     // The recording provider: a fake id whose QP records each work request.
     delegate IntPtr RecorderId();
@@ -109,6 +128,169 @@ static class Test
               "ibv_wc_status_str: 'local protection error', 'success'; IBV_WC_TM_RNDV_INCOMPLETE is 23");
     }
 
+    const string SD = " sge=0x4000:0x8:0x44";
+
+    // {name: node} of the exports c-tests/functions.h lists, node by node.
+    static string Listed()
+    {
+        var out_ = new System.Collections.Generic.SortedDictionary<string, string>(StringComparer.Ordinal);
+        string node = null;
+        foreach (var line in File.ReadAllLines("c-tests/functions.h")) {
+            var define = Regex.Match(line, @"^#define RDMAVERBS_(\d+)_(\d+)_FUNCTIONS\(X\)");
+            if (define.Success) {
+                node = "RDMAVERBS_" + define.Groups[1].Value + "." + define.Groups[2].Value;
+                continue;
+            }
+            if (!line.StartsWith("\t"))
+                node = null;
+            var x = Regex.Match(line, @"^\tX\([^,]+, (\w+), ");
+            if (node != null && x.Success)
+                out_[x.Groups[1].Value] = node;
+        }
+        return string.Join(" ", out_.Select(e => e.Key + "@" + e.Value));
+    }
+
+    // Mono resolves a DllImport by name on the library's handle (dlsym):
+    // for each of librdmaverbs' functions that is the symbol of its version
+    // node (dlvsym), in librdmaverbs.so.1, under its name.
+    static void Versioned()
+    {
+        IntPtr h = dlopen(Rdma.Library, 2);
+        int bad = 0, v13 = 0;
+        foreach (var f in Rdma.Versions) {
+            IntPtr p = dlsym(h, f.Item1);
+            DlInfo info;
+            bool ok = p != IntPtr.Zero && p == dlvsym(h, f.Item1, f.Item2) && dladdr(p, out info) != 0 &&
+                Marshal.PtrToStringAnsi(info.sname) == f.Item1 &&
+                Marshal.PtrToStringAnsi(info.fname).Contains("librdmaverbs.so");
+            if (!ok) {
+                bad++;
+                Console.WriteLine("csharp: " + f.Item1 + "@" + f.Item2 + " is not what the name finds");
+            }
+            v13 += f.Item2 == "RDMAVERBS_1.3" ? 1 : 0;
+        }
+        string bound = string.Join(" ", Rdma.Versions.OrderBy(f => f.Item1, StringComparer.Ordinal)
+                                                     .Select(f => f.Item1 + "@" + f.Item2));
+        Check(bad == 0 && bound == Listed() && v13 > 0,
+              "the " + Rdma.Versions.Length + " functions of librdmaverbs (" + v13 +
+              " at RDMAVERBS_1.3), each of c-tests/functions.h at its node: each name found on its handle" +
+              " is its version's, in librdmaverbs.so.1");
+    }
+
+    static ibv_wc[] Completions()
+    {
+        var wc = new ibv_wc[4];
+        wc[3].wr_id = 0xdead;
+        return wc;
+    }
+
+    static bool AsRecorded(ibv_wc[] wc)
+    {
+        int[] status = { Rdma.IBV_WC_SUCCESS, Rdma.IBV_WC_SUCCESS, Rdma.IBV_WC_REM_ACCESS_ERR };
+        int[] opcode = { Rdma.IBV_WC_RECV, Rdma.IBV_WC_COMP_SWAP, Rdma.IBV_WC_FETCH_ADD };
+        bool ok = true;
+        for (uint i = 0; i < 3; i++) {
+            ibv_wc w = wc[i];
+            bool same = w.wr_id == 0x5000 + i && w.status == status[i] && w.opcode == opcode[i] &&
+                w.vendor_err == 0x100 + i && w.byte_len == 0x40 + i && w.imm_data == 0xa0b0c0d0 + i &&
+                w.qp_num == 0x1100 + i && w.src_qp == 0x2200 + i &&
+                w.wc_flags == (i == 0 ? Rdma.IBV_WC_WITH_IMM : 0) && w.pkey_index == 0x30 + i &&
+                w.slid == 0x4400 + i && w.sl == 1 + i && w.dlid_path_bits == 0x50 + i;
+            if (!same)
+                Console.WriteLine("csharp: completion " + i + ": wr_id " + w.wr_id + " status " + w.status);
+            ok &= same;
+        }
+        return ok && wc[3].wr_id == 0xdead && wc[3].status == 0 && wc[3].byte_len == 0;
+    }
+
+    static void Verbs13(IntPtr lib)
+    {
+        Symbol<RecorderId>(lib, "recorder_id")();
+        IntPtr qp = Symbol<RecorderId>(lib, "recorder_qp")(), srq = Symbol<RecorderId>(lib, "recorder_srq")(),
+            cq = Symbol<RecorderId>(lib, "recorder_cq")();
+        var fail = Symbol<RecorderFail>(lib, "recorder_fail");
+        var posts = Symbol<RecorderPosts>(lib, "recorder_posts");
+        var last = Symbol<RecorderLast>(lib, "recorder_last");
+        Action<int, string, string> recorded = (r, want, what) => {
+            string got = Marshal.PtrToStringAnsi(last());
+            Check(r == 0 && got == want, what + (got == want ? "" : ": recorded '" + got + "'"));
+        };
+        // The SGEs and the list's other work requests in C memory.
+        int sgeSize = Marshal.SizeOf(typeof(ibv_sge)), wrSize = Marshal.SizeOf(typeof(ibv_send_wr));
+        IntPtr sgl = Marshal.AllocHGlobal(4 * sgeSize), rest = Marshal.AllocHGlobal(2 * wrSize);
+        var sges = new[] { Sge(0x1000, 0x10, 0x11), Sge(0x8000000000002000, 0x80000030, 0x80000022),
+                           Sge(0x3000, 0x40, 0x33), Sge(0x4000, 8, 0x44) };
+        for (int i = 0; i < 4; i++)
+            Marshal.StructureToPtr(sges[i], IntPtr.Add(sgl, i * sgeSize), false);
+        // Three work requests joined by next: a send with immediate data over
+        // two SGEs, a compare-and-swap and a fetch-and-add (the wr union's
+        // atomic member).
+        var cas = new ibv_send_wr { wr_id = 0x601, next = IntPtr.Add(rest, wrSize), sg_list = IntPtr.Add(sgl, 2 * sgeSize),
+                                    num_sge = 1, opcode = (uint) Rdma.IBV_WR_ATOMIC_CMP_AND_SWP,
+                                    send_flags = (uint) Rdma.IBV_SEND_FENCE };
+        cas.wr.atomic = new ibv_send_wr_wr_atomic { remote_addr = 0xfedc000000003000, rkey = 0x80000066,
+                                                    compare_add = 0x1111222233334444, swap = 0x5555666677778888 };
+        var fadd = new ibv_send_wr { wr_id = 0x602, sg_list = IntPtr.Add(sgl, 3 * sgeSize), num_sge = 1,
+                                     opcode = (uint) Rdma.IBV_WR_ATOMIC_FETCH_AND_ADD };
+        fadd.wr.atomic.remote_addr = 0xfedc000000003008;
+        fadd.wr.atomic.rkey = 0x77;
+        fadd.wr.atomic.compare_add = 0x8000000000000001;
+        Marshal.StructureToPtr(cas, rest, false);
+        Marshal.StructureToPtr(fadd, IntPtr.Add(rest, wrSize), false);
+        var send = new ibv_send_wr { wr_id = 0x600, next = rest, sg_list = sgl, num_sge = 2,
+                                     opcode = (uint) Rdma.IBV_WR_SEND_WITH_IMM,
+                                     send_flags = (uint) Rdma.IBV_SEND_SIGNALED, imm_data = 0x0a0b0c0d };
+        IntPtr bad;
+        recorded(Rdma.ibv_post_send(qp, ref send, out bad),
+                 "send_imm wr_id=0x600 flags=0x2 imm=0xa0b0c0d" + SA + SB +
+                 " | cas wr_id=0x601 flags=0x1 remote=0xfedc000000003000 rkey=0x80000066" +
+                 " compare=0x1111222233334444 swap=0x5555666677778888" + SC +
+                 " | fadd wr_id=0x602 flags=0x0 remote=0xfedc000000003008 rkey=0x77 add=0x8000000000000001" + SD,
+                 "ibv_post_send(3 work requests: send with imm over 2 SGEs, cas, fetch-and-add): every field");
+        Check(posts() == 1, "ibv_post_send: one post");
+        Check(cas.wr.rdma.remote_addr == 0xfedc000000003000 && cas.wr.rdma.rkey == 0x33334444,
+              "the wr union's rdma member shares atomic's first bytes; its rkey is not atomic's");
+        // Failures: the provider's errno value, *bad_wr its first request; NULL refused.
+        fail(Rdma.ENOMEM);
+        Check(ErrnoOf(() => Rdma.ibv_post_send(qp, ref fadd, out bad)) == Rdma.ENOMEM && posts() == 1,
+              "ibv_post_send failing with ENOMEM: RdmaVerbsException ENOMEM, nothing posted");
+        fail(Rdma.ENOMEM);
+        Check(Native.ibv_post_send(qp, ref fadd, out bad) == Rdma.ENOMEM && bad != IntPtr.Zero,
+              "raw ibv_post_send failing: ENOMEM returned, *bad_wr set");
+        Check(ErrnoOf(() => Rdma.ibv_post_send(IntPtr.Zero, ref fadd, out bad)) == Rdma.EINVAL,
+              "ibv_post_send(NULL, ...): EINVAL");
+        // Receives on the SRQ, a list of two.
+        IntPtr second = Marshal.AllocHGlobal(Marshal.SizeOf(typeof(ibv_recv_wr)));
+        Marshal.StructureToPtr(new ibv_recv_wr { wr_id = 0x621, sg_list = IntPtr.Add(sgl, sgeSize), num_sge = 2 },
+                               second, false);
+        var first = new ibv_recv_wr { wr_id = 0x620, next = second, sg_list = sgl, num_sge = 1 };
+        recorded(Rdma.ibv_post_srq_recv(srq, ref first, out bad), "srq_recv wr_id=0x620" + SA + " | srq_recv wr_id=0x621" + SB + SC,
+                 "ibv_post_srq_recv(a list of 2): every request and SGE");
+        // Completions: 3 of 4 filled, into an ibv_wc[].
+        var wc = Completions();
+        int polled = Rdma.ibv_poll_cq(cq, 4, wc);
+        Check(polled == 3 && AsRecorded(wc), "ibv_poll_cq(cq, 4, ibv_wc[4]): 3, every field of each, the 4th untouched");
+        string refused = "no exception";
+        try {
+            Rdma.ibv_poll_cq(cq, 5, wc);
+        } catch (ArgumentException e) {
+            refused = e.Message.Split('\n')[0];
+        }
+        Check(refused == "ibv_poll_cq: num_entries is 5 but wc has 4 elements",
+              "ibv_poll_cq(5 of an ibv_wc[4]): ArgumentException (" + refused + ")");
+        fail(Rdma.EIO);
+        Check(ErrnoOf(() => Rdma.ibv_poll_cq(cq, 4, Completions())) == Rdma.EIO,
+              "ibv_poll_cq failing (-1, errno EIO): RdmaVerbsException EIO");
+        recorded(Rdma.ibv_req_notify_cq(cq, 1), "notify solicited_only=1", "ibv_req_notify_cq(cq, 1)");
+        Check(ErrnoOf(() => Rdma.ibv_req_notify_cq(IntPtr.Zero, 0)) == Rdma.EINVAL, "ibv_req_notify_cq(NULL): EINVAL");
+        Check(Rdma.ibv_inc_rkey(0x123456ff) == 0x12345600 &&
+              Rdma.rdma_event_str((uint) Rdma.RDMA_CM_EVENT_ESTABLISHED) == "RDMA_CM_EVENT_ESTABLISHED",
+              "ibv_inc_rkey, rdma_event_str");
+        Marshal.FreeHGlobal(second);
+        Marshal.FreeHGlobal(rest);
+        Marshal.FreeHGlobal(sgl);
+    }
+
     // Native's functions, in a method of their own, compiled after Rdma.Init.
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Raw()
@@ -126,9 +308,11 @@ static class Test
                 Console.WriteLine(line);
             return 0;
         }
-        int wrapped = typeof(Rdma).GetMethods().Count(m => m.Name.StartsWith("rdma_") || m.Name.StartsWith("ibv_"));
-        int native = typeof(Native).GetMethods().Count(m => m.Name.StartsWith("rdma_") || m.Name.StartsWith("ibv_"));
-        Check(wrapped == 32 && native == 32, "32 functions bound (" + wrapped + ", " + native + ")");
+        int wrapped = typeof(Rdma).GetMethods().Count(m => m.Name.StartsWith("rdma_") || m.Name.Contains("ibv_"));
+        int native = typeof(Native).GetMethods().Count(m => m.Name.StartsWith("rdma_") || m.Name.Contains("ibv_"));
+        Check(wrapped == native && native == typeof(Native).GetMethods().Count(m => m.IsStatic && m.DeclaringType == typeof(Native)) &&
+              wrapped > Rdma.Versions.Length,
+              wrapped + " functions bound, each wrapped (" + native + " declared)");
         var wc = new ibv_wc();
         Check(ErrnoOf(() => Rdma.rdma_post_send(IntPtr.Zero, IntPtr.Zero, IntPtr.Zero, 0, IntPtr.Zero, 0)) == Rdma.EINVAL,
               "rdma_post_send(NULL, ...): RdmaVerbsException, errno EINVAL");
@@ -144,6 +328,8 @@ static class Test
         Raw();
         Check(Marshal.SizeOf(typeof(ibv_wc)) == 48, "sizeof(struct ibv_wc) is 48");
         Vectored();
+        Versioned();
+        Verbs13(dlopen(Environment.GetEnvironmentVariable("RDMAVERBS_RECORDER"), 2));
         string env = Environment.GetEnvironmentVariable("RDMAVERBS_LIBRARY");
         if (!string.IsNullOrEmpty(env))
             Check(File.ReadAllText("/proc/self/maps").Contains(Marshal.PtrToStringAnsi(realpath(env, IntPtr.Zero))),

@@ -1,8 +1,12 @@
--- The LuaJIT binding on a machine without RDMA: every function bound, the
+-- The LuaJIT binding on a machine without RDMA: every function bound
+-- (librdmaverbs' at their symbol version, in librdmaverbs.so.1), the
 -- refused inputs returned as nil, message, errno; the raw functions'
 -- results as C's; RDMAVERBS_LIBRARY honoured; the vectored posts checked
 -- SGE by SGE on the recording provider (bindings/recorder.c,
--- RDMAVERBS_RECORDER); the ports in both orders; the completion statuses.
+-- RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data path there (ibv_post_send
+-- of a list with the wr union, ibv_post_srq_recv, ibv_poll_cq into a table,
+-- ibv_req_notify_cq, each failure convention); the ports in both orders;
+-- the completion statuses.
 -- Exits 1 on a failure.
 -- bindings/run.sh BUILD_DIR lua test runs it (LUA_PATH: bindings/lua).
 local rv = require("rdmaverbs")
@@ -23,7 +27,54 @@ local bound = 0
 for _, f in ipairs(rv.FUNCTIONS) do
   if type(rv[f[2]]) == "function" or type(rv[f[2]]) == "cdata" then bound = bound + 1 end
 end
-check(bound == 32 and #rv.FUNCTIONS == 32, "32 functions bound")
+-- {name = node} of the exports c-tests/functions.h lists, node by node.
+local listed, nlisted, node = {}, 0, nil
+for line in io.lines("c-tests/functions.h") do
+  local major, minor = line:match("^#define RDMAVERBS_(%d+)_(%d+)_FUNCTIONS%(X%)")
+  if major then
+    node = "RDMAVERBS_" .. major .. "." .. minor
+  else
+    if line:sub(1, 1) ~= "\t" then node = nil end
+    local name = line:match("^\tX%([^,]+, ([%w_]+), ")
+    if node and name and not listed[name] then
+      listed[name], nlisted = node, nlisted + 1
+    end
+  end
+end
+local ours, v13, same = 0, 0, true
+for _, f in ipairs(rv.FUNCTIONS) do
+  if f[7] then
+    ours = ours + 1
+    same = same and listed[f[2]] == f[7]
+  end
+  v13 = v13 + (f[7] == "RDMAVERBS_1.3" and 1 or 0)
+end
+check(bound == #rv.FUNCTIONS and same and ours == nlisted and v13 > 0,
+  bound .. " functions bound: " .. ours .. " of librdmaverbs (" .. v13 .. " at RDMAVERBS_1.3), each of "
+  .. "c-tests/functions.h at its node; " .. (bound - ours) .. " of librdmacm and libibverbs")
+do
+  -- Each of ours called at the address dlvsym gives for its version, which
+  -- dladdr places in librdmaverbs.so.1 under its name.
+  ffi.cdef([[
+  typedef struct { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } rv_test_dlinfo;
+  int dladdr(const void *address, rv_test_dlinfo *info);
+  ]])
+  local h, bad = ffi.C.dlopen(rv.library, 2), 0
+  for _, f in ipairs(rv.FUNCTIONS) do
+    if f[7] then
+      local name, info = f[2], ffi.new("rv_test_dlinfo")
+      local at = rv.addresses[name]
+      local ok = at ~= nil and at == ffi.C.dlvsym(h, name, f[7])
+        and ffi.cast("void *", rv.raw[name]) == at and ffi.C.dladdr(at, info) ~= 0
+        and ffi.string(info.dli_sname) == name and ffi.string(info.dli_fname):find("librdmaverbs.so", 1, true)
+      if not ok then
+        bad = bad + 1
+        print("lua: " .. name .. "@" .. f[7] .. " is not what rv.raw calls")
+      end
+    end
+  end
+  check(bad == 0, "each function of librdmaverbs called at its version, in librdmaverbs.so.1")
+end
 local wc = rv.new("ibv_wc")
 local e, msg = errno_of(rv.rdma_post_send(nil, nil, nil, 0, nil, 0))
 check(e == rv.EINVAL and msg == "rdma_post_send: Invalid argument",
@@ -96,6 +147,93 @@ check(rv.rdma_get_src_port(id) == 0x9148 and rv.rdma_get_dst_port(id) == 0x50c3,
 check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == "local protection error"
   and rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS) == "success" and rv.IBV_WC_TM_RNDV_INCOMPLETE == 23,
   "ibv_wc_status_str: 'local protection error', 'success'; IBV_WC_TM_RNDV_INCOMPLETE is 23")
+
+-- The RDMAVERBS_1.3 data path on the recording provider's QP, SRQ and CQ.
+do
+  ffi.cdef([[
+  void *recorder_qp(void);
+  void *recorder_srq(void);
+  void *recorder_cq(void);
+  void recorder_fail(int err);
+  ]])
+  rec.recorder_id()
+  local qp, srq, cq = rec.recorder_qp(), rec.recorder_srq(), rec.recorder_cq()
+  local sgl = rv.new("ibv_sge", 4)
+  for i, s in ipairs({ { 0x1000, 0x10, 0x11 }, { 0x8000000000002000ULL, 0x80000030, 0x80000022 },
+      { 0x3000, 0x40, 0x33 }, { 0x4000, 8, 0x44 } }) do
+    sgl[i - 1].addr, sgl[i - 1].length, sgl[i - 1].lkey = s[1], s[2], s[3]
+  end
+  -- Three work requests joined by next: a send with immediate data over two
+  -- SGEs, a compare-and-swap and a fetch-and-add (the wr union's atomic
+  -- member).
+  local w = rv.new("ibv_send_wr", 3)
+  w[0].wr_id, w[0].opcode, w[0].send_flags = 0x600, rv.IBV_WR_SEND_WITH_IMM, rv.IBV_SEND_SIGNALED
+  w[0].imm_data, w[0].sg_list, w[0].num_sge, w[0].next = 0x0a0b0c0d, sgl, 2, w + 1
+  w[1].wr_id, w[1].opcode, w[1].send_flags = 0x601, rv.IBV_WR_ATOMIC_CMP_AND_SWP, rv.IBV_SEND_FENCE
+  w[1].wr.atomic.remote_addr, w[1].wr.atomic.rkey = 0xfedc000000003000ULL, 0x80000066
+  w[1].wr.atomic.compare_add, w[1].wr.atomic.swap = 0x1111222233334444ULL, 0x5555666677778888ULL
+  w[1].sg_list, w[1].num_sge, w[1].next = sgl + 2, 1, w + 2
+  w[2].wr_id, w[2].opcode = 0x602, rv.IBV_WR_ATOMIC_FETCH_AND_ADD
+  w[2].wr.atomic.remote_addr, w[2].wr.atomic.rkey = 0xfedc000000003008ULL, 0x77
+  w[2].wr.atomic.compare_add, w[2].sg_list, w[2].num_sge = 0x8000000000000001ULL, sgl + 3, 1
+  local bad = ffi.new("void *[1]")
+  recorded(rv.ibv_post_send(qp, w, bad), "send_imm wr_id=0x600 flags=0x2 imm=0xa0b0c0d" .. SA .. SB
+    .. " | cas wr_id=0x601 flags=0x1 remote=0xfedc000000003000 rkey=0x80000066 compare=0x1111222233334444"
+    .. " swap=0x5555666677778888" .. SC .. " | fadd wr_id=0x602 flags=0x0 remote=0xfedc000000003008 rkey=0x77"
+    .. " add=0x8000000000000001 sge=0x4000:0x8:0x44",
+    "ibv_post_send(3 work requests: send with imm over 2 SGEs, cas, fetch-and-add): every field")
+  check(bad[0] == nil and rec.recorder_posts() == 1, "ibv_post_send: *bad_wr untouched, one post")
+  check(w[1].wr.rdma.remote_addr == 0xfedc000000003000ULL and w[1].wr.rdma.rkey == 0x33334444,
+    "the wr union's rdma member shares atomic's first bytes; its rkey is not atomic's")
+  -- Failures: the provider's errno value, *bad_wr its first request; NULL refused.
+  rec.recorder_fail(rv.ENOMEM)
+  local r, msg, errno = rv.ibv_post_send(qp, w + 2, bad)
+  check(r == nil and errno == rv.ENOMEM and msg == "ibv_post_send: Cannot allocate memory" and bad[0] == ffi.cast("void *", w + 2)
+    and rec.recorder_posts() == 1, "ibv_post_send failing with ENOMEM: nil, message, ENOMEM; *bad_wr the request")
+  check(errno_of(rv.ibv_post_send(nil, w, bad)) == rv.EINVAL and rv.raw.ibv_post_send(qp, nil, bad) == rv.EINVAL,
+    "ibv_post_send(NULL, ...): EINVAL; raw, a NULL list: EINVAL returned")
+  -- Receives on the SRQ, a list of two.
+  local rw = rv.new("ibv_recv_wr", 2)
+  rw[0].wr_id, rw[0].next, rw[0].sg_list, rw[0].num_sge = 0x620, rw + 1, sgl, 1
+  rw[1].wr_id, rw[1].sg_list, rw[1].num_sge = 0x621, sgl + 1, 2
+  recorded(rv.ibv_post_srq_recv(srq, rw, bad), "srq_recv wr_id=0x620" .. SA .. " | srq_recv wr_id=0x621" .. SB .. SC,
+    "ibv_post_srq_recv(a list of 2): every request and SGE")
+  -- Completions: 3 of 4 filled, into a table (and into a cdata array).
+  local function as_recorded(wc, base)
+    local status = { rv.IBV_WC_SUCCESS, rv.IBV_WC_SUCCESS, rv.IBV_WC_REM_ACCESS_ERR }
+    local opcode = { rv.IBV_WC_RECV, rv.IBV_WC_COMP_SWAP, rv.IBV_WC_FETCH_ADD }
+    local ok = true
+    for i = 0, 2 do
+      local c = wc[i + base]
+      local same = c.wr_id == 0x5000 + i and c.status == status[i + 1] and c.opcode == opcode[i + 1]
+        and c.vendor_err == 0x100 + i and c.byte_len == 0x40 + i and c.imm_data == 0xa0b0c0d0 + i
+        and c.qp_num == 0x1100 + i and c.src_qp == 0x2200 + i
+        and c.wc_flags == (i == 0 and rv.IBV_WC_WITH_IMM or 0) and c.pkey_index == 0x30 + i
+        and c.slid == 0x4400 + i and c.sl == 1 + i and c.dlid_path_bits == 0x50 + i
+      if not same then print("lua: completion " .. i .. ": wr_id " .. tostring(c.wr_id)) end
+      ok = ok and same
+    end
+    local last = wc[3 + base]
+    return ok and last.wr_id == 0xdead and (last.status or 0) == 0 and (last.byte_len or 0) == 0
+  end
+  local wc = { {}, {}, {}, { wr_id = 0xdead } }
+  check(rv.ibv_poll_cq(cq, 4, wc) == 3 and as_recorded(wc, 1),
+    "ibv_poll_cq(cq, 4, a table of 4): 3, every field of each, the 4th untouched")
+  local array = rv.new("ibv_wc", 4)
+  array[3].wr_id = 0xdead
+  check(rv.ibv_poll_cq(cq, 4, array) == 3 and as_recorded(array, 0),
+    "ibv_poll_cq(cq, 4, rv.new('ibv_wc', 4)): 3, every field of each, the 4th untouched")
+  local ok, err = pcall(rv.ibv_poll_cq, cq, 5, wc)
+  check(not ok and err:find("ibv_poll_cq: the count (5) is more than the array's 4 elements", 1, true),
+    "ibv_poll_cq(5 of 4): an error (" .. tostring(err) .. ")")
+  rec.recorder_fail(rv.EIO)
+  check(errno_of(rv.ibv_poll_cq(cq, 4, wc)) == rv.EIO, "ibv_poll_cq failing (-1, errno EIO): nil, message, EIO")
+  recorded(rv.ibv_req_notify_cq(cq, 1), "notify solicited_only=1", "ibv_req_notify_cq(cq, 1)")
+  check(errno_of(rv.ibv_req_notify_cq(nil, 0)) == rv.EINVAL, "ibv_req_notify_cq(NULL): EINVAL")
+  check(rv.ibv_inc_rkey(0x123456ff) == 0x12345600
+    and rv.rdma_event_str(rv.RDMA_CM_EVENT_ESTABLISHED) == "RDMA_CM_EVENT_ESTABLISHED",
+    "ibv_inc_rkey, rdma_event_str")
+end
 
 local env = os.getenv("RDMAVERBS_LIBRARY")
 if env and env ~= "" then

@@ -1,8 +1,12 @@
-// The Node.js binding on a machine without RDMA: every function bound, the
+// The Node.js binding on a machine without RDMA: every function bound
+// (librdmaverbs' at their symbol version, in librdmaverbs.so.1), the
 // refused inputs thrown as RdmaVerbsError (.code, .errno), raw results as
 // C's, the vectored posts checked SGE by SGE on the recording provider
-// (bindings/recorder.c, RDMAVERBS_RECORDER), the ports in both orders, the
-// completion statuses. Exits 1 on a failure.
+// (bindings/recorder.c, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data
+// path there (ibv_post_send of a list with the wr union, ibv_post_srq_recv,
+// ibv_poll_cq into an array of objects, ibv_req_notify_cq, each failure
+// convention), the ports in both orders, the completion statuses. Exits 1
+// on a failure.
 'use strict';
 const fs = require('fs');
 const rv = require('rdmaverbs');
@@ -21,7 +25,55 @@ function code(f) {
   }
 }
 
-check(Object.keys(rv.raw).length === 32, '32 functions bound');
+const { functions } = require(`${require.resolve('rdmaverbs')}/../api.js`);
+const ours = functions.filter((f) => f[4]);
+// {name: node} of the exports c-tests/functions.h lists, node by node.
+const listed = {};
+{
+  let node = null;
+  const text = fs.readFileSync(`${__dirname}/../../../c-tests/functions.h`, 'utf8');
+  for (const line of text.split('\n')) {
+    const define = /^#define RDMAVERBS_(\d+)_(\d+)_FUNCTIONS\(X\)/.exec(line);
+    if (define) {
+      node = `RDMAVERBS_${define[1]}.${define[2]}`;
+      continue;
+    }
+    if (!line.startsWith('\t')) node = null;
+    const x = /^\tX\([^,]+, (\w+), /.exec(line);
+    if (node && x) listed[x[1]] = node;
+  }
+}
+const bound = Object.fromEntries(ours.map((f) => [/(\w+)\(/.exec(f[1])[1], f[4]]));
+const sorted = (o) => JSON.stringify(Object.entries(o).sort());
+check(Object.keys(rv.raw).length === functions.length && sorted(bound) === sorted(listed) &&
+  ours.some((f) => f[4] === 'RDMAVERBS_1.3'),
+`${functions.length} functions bound: ${ours.length} of librdmaverbs, each of c-tests/functions.h at its node, ` +
+  `${functions.length - ours.length} of librdmacm and libibverbs`);
+{
+  // Each of ours called at the address dlvsym gives for its version, which
+  // dladdr places in librdmaverbs.so.1 under its name.
+  const libc = rv.koffi.load('libc.so.6');
+  const DlInfo = rv.koffi.struct('DlInfo', { dli_fname: 'const char *', dli_fbase: 'void *',
+    dli_sname: 'const char *', dli_saddr: 'void *' });
+  const dladdr = libc.func('int dladdr(void *addr, _Out_ DlInfo *info)');
+  const dlopen = libc.func('void *dlopen(const char *file, int mode)');
+  const dlvsym = libc.func('void *dlvsym(void *handle, const char *name, const char *version)');
+  const h = dlopen(rv.library, 2);
+  const real = process.env.RDMAVERBS_LIBRARY ? fs.realpathSync(process.env.RDMAVERBS_LIBRARY) : null;
+  let bad = 0;
+  for (const [, proto, , , version] of ours) {
+    const name = /(\w+)\(/.exec(proto)[1];
+    const info = {};
+    const ok = rv.addresses[name] === dlvsym(h, name, version) && rv.addresses[name] !== null &&
+      dladdr(rv.addresses[name], info) !== 0 && info.dli_sname === name &&
+      /librdmaverbs\.so/.test(info.dli_fname) && (!real || fs.realpathSync(info.dli_fname) === real);
+    if (!ok) {
+      bad++;
+      console.log(`node: ${name}@${version}: called at ${rv.addresses[name]}, ${JSON.stringify(info)}`);
+    }
+  }
+  check(bad === 0, 'each function of librdmaverbs called at its version, in librdmaverbs.so.1');
+}
 check(code(() => rv.rdma_post_send(null, null, null, 0, null, 0)) === 'EINVAL -22 rdma_post_send',
   'rdma_post_send(NULL, ...): RdmaVerbsError EINVAL, errno -22');
 check(code(() => rv.rdma_get_send_comp_timeout(null, {}, 0)) === 'EINVAL -22 rdma_get_send_comp_timeout',
@@ -80,6 +132,82 @@ check(rv.rdma_get_src_port(id) === 0x9148 && rv.rdma_get_dst_port(id) === 0x50c3
 check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) === 'local protection error' &&
   rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS) === 'success' && rv.IBV_WC_TM_RNDV_INCOMPLETE === 23,
 "ibv_wc_status_str: 'local protection error', 'success'; IBV_WC_TM_RNDV_INCOMPLETE is 23");
+// The RDMAVERBS_1.3 data path on the recording provider's QP, SRQ and CQ.
+{
+  rec.id();
+  const r13 = {
+    qp: recorder.func('void *recorder_qp(void)'),
+    srq: recorder.func('void *recorder_srq(void)'),
+    cq: recorder.func('void *recorder_cq(void)'),
+    fail: recorder.func('void recorder_fail(int err)'),
+  };
+  const qp = r13.qp(), srq = r13.srq(), cq = r13.cq();
+  const { koffi } = rv;
+  const sgl = koffi.alloc(rv.types.ibv_sge, 4);
+  koffi.encode(sgl, rv.types.ibv_sge, [a, b, c, { addr: 0x4000, length: 8, lkey: 0x44 }], 4);
+  const sge = (i) => koffi.address(sgl) + BigInt(16 * i);
+  // Three work requests joined by next: a send with immediate data over two
+  // SGEs (the first request, an object koffi copies), a compare-and-swap and
+  // a fetch-and-add (the wr union's atomic member), in C memory of their own.
+  const rest = koffi.alloc(rv.types.ibv_send_wr, 2);
+  const restAt = (i) => koffi.address(rest) + BigInt(128 * i);
+  koffi.encode(rest, rv.types.ibv_send_wr, [
+    { wr_id: 0x601, next: restAt(1), sg_list: sge(2), num_sge: 1, opcode: rv.IBV_WR_ATOMIC_CMP_AND_SWP,
+      send_flags: rv.IBV_SEND_FENCE, wr: { atomic: { remote_addr: 0xfedc000000003000n, rkey: 0x80000066,
+        compare_add: 0x1111222233334444n, swap: 0x5555666677778888n } } },
+    { wr_id: 0x602, next: null, sg_list: sge(3), num_sge: 1, opcode: rv.IBV_WR_ATOMIC_FETCH_AND_ADD,
+      wr: { atomic: { remote_addr: 0xfedc000000003008n, rkey: 0x77, compare_add: 0x8000000000000001n } } },
+  ], 2);
+  const send = { wr_id: 0x600, next: restAt(0), sg_list: sge(0), num_sge: 2, opcode: rv.IBV_WR_SEND_WITH_IMM,
+    send_flags: rv.IBV_SEND_SIGNALED, imm_data: 0x0a0b0c0d };
+  const bad = [null];
+  recorded(rv.ibv_post_send(qp, send, bad), `send_imm wr_id=0x600 flags=0x2 imm=0xa0b0c0d${SA}${SB}` +
+    ' | cas wr_id=0x601 flags=0x1 remote=0xfedc000000003000 rkey=0x80000066 compare=0x1111222233334444' +
+    ` swap=0x5555666677778888${SC} | fadd wr_id=0x602 flags=0x0 remote=0xfedc000000003008 rkey=0x77` +
+    ' add=0x8000000000000001 sge=0x4000:0x8:0x44',
+  'ibv_post_send(3 work requests: send with imm over 2 SGEs, cas, fetch-and-add): every field');
+  check(bad[0] === null && rec.posts() === 1, 'ibv_post_send: *bad_wr untouched, one post');
+  // Failures: the provider's errno value, *bad_wr its first request; NULL refused.
+  r13.fail(rv.ENOMEM);
+  check(code(() => rv.ibv_post_send(qp, restAt(1), bad)) === 'ENOMEM -12 ibv_post_send' &&
+    bad[0] === restAt(1) && rec.posts() === 1,
+  'ibv_post_send failing with ENOMEM: RdmaVerbsError ENOMEM, *bad_wr the request, nothing posted');
+  check(code(() => rv.ibv_post_send(null, send, bad)) === 'EINVAL -22 ibv_post_send' &&
+    rv.raw.ibv_post_send(qp, null, bad) === rv.EINVAL, 'ibv_post_send(NULL, ...): EINVAL; raw, a NULL list: EINVAL');
+  // Receives on the SRQ, a list of two.
+  const second = koffi.alloc(rv.types.ibv_recv_wr, 1);
+  koffi.encode(second, rv.types.ibv_recv_wr, { wr_id: 0x621, next: null, sg_list: sge(1), num_sge: 2 });
+  recorded(rv.ibv_post_srq_recv(srq, { wr_id: 0x620, next: koffi.address(second), sg_list: sge(0), num_sge: 1 }, bad),
+    `srq_recv wr_id=0x620${SA} | srq_recv wr_id=0x621${SB}${SC}`, 'ibv_post_srq_recv(a list of 2): every request and SGE');
+  recorded(rv.ibv_post_recv(qp, koffi.address(second), bad), `recv wr_id=0x621${SB}${SC}`, 'ibv_post_recv: every SGE');
+  // Completions: 3 of 4 filled, into an array of objects.
+  const wc = [{}, {}, {}, { wr_id: 0xdead }];
+  const n = rv.ibv_poll_cq(cq, 4, wc);
+  const status = [rv.IBV_WC_SUCCESS, rv.IBV_WC_SUCCESS, rv.IBV_WC_REM_ACCESS_ERR];
+  const opcode = [rv.IBV_WC_RECV, rv.IBV_WC_COMP_SWAP, rv.IBV_WC_FETCH_ADD];
+  let same = n === 3;
+  for (let i = 0; i < 3; i++) {
+    const want = { wr_id: 0x5000 + i, status: status[i], opcode: opcode[i], vendor_err: 0x100 + i,
+      byte_len: 0x40 + i, imm_data: 0xa0b0c0d0 + i, qp_num: 0x1100 + i, src_qp: 0x2200 + i,
+      wc_flags: i === 0 ? rv.IBV_WC_WITH_IMM : 0, pkey_index: 0x30 + i, slid: 0x4400 + i, sl: 1 + i,
+      dlid_path_bits: 0x50 + i };
+    if (JSON.stringify(wc[i]) !== JSON.stringify(want)) {
+      console.log(`node: completion ${i}: ${JSON.stringify(wc[i])}`);
+      same = false;
+    }
+  }
+  check(same && wc[3].wr_id === 0xdead && wc[3].status === 0 && wc[3].byte_len === 0,
+    'ibv_poll_cq(cq, 4, [4 objects]): 3, every field of each, the 4th untouched');
+  check(code(() => rv.ibv_poll_cq(cq, 5, wc)) ===
+    'RangeError: ibv_poll_cq: the count (5) is more than the array\'s 4 elements', 'ibv_poll_cq(5 of 4): RangeError');
+  r13.fail(rv.EIO);
+  check(code(() => rv.ibv_poll_cq(cq, 4, wc)) === 'EIO -5 ibv_poll_cq', 'ibv_poll_cq failing (-1, errno EIO): EIO');
+  recorded(rv.ibv_req_notify_cq(cq, 1), 'notify solicited_only=1', 'ibv_req_notify_cq(cq, 1)');
+  check(code(() => rv.ibv_req_notify_cq(null, 0)) === 'EINVAL -22 ibv_req_notify_cq', 'ibv_req_notify_cq(NULL): EINVAL');
+  check(rv.ibv_inc_rkey(0x123456ff) === 0x12345600 &&
+    rv.rdma_event_str(rv.RDMA_CM_EVENT_ESTABLISHED) === 'RDMA_CM_EVENT_ESTABLISHED',
+  'ibv_inc_rkey, rdma_event_str');
+}
 if (process.env.RDMAVERBS_LIBRARY) {
   const real = fs.realpathSync(process.env.RDMAVERBS_LIBRARY);
   check(fs.readFileSync('/proc/self/maps', 'utf8').includes(real), "RDMAVERBS_LIBRARY's copy is the one mapped");

@@ -1,23 +1,33 @@
-"""rdmaverbs: librdmacm's inline <rdma/rdma_verbs.h> functions (and
-rdma_get_local_addr, rdma_get_peer_addr) from Python, through
-librdmaverbs.so.1, with the standard library's ctypes.
+"""rdmaverbs: the static inline functions of librdmacm's <rdma/rdma_verbs.h>
+and of <infiniband/verbs.h> (ibv_post_send, ibv_poll_cq, ibv_req_notify_cq,
+...) from Python, through librdmaverbs.so.1, with the standard library's
+ctypes; and the real librdmacm and libibverbs calls a program makes with
+them (event channels and ids, completion channels, PDs, CQs, SRQs,
+address handles, MRs).
 
-Every function has its C name and C types; a failure (-1, or NULL) raises
-OSError with the errno the call left (read right after it: ctypes'
-use_errno). The unchecked ctypes functions are in `raw`. The structs
-(ibv_sge, ibv_wc, rdma_addrinfo, ...) and constants come from _api.py,
-generated from the library's table and checked against the system headers.
+Every function has its C name and C types; a failure raises OSError with
+its errno: the errno the call left (read right after it: ctypes'
+use_errno) for -1 (rdma_*) or NULL, the value itself for the functions
+that return an errno value (ibv_post_send, ibv_dealloc_pd, ...), minus a
+negative value (ibv_poll_cq). The unchecked ctypes functions are in
+`raw`. The structs (ibv_sge, ibv_wc, ibv_send_wr and its unions,
+rdma_cm_event, ...) and constants come from _api.py, generated from the
+library's table and checked against the system headers.
 
-The vectored posts (rdma_post_sendv, ...) take their SGEs as a list or
-tuple (of ibv_sge, or of (addr, length, lkey) tuples), copied into one C
-array, or as a ctypes array of ibv_sge; an nsge larger than the list is
-refused with ValueError. rdma_get_src_port and rdma_get_dst_port return
-the port in network byte order, as C does; src_port and dst_port return
-it in host order. ibv_wc_status_str (libibverbs) returns a str.
+The arrays of structs (the vectored posts' SGEs, ibv_wr_set_sge_list's,
+ibv_poll_cq's completions) are a list or tuple (of the struct, or of
+tuples of its fields), copied into one C array (and, for ibv_poll_cq,
+copied back into the list's structs), or a ctypes array of the struct,
+passed as it is; a count larger than the list is refused with ValueError.
+rdma_get_src_port and rdma_get_dst_port return the port in network byte
+order, as C does; src_port and dst_port return it in host order.
+ibv_wc_status_str and rdma_event_str return a str.
 
 The libraries: librdmaverbs.so.1, librdmacm.so.1 and libibverbs.so.1,
 found by the dynamic loader; RDMAVERBS_LIBRARY names another copy of
-librdmaverbs.
+librdmaverbs. librdmaverbs' functions are found by their symbol version
+(dlvsym: ibv_post_send@RDMAVERBS_1.3), never a same-named symbol of
+another library.
 """
 import ctypes
 import os
@@ -32,6 +42,18 @@ _LIBS = {
     "rdmacm": ctypes.CDLL("librdmacm.so.1", use_errno=True),
     "ibverbs": ctypes.CDLL("libibverbs.so.1", use_errno=True),
 }
+_libc = ctypes.CDLL("libc.so.6")
+_libc.dlvsym.restype = ctypes.c_void_p
+_libc.dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
+
+
+def _versioned(lib, name, version, restype, argtypes):
+    """The function name@version of lib (dlvsym on its handle), with errno
+    saved after each call as CDLL's functions do."""
+    address = _libc.dlvsym(lib._handle, name.encode(), version.encode())
+    if not address:
+        raise AttributeError(f"{lib._name}: no {name}@{version}")
+    return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
 
 
 class raw:
@@ -55,30 +77,68 @@ def _array(name, cls, value, n):
     return value
 
 
+def _copy_back(name, given, copy):
+    """What C wrote into `copy`, the C array made of the list `given`,
+    copied into the list's structs (each a struct, not a tuple)."""
+    if copy is given or given is None:
+        return
+    for i, element in enumerate(given):
+        if not isinstance(element, type(copy[i])):
+            raise TypeError(f"{name}: C wrote element {i}: a list of {type(copy[i]).__name__}, "
+                            f"not of {type(element).__name__}, takes it back")
+        ctypes.pointer(element)[0] = copy[i]
+
+
+def _failed(error, r):
+    """The errno of a failed call, or 0: a negative value or NULL (the errno
+    left), an errno value returned, a negative value (minus the errno)."""
+    if (error == "int" and r < 0) or (error == "ptr" and not r):
+        return ctypes.get_errno()
+    if error == "errno":
+        return r
+    if error == "neg" and r < 0:
+        return -r
+    return 0
+
+
+_FAILS = {"int": "; a failure (a negative value) raises OSError (the errno left).",
+          "ptr": "; a failure (NULL) raises OSError (the errno left).",
+          "errno": "; a failure (an errno value) raises OSError (that errno).",
+          "neg": "; a failure (a negative value) raises OSError (minus that value).",
+          None: "; it raises nothing."}
+
+
 def _wrapped(name, fn, error, arrays, note):
-    """fn with its arrays laid out, its failure raised as OSError, its C
-    string returned as a str."""
+    """fn with its arrays laid out (and copied back), its failure raised as
+    OSError, its C string returned as a str."""
     text = fn.restype is ctypes.c_char_p
 
     def call(*args):
         if arrays:
+            given = args
             args = list(args)
-            for i, count, struct in arrays:
+            for i, count, struct, _ in arrays:
                 args[i] = _array(name, getattr(_api, struct), args[i], args[count])
         r = fn(*args)
-        if (error == "int" and r < 0) or (error == "ptr" and not r):
-            err = ctypes.get_errno()
+        if arrays:
+            for i, _, _, out in arrays:
+                if out:
+                    _copy_back(name, given[i], args[i])
+        err = _failed(error, r)
+        if err:
             raise OSError(err, f"{name}: {os.strerror(err)}")
         return r.decode() if text and r is not None else r
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"{name}, as the C function" + (f": {note}" if note else "") + \
-        ("; a failure raises OSError (its errno)." if error else "; it cannot fail.")
+    call.__doc__ = f"{name}, as the C function" + (f": {note}" if note else "") + _FAILS[error]
     return call
 
 
-for _lib, _name, _restype, _argtypes, _error, _arrays, _note in _api.FUNCTIONS:
-    _fn = getattr(_LIBS[_lib], _name)
-    _fn.restype, _fn.argtypes = _restype, _argtypes
+for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version in _api.FUNCTIONS:
+    if _version:
+        _fn = _versioned(_LIBS[_lib], _name, _version, _restype, _argtypes)
+    else:
+        _fn = getattr(_LIBS[_lib], _name)
+        _fn.restype, _fn.argtypes = _restype, _argtypes
     setattr(raw, _name, _fn)
     globals()[_name] = _wrapped(_name, _fn, _error, _arrays, _note)
 
@@ -101,7 +161,7 @@ def layout():
     """This binding's layout lines, as the C layout program prints the
     system headers': 'STRUCT sizeof N', 'STRUCT.FIELD offset N', 'NAME
     value N'."""
-    for cls in _api.STRUCTS:
+    for cls in _api.STRUCTS:    # structs and unions
         yield f"{cls.__name__} sizeof {ctypes.sizeof(cls)}"
         for field, _ in cls._fields_:
             yield f"{cls.__name__}.{field} offset {getattr(cls, field).offset}"

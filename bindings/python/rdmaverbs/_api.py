@@ -31,29 +31,95 @@ IBV_SEND_SIGNALED = 2
 IBV_SEND_SOLICITED = 4
 IBV_SEND_INLINE = 8
 IBV_SEND_IP_CSUM = 16
-RAI_PASSIVE = 1
-RDMA_PS_TCP = 262
-RDMA_PS_UDP = 273
-IBV_QPT_RC = 2
-IBV_QPT_UD = 4
 IBV_WC_SEND = 0
 IBV_WC_RDMA_WRITE = 1
 IBV_WC_RDMA_READ = 2
+IBV_WC_COMP_SWAP = 3
+IBV_WC_FETCH_ADD = 4
+IBV_WC_BIND_MW = 5
+IBV_WC_LOCAL_INV = 6
+IBV_WC_TSO = 7
+IBV_WC_ATOMIC_WRITE = 9
 IBV_WC_RECV = 128
 IBV_WC_RECV_RDMA_WITH_IMM = 129
+IBV_WC_TM_ADD = 130
+IBV_WC_TM_DEL = 131
+IBV_WC_TM_SYNC = 132
+IBV_WC_TM_RECV = 133
+IBV_WC_TM_NO_TAG = 134
+IBV_WC_DRIVER1 = 135
+IBV_WC_DRIVER2 = 136
+IBV_WC_DRIVER3 = 137
 IBV_WC_GRH = 1
 IBV_WC_WITH_IMM = 2
+IBV_WC_IP_CSUM_OK = 4
+IBV_WC_WITH_INV = 8
+IBV_WC_TM_SYNC_REQ = 16
+IBV_WC_TM_MATCH = 32
+IBV_WC_TM_DATA_VALID = 64
+IBV_WR_RDMA_WRITE = 0
+IBV_WR_RDMA_WRITE_WITH_IMM = 1
+IBV_WR_SEND = 2
+IBV_WR_SEND_WITH_IMM = 3
+IBV_WR_RDMA_READ = 4
+IBV_WR_ATOMIC_CMP_AND_SWP = 5
+IBV_WR_ATOMIC_FETCH_AND_ADD = 6
+IBV_WR_LOCAL_INV = 7
+IBV_WR_BIND_MW = 8
+IBV_WR_SEND_WITH_INV = 9
+IBV_WR_TSO = 10
+IBV_WR_DRIVER1 = 11
+IBV_WR_ATOMIC_WRITE = 15
 IBV_ACCESS_LOCAL_WRITE = 1
 IBV_ACCESS_REMOTE_WRITE = 2
 IBV_ACCESS_REMOTE_READ = 4
+IBV_ACCESS_REMOTE_ATOMIC = 8
+IBV_ACCESS_MW_BIND = 16
+IBV_ACCESS_ZERO_BASED = 32
+IBV_ACCESS_ON_DEMAND = 64
+IBV_ACCESS_HUGETLB = 128
+IBV_ACCESS_RELAXED_ORDERING = 1048576
+IBV_QPT_RC = 2
+IBV_QPT_UC = 3
+IBV_QPT_UD = 4
+IBV_QPT_RAW_PACKET = 8
+IBV_QPT_XRC_SEND = 9
+IBV_QPT_XRC_RECV = 10
+IBV_QPT_DRIVER = 255
+RDMA_PS_IPOIB = 2
+RDMA_PS_TCP = 262
+RDMA_PS_UDP = 273
+RDMA_PS_IB = 319
+RDMA_CM_EVENT_ADDR_RESOLVED = 0
+RDMA_CM_EVENT_ADDR_ERROR = 1
+RDMA_CM_EVENT_ROUTE_RESOLVED = 2
+RDMA_CM_EVENT_ROUTE_ERROR = 3
+RDMA_CM_EVENT_CONNECT_REQUEST = 4
+RDMA_CM_EVENT_CONNECT_RESPONSE = 5
+RDMA_CM_EVENT_CONNECT_ERROR = 6
+RDMA_CM_EVENT_UNREACHABLE = 7
+RDMA_CM_EVENT_REJECTED = 8
+RDMA_CM_EVENT_ESTABLISHED = 9
+RDMA_CM_EVENT_DISCONNECTED = 10
+RDMA_CM_EVENT_DEVICE_REMOVAL = 11
+RDMA_CM_EVENT_MULTICAST_JOIN = 12
+RDMA_CM_EVENT_MULTICAST_ERROR = 13
+RDMA_CM_EVENT_ADDR_CHANGE = 14
+RDMA_CM_EVENT_TIMEWAIT_EXIT = 15
+RAI_PASSIVE = 1
+RDMA_UDP_QKEY = 19088743
 AF_INET = 2
 AF_INET6 = 10
 EINVAL = 22
 ETIMEDOUT = 110
 ENOMEM = 12
 EIO = 5
+ENOENT = 2
+EAGAIN = 11
+EBUSY = 16
+EOPNOTSUPP = 95
 
-CONSTANTS = ['IBV_WC_SUCCESS', 'IBV_WC_LOC_LEN_ERR', 'IBV_WC_LOC_QP_OP_ERR', 'IBV_WC_LOC_EEC_OP_ERR', 'IBV_WC_LOC_PROT_ERR', 'IBV_WC_WR_FLUSH_ERR', 'IBV_WC_MW_BIND_ERR', 'IBV_WC_BAD_RESP_ERR', 'IBV_WC_LOC_ACCESS_ERR', 'IBV_WC_REM_INV_REQ_ERR', 'IBV_WC_REM_ACCESS_ERR', 'IBV_WC_REM_OP_ERR', 'IBV_WC_RETRY_EXC_ERR', 'IBV_WC_RNR_RETRY_EXC_ERR', 'IBV_WC_LOC_RDD_VIOL_ERR', 'IBV_WC_REM_INV_RD_REQ_ERR', 'IBV_WC_REM_ABORT_ERR', 'IBV_WC_INV_EECN_ERR', 'IBV_WC_INV_EEC_STATE_ERR', 'IBV_WC_FATAL_ERR', 'IBV_WC_RESP_TIMEOUT_ERR', 'IBV_WC_GENERAL_ERR', 'IBV_WC_TM_ERR', 'IBV_WC_TM_RNDV_INCOMPLETE', 'IBV_SEND_FENCE', 'IBV_SEND_SIGNALED', 'IBV_SEND_SOLICITED', 'IBV_SEND_INLINE', 'IBV_SEND_IP_CSUM', 'RAI_PASSIVE', 'RDMA_PS_TCP', 'RDMA_PS_UDP', 'IBV_QPT_RC', 'IBV_QPT_UD', 'IBV_WC_SEND', 'IBV_WC_RDMA_WRITE', 'IBV_WC_RDMA_READ', 'IBV_WC_RECV', 'IBV_WC_RECV_RDMA_WITH_IMM', 'IBV_WC_GRH', 'IBV_WC_WITH_IMM', 'IBV_ACCESS_LOCAL_WRITE', 'IBV_ACCESS_REMOTE_WRITE', 'IBV_ACCESS_REMOTE_READ', 'AF_INET', 'AF_INET6', 'EINVAL', 'ETIMEDOUT', 'ENOMEM', 'EIO']
+CONSTANTS = ['IBV_WC_SUCCESS', 'IBV_WC_LOC_LEN_ERR', 'IBV_WC_LOC_QP_OP_ERR', 'IBV_WC_LOC_EEC_OP_ERR', 'IBV_WC_LOC_PROT_ERR', 'IBV_WC_WR_FLUSH_ERR', 'IBV_WC_MW_BIND_ERR', 'IBV_WC_BAD_RESP_ERR', 'IBV_WC_LOC_ACCESS_ERR', 'IBV_WC_REM_INV_REQ_ERR', 'IBV_WC_REM_ACCESS_ERR', 'IBV_WC_REM_OP_ERR', 'IBV_WC_RETRY_EXC_ERR', 'IBV_WC_RNR_RETRY_EXC_ERR', 'IBV_WC_LOC_RDD_VIOL_ERR', 'IBV_WC_REM_INV_RD_REQ_ERR', 'IBV_WC_REM_ABORT_ERR', 'IBV_WC_INV_EECN_ERR', 'IBV_WC_INV_EEC_STATE_ERR', 'IBV_WC_FATAL_ERR', 'IBV_WC_RESP_TIMEOUT_ERR', 'IBV_WC_GENERAL_ERR', 'IBV_WC_TM_ERR', 'IBV_WC_TM_RNDV_INCOMPLETE', 'IBV_SEND_FENCE', 'IBV_SEND_SIGNALED', 'IBV_SEND_SOLICITED', 'IBV_SEND_INLINE', 'IBV_SEND_IP_CSUM', 'IBV_WC_SEND', 'IBV_WC_RDMA_WRITE', 'IBV_WC_RDMA_READ', 'IBV_WC_COMP_SWAP', 'IBV_WC_FETCH_ADD', 'IBV_WC_BIND_MW', 'IBV_WC_LOCAL_INV', 'IBV_WC_TSO', 'IBV_WC_ATOMIC_WRITE', 'IBV_WC_RECV', 'IBV_WC_RECV_RDMA_WITH_IMM', 'IBV_WC_TM_ADD', 'IBV_WC_TM_DEL', 'IBV_WC_TM_SYNC', 'IBV_WC_TM_RECV', 'IBV_WC_TM_NO_TAG', 'IBV_WC_DRIVER1', 'IBV_WC_DRIVER2', 'IBV_WC_DRIVER3', 'IBV_WC_GRH', 'IBV_WC_WITH_IMM', 'IBV_WC_IP_CSUM_OK', 'IBV_WC_WITH_INV', 'IBV_WC_TM_SYNC_REQ', 'IBV_WC_TM_MATCH', 'IBV_WC_TM_DATA_VALID', 'IBV_WR_RDMA_WRITE', 'IBV_WR_RDMA_WRITE_WITH_IMM', 'IBV_WR_SEND', 'IBV_WR_SEND_WITH_IMM', 'IBV_WR_RDMA_READ', 'IBV_WR_ATOMIC_CMP_AND_SWP', 'IBV_WR_ATOMIC_FETCH_AND_ADD', 'IBV_WR_LOCAL_INV', 'IBV_WR_BIND_MW', 'IBV_WR_SEND_WITH_INV', 'IBV_WR_TSO', 'IBV_WR_DRIVER1', 'IBV_WR_ATOMIC_WRITE', 'IBV_ACCESS_LOCAL_WRITE', 'IBV_ACCESS_REMOTE_WRITE', 'IBV_ACCESS_REMOTE_READ', 'IBV_ACCESS_REMOTE_ATOMIC', 'IBV_ACCESS_MW_BIND', 'IBV_ACCESS_ZERO_BASED', 'IBV_ACCESS_ON_DEMAND', 'IBV_ACCESS_HUGETLB', 'IBV_ACCESS_RELAXED_ORDERING', 'IBV_QPT_RC', 'IBV_QPT_UC', 'IBV_QPT_UD', 'IBV_QPT_RAW_PACKET', 'IBV_QPT_XRC_SEND', 'IBV_QPT_XRC_RECV', 'IBV_QPT_DRIVER', 'RDMA_PS_IPOIB', 'RDMA_PS_TCP', 'RDMA_PS_UDP', 'RDMA_PS_IB', 'RDMA_CM_EVENT_ADDR_RESOLVED', 'RDMA_CM_EVENT_ADDR_ERROR', 'RDMA_CM_EVENT_ROUTE_RESOLVED', 'RDMA_CM_EVENT_ROUTE_ERROR', 'RDMA_CM_EVENT_CONNECT_REQUEST', 'RDMA_CM_EVENT_CONNECT_RESPONSE', 'RDMA_CM_EVENT_CONNECT_ERROR', 'RDMA_CM_EVENT_UNREACHABLE', 'RDMA_CM_EVENT_REJECTED', 'RDMA_CM_EVENT_ESTABLISHED', 'RDMA_CM_EVENT_DISCONNECTED', 'RDMA_CM_EVENT_DEVICE_REMOVAL', 'RDMA_CM_EVENT_MULTICAST_JOIN', 'RDMA_CM_EVENT_MULTICAST_ERROR', 'RDMA_CM_EVENT_ADDR_CHANGE', 'RDMA_CM_EVENT_TIMEWAIT_EXIT', 'RAI_PASSIVE', 'RDMA_UDP_QKEY', 'AF_INET', 'AF_INET6', 'EINVAL', 'ETIMEDOUT', 'ENOMEM', 'EIO', 'ENOENT', 'EAGAIN', 'EBUSY', 'EOPNOTSUPP']
 
 
 class ibv_sge(C.Structure):
@@ -179,43 +245,360 @@ class sockaddr_in(C.Structure):
     ]
 
 
-STRUCTS = [ibv_sge, ibv_wc, rdma_addrinfo, ibv_qp_cap, ibv_qp_init_attr, rdma_conn_param, ibv_mr, rdma_cm_id, sockaddr_in]
+class ibv_mw_bind_info(C.Structure):
+    _fields_ = [
+        ("mr", C.c_void_p),
+        ("addr", C.c_uint64),
+        ("length", C.c_uint64),
+        ("mw_access_flags", C.c_uint32),
+    ]
 
-# (library, name, restype, argtypes, how a failure shows: 'int' -1, 'ptr' NULL, None,
-#  [(index of an array parameter, index of its count, its struct's name)], a note)
+
+class ibv_send_wr_wr_rdma(C.Structure):
+    _fields_ = [
+        ("remote_addr", C.c_uint64),
+        ("rkey", C.c_uint32),
+    ]
+
+
+class ibv_send_wr_wr_atomic(C.Structure):
+    _fields_ = [
+        ("remote_addr", C.c_uint64),
+        ("compare_add", C.c_uint64),
+        ("swap", C.c_uint64),
+        ("rkey", C.c_uint32),
+    ]
+
+
+class ibv_send_wr_wr_ud(C.Structure):
+    _fields_ = [
+        ("ah", C.c_void_p),
+        ("remote_qpn", C.c_uint32),
+        ("remote_qkey", C.c_uint32),
+    ]
+
+
+class ibv_send_wr_wr(C.Union):
+    _fields_ = [
+        ("rdma", ibv_send_wr_wr_rdma),
+        ("atomic", ibv_send_wr_wr_atomic),
+        ("ud", ibv_send_wr_wr_ud),
+    ]
+
+
+class ibv_send_wr_qp_type_xrc(C.Structure):
+    _fields_ = [
+        ("remote_srqn", C.c_uint32),
+    ]
+
+
+class ibv_send_wr_qp_type(C.Union):
+    _fields_ = [
+        ("xrc", ibv_send_wr_qp_type_xrc),
+    ]
+
+
+class ibv_send_wr_bind_mw(C.Structure):
+    _fields_ = [
+        ("mw", C.c_void_p),
+        ("rkey", C.c_uint32),
+        ("bind_info", ibv_mw_bind_info),
+    ]
+
+
+class ibv_send_wr(C.Structure):
+    _fields_ = [
+        ("wr_id", C.c_uint64),
+        ("next", C.c_void_p),
+        ("sg_list", C.c_void_p),
+        ("num_sge", C.c_int),
+        ("opcode", C.c_uint32),
+        ("send_flags", C.c_uint32),
+        ("imm_data", C.c_uint32),
+        ("wr", ibv_send_wr_wr),
+        ("qp_type", ibv_send_wr_qp_type),
+        ("bind_mw", ibv_send_wr_bind_mw),
+    ]
+
+
+class ibv_recv_wr(C.Structure):
+    _fields_ = [
+        ("wr_id", C.c_uint64),
+        ("next", C.c_void_p),
+        ("sg_list", C.c_void_p),
+        ("num_sge", C.c_int),
+    ]
+
+
+class ibv_srq_attr(C.Structure):
+    _fields_ = [
+        ("max_wr", C.c_uint32),
+        ("max_sge", C.c_uint32),
+        ("srq_limit", C.c_uint32),
+    ]
+
+
+class ibv_srq_init_attr(C.Structure):
+    _fields_ = [
+        ("srq_context", C.c_void_p),
+        ("attr", ibv_srq_attr),
+    ]
+
+
+class ibv_gid_global(C.Structure):
+    _fields_ = [
+        ("subnet_prefix", C.c_uint64),
+        ("interface_id", C.c_uint64),
+    ]
+
+
+class ibv_gid(C.Union):
+    _fields_ = [
+        ("raw", C.c_uint8 * 16),
+        ("global", ibv_gid_global),
+    ]
+
+
+class ibv_global_route(C.Structure):
+    _fields_ = [
+        ("dgid", ibv_gid),
+        ("flow_label", C.c_uint32),
+        ("sgid_index", C.c_uint8),
+        ("hop_limit", C.c_uint8),
+        ("traffic_class", C.c_uint8),
+    ]
+
+
+class ibv_ah_attr(C.Structure):
+    _fields_ = [
+        ("grh", ibv_global_route),
+        ("dlid", C.c_uint16),
+        ("sl", C.c_uint8),
+        ("src_path_bits", C.c_uint8),
+        ("static_rate", C.c_uint8),
+        ("is_global", C.c_uint8),
+        ("port_num", C.c_uint8),
+    ]
+
+
+class rdma_ud_param(C.Structure):
+    _fields_ = [
+        ("private_data", C.c_void_p),
+        ("private_data_len", C.c_uint8),
+        ("ah_attr", ibv_ah_attr),
+        ("qp_num", C.c_uint32),
+        ("qkey", C.c_uint32),
+    ]
+
+
+class rdma_cm_event_param(C.Union):
+    _fields_ = [
+        ("conn", rdma_conn_param),
+        ("ud", rdma_ud_param),
+    ]
+
+
+class rdma_cm_event(C.Structure):
+    _fields_ = [
+        ("id", C.c_void_p),
+        ("listen_id", C.c_void_p),
+        ("event", C.c_uint32),
+        ("status", C.c_int),
+        ("param", rdma_cm_event_param),
+    ]
+
+
+class rdma_event_channel(C.Structure):
+    _fields_ = [
+        ("fd", C.c_int),
+    ]
+
+
+class ibv_comp_channel(C.Structure):
+    _fields_ = [
+        ("context", C.c_void_p),
+        ("fd", C.c_int),
+        ("refcnt", C.c_int),
+    ]
+
+
+class ibv_qp(C.Structure):
+    _fields_ = [
+        ("context", C.c_void_p),
+        ("qp_context", C.c_void_p),
+        ("pd", C.c_void_p),
+        ("send_cq", C.c_void_p),
+        ("recv_cq", C.c_void_p),
+        ("srq", C.c_void_p),
+        ("handle", C.c_uint32),
+        ("qp_num", C.c_uint32),
+        ("state", C.c_uint32),
+        ("qp_type", C.c_uint32),
+        ("mutex", C.c_uint8 * 40),
+        ("cond", C.c_uint8 * 48),
+        ("events_completed", C.c_uint32),
+    ]
+
+
+STRUCTS = [ibv_sge, ibv_wc, rdma_addrinfo, ibv_qp_cap, ibv_qp_init_attr, rdma_conn_param, ibv_mr, rdma_cm_id, sockaddr_in, ibv_mw_bind_info, ibv_send_wr_wr_rdma, ibv_send_wr_wr_atomic, ibv_send_wr_wr_ud, ibv_send_wr_wr, ibv_send_wr_qp_type_xrc, ibv_send_wr_qp_type, ibv_send_wr_bind_mw, ibv_send_wr, ibv_recv_wr, ibv_srq_attr, ibv_srq_init_attr, ibv_gid_global, ibv_gid, ibv_global_route, ibv_ah_attr, rdma_ud_param, rdma_cm_event_param, rdma_cm_event, rdma_event_channel, ibv_comp_channel, ibv_qp]
+
+# (library, name, restype, argtypes, how a failure shows: 'int' -1 and errno, 'errno' the
+#  value, 'neg' a negative value, 'ptr' NULL and errno, None,
+#  [(index of an array parameter, index of its count, its struct's name, C writes it)],
+#  a note, the symbol version node of ours)
 FUNCTIONS = [
-    ("rdmaverbs", "rdma_seterrno", C.c_int, [C.c_int], 'int', [], None),
-    ("rdmaverbs", "rdma_reg_msgs", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
-    ("rdmaverbs", "rdma_reg_read", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
-    ("rdmaverbs", "rdma_reg_write", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None),
-    ("rdmaverbs", "rdma_dereg_mr", C.c_int, [C.c_void_p], 'int', [], None),
-    ("rdmaverbs", "rdma_post_recvv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int], 'int', [(2, 3, 'ibv_sge')], None),
-    ("rdmaverbs", "rdma_post_sendv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int], 'int', [(2, 3, 'ibv_sge')], None),
-    ("rdmaverbs", "rdma_post_readv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge')], None),
-    ("rdmaverbs", "rdma_post_writev", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge')], None),
-    ("rdmaverbs", "rdma_post_recv", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p], 'int', [], None),
-    ("rdmaverbs", "rdma_post_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int], 'int', [], None),
-    ("rdmaverbs", "rdma_post_read", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None),
-    ("rdmaverbs", "rdma_post_write", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None),
-    ("rdmaverbs", "rdma_post_ud_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_void_p, C.c_uint32], 'int', [], None),
-    ("rdmaverbs", "rdma_get_send_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None),
-    ("rdmaverbs", "rdma_get_recv_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None),
-    ("rdmaverbs", "rdma_get_send_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None),
-    ("rdmaverbs", "rdma_get_recv_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None),
-    ("rdmaverbs", "rdma_get_local_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None),
-    ("rdmaverbs", "rdma_get_peer_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None),
-    ("rdmacm", "rdma_getaddrinfo", C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(rdma_addrinfo), C.POINTER(C.c_void_p)], 'int', [], None),
-    ("rdmacm", "rdma_freeaddrinfo", None, [C.c_void_p], None, [], None),
-    ("rdmacm", "rdma_create_ep", C.c_int, [C.POINTER(C.c_void_p), C.c_void_p, C.c_void_p, C.POINTER(ibv_qp_init_attr)], 'int', [], None),
-    ("rdmacm", "rdma_destroy_ep", None, [C.c_void_p], None, [], None),
-    ("rdmacm", "rdma_listen", C.c_int, [C.c_void_p, C.c_int], 'int', [], None),
-    ("rdmacm", "rdma_get_request", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p)], 'int', [], None),
-    ("rdmacm", "rdma_accept", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None),
-    ("rdmacm", "rdma_connect", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None),
-    ("rdmacm", "rdma_disconnect", C.c_int, [C.c_void_p], 'int', [], None),
-    ("rdmacm", "rdma_get_src_port", C.c_uint16, [C.c_void_p], None, [], 'the local port in network byte order (src_port: in host order)'),
-    ("rdmacm", "rdma_get_dst_port", C.c_uint16, [C.c_void_p], None, [], "the peer's port in network byte order (dst_port: in host order)"),
-    ("ibverbs", "ibv_wc_status_str", C.c_char_p, [C.c_uint32], None, [], 'the text of a completion\'s status, from libibverbs ("unknown" for a value it does not know)'),
+    ("rdmaverbs", "rdma_seterrno", C.c_int, [C.c_int], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_reg_msgs", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_reg_read", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_reg_write", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t], 'ptr', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_dereg_mr", C.c_int, [C.c_void_p], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_recvv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int], 'int', [(2, 3, 'ibv_sge', False)], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_sendv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int], 'int', [(2, 3, 'ibv_sge', False)], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_readv", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge', False)], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_writev", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_sge), C.c_int, C.c_int, C.c_uint64, C.c_uint32], 'int', [(2, 3, 'ibv_sge', False)], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_recv", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_read", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_write", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_uint64, C.c_uint32], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_post_ud_send", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_size_t, C.c_void_p, C.c_int, C.c_void_p, C.c_uint32], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_get_send_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_get_recv_comp", C.c_int, [C.c_void_p, C.POINTER(ibv_wc)], 'int', [], None, 'RDMAVERBS_1.0'),
+    ("rdmaverbs", "rdma_get_send_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None, 'RDMAVERBS_1.1'),
+    ("rdmaverbs", "rdma_get_recv_comp_timeout", C.c_int, [C.c_void_p, C.POINTER(ibv_wc), C.c_int], 'int', [], None, 'RDMAVERBS_1.1'),
+    ("rdmaverbs", "rdma_get_local_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.2'),
+    ("rdmaverbs", "rdma_get_peer_addr", C.c_void_p, [C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.2'),
+    ("rdmaverbs", "ibv_wr_atomic_cmp_swp", None, [C.c_void_p, C.c_uint32, C.c_uint64, C.c_uint64, C.c_uint64], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_atomic_fetch_add", None, [C.c_void_p, C.c_uint32, C.c_uint64, C.c_uint64], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_bind_mw", None, [C.c_void_p, C.c_void_p, C.c_uint32, C.POINTER(ibv_mw_bind_info)], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_local_inv", None, [C.c_void_p, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_rdma_read", None, [C.c_void_p, C.c_uint32, C.c_uint64], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_rdma_write", None, [C.c_void_p, C.c_uint32, C.c_uint64], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_rdma_write_imm", None, [C.c_void_p, C.c_uint32, C.c_uint64, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_send", None, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_send_imm", None, [C.c_void_p, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_send_inv", None, [C.c_void_p, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_send_tso", None, [C.c_void_p, C.c_void_p, C.c_uint16, C.c_uint16], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_ud_addr", None, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_xrc_srqn", None, [C.c_void_p, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_inline_data", None, [C.c_void_p, C.c_void_p, C.c_size_t], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_inline_data_list", None, [C.c_void_p, C.c_size_t, C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_sge", None, [C.c_void_p, C.c_uint32, C.c_uint64, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_set_sge_list", None, [C.c_void_p, C.c_size_t, C.POINTER(ibv_sge)], None, [(2, 1, 'ibv_sge', False)], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_start", None, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_complete", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_abort", None, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wr_atomic_write", None, [C.c_void_p, C.c_uint32, C.c_uint64, C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_cq_ex_to_cq", C.c_void_p, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_start_poll", C.c_int, [C.c_void_p, C.c_void_p], None, [], '0, ENOENT (nothing to poll) or an errno value, returned as it is', 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_next_poll", C.c_int, [C.c_void_p], None, [], '0, ENOENT (no more) or an errno value, returned as it is', 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_end_poll", None, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_opcode", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_vendor_err", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_byte_len", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_imm_data", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_invalidated_rkey", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_qp_num", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_src_qp", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_wc_flags", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_slid", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_sl", C.c_uint8, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_dlid_path_bits", C.c_uint8, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_completion_ts", C.c_uint64, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_completion_wallclock_ns", C.c_uint64, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_cvlan", C.c_uint16, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_flow_tag", C.c_uint32, [C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_wc_read_tm_info", None, [C.c_void_p, C.c_void_p], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_post_wq_recv", C.c_int, [C.c_void_p, C.POINTER(ibv_recv_wr), C.POINTER(C.c_void_p)], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "___ibv_query_port", C.c_int, [C.c_void_p, C.c_uint8, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_query_gid_ex", C.c_int, [C.c_void_p, C.c_uint32, C.c_uint32, C.c_void_p, C.c_uint32], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_query_gid_table", C.c_ssize_t, [C.c_void_p, C.c_void_p, C.c_size_t, C.c_uint32], 'neg', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_flow", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_destroy_flow", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_flow_action_esp", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_modify_flow_action_esp", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_destroy_flow_action", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_open_xrcd", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_close_xrcd", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "__ibv_reg_mr", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t, C.c_uint32, C.c_int], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "__ibv_reg_mr_iova", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t, C.c_uint64, C.c_uint32, C.c_int], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_alloc_mw", C.c_void_p, [C.c_void_p, C.c_uint32], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_dealloc_mw", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_inc_rkey", C.c_uint32, [C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_bind_mw", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_advise_mr", C.c_int, [C.c_void_p, C.c_uint32, C.c_uint32, C.POINTER(ibv_sge), C.c_uint32], 'errno', [(3, 4, 'ibv_sge', False)], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_alloc_dm", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_free_dm", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_memcpy_to_dm", C.c_int, [C.c_void_p, C.c_uint64, C.c_void_p, C.c_size_t], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_memcpy_from_dm", C.c_int, [C.c_void_p, C.c_void_p, C.c_uint64, C.c_size_t], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_alloc_null_mr", C.c_void_p, [C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_reg_dm_mr", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_uint64, C.c_size_t, C.c_uint32], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_cq_ex", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_poll_cq", C.c_int, [C.c_void_p, C.c_int, C.POINTER(ibv_wc)], 'int', [(2, 1, 'ibv_wc', True)], "up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left", 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_req_notify_cq", C.c_int, [C.c_void_p, C.c_int], 'errno', [], 'arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel', 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_modify_cq", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_srq_ex", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_get_srq_num", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_post_srq_recv", C.c_int, [C.c_void_p, C.POINTER(ibv_recv_wr), C.POINTER(C.c_void_p)], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_post_srq_ops", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(C.c_void_p)], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_qp_ex", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_alloc_td", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_dealloc_td", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_alloc_parent_domain", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_query_rt_values_ex", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_query_device_ex", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_open_qp", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_modify_qp_rate_limit", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_wq", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_modify_wq", C.c_int, [C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_destroy_wq", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_rwq_ind_table", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_destroy_rwq_ind_table", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_post_send", C.c_int, [C.c_void_p, C.POINTER(ibv_send_wr), C.POINTER(C.c_void_p)], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_post_recv", C.c_int, [C.c_void_p, C.POINTER(ibv_recv_wr), C.POINTER(C.c_void_p)], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_is_qpt_supported", C.c_int, [C.c_uint32, C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_create_counters", C.c_void_p, [C.c_void_p, C.c_void_p], 'ptr', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_destroy_counters", C.c_int, [C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_attach_counters_point_flow", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_read_counters", C.c_int, [C.c_void_p, C.c_void_p, C.c_uint32, C.c_uint32], 'errno', [], None, 'RDMAVERBS_1.3'),
+    ("rdmaverbs", "ibv_flow_label_to_udp_sport", C.c_uint16, [C.c_uint32], None, [], None, 'RDMAVERBS_1.3'),
+    ("rdmacm", "rdma_getaddrinfo", C.c_int, [C.c_char_p, C.c_char_p, C.POINTER(rdma_addrinfo), C.POINTER(C.c_void_p)], 'int', [], None, None),
+    ("rdmacm", "rdma_freeaddrinfo", None, [C.c_void_p], None, [], None, None),
+    ("rdmacm", "rdma_create_ep", C.c_int, [C.POINTER(C.c_void_p), C.c_void_p, C.c_void_p, C.POINTER(ibv_qp_init_attr)], 'int', [], None, None),
+    ("rdmacm", "rdma_destroy_ep", None, [C.c_void_p], None, [], None, None),
+    ("rdmacm", "rdma_listen", C.c_int, [C.c_void_p, C.c_int], 'int', [], None, None),
+    ("rdmacm", "rdma_get_request", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p)], 'int', [], None, None),
+    ("rdmacm", "rdma_accept", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None, None),
+    ("rdmacm", "rdma_connect", C.c_int, [C.c_void_p, C.POINTER(rdma_conn_param)], 'int', [], None, None),
+    ("rdmacm", "rdma_disconnect", C.c_int, [C.c_void_p], 'int', [], None, None),
+    ("rdmacm", "rdma_get_src_port", C.c_uint16, [C.c_void_p], None, [], 'the local port in network byte order (src_port: in host order)', None),
+    ("rdmacm", "rdma_get_dst_port", C.c_uint16, [C.c_void_p], None, [], "the peer's port in network byte order (dst_port: in host order)", None),
+    ("rdmacm", "rdma_create_event_channel", C.c_void_p, [], 'ptr', [], None, None),
+    ("rdmacm", "rdma_destroy_event_channel", None, [C.c_void_p], None, [], None, None),
+    ("rdmacm", "rdma_create_id", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p), C.c_void_p, C.c_uint32], 'int', [], None, None),
+    ("rdmacm", "rdma_destroy_id", C.c_int, [C.c_void_p], 'int', [], None, None),
+    ("rdmacm", "rdma_bind_addr", C.c_int, [C.c_void_p, C.c_void_p], 'int', [], None, None),
+    ("rdmacm", "rdma_resolve_addr", C.c_int, [C.c_void_p, C.c_void_p, C.c_void_p, C.c_int], 'int', [], None, None),
+    ("rdmacm", "rdma_resolve_route", C.c_int, [C.c_void_p, C.c_int], 'int', [], None, None),
+    ("rdmacm", "rdma_get_cm_event", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p)], 'int', [], "waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed", None),
+    ("rdmacm", "rdma_ack_cm_event", C.c_int, [C.c_void_p], 'int', [], None, None),
+    ("rdmacm", "rdma_event_str", C.c_char_p, [C.c_uint32], None, [], None, None),
+    ("rdmacm", "rdma_create_qp", C.c_int, [C.c_void_p, C.c_void_p, C.POINTER(ibv_qp_init_attr)], 'int', [], None, None),
+    ("rdmacm", "rdma_destroy_qp", None, [C.c_void_p], None, [], None, None),
+    ("ibverbs", "ibv_wc_status_str", C.c_char_p, [C.c_uint32], None, [], 'the text of a completion\'s status, from libibverbs ("unknown" for a value it does not know)', None),
+    ("ibverbs", "ibv_create_comp_channel", C.c_void_p, [C.c_void_p], 'ptr', [], None, None),
+    ("ibverbs", "ibv_destroy_comp_channel", C.c_int, [C.c_void_p], 'errno', [], None, None),
+    ("ibverbs", "ibv_get_cq_event", C.c_int, [C.c_void_p, C.POINTER(C.c_void_p), C.POINTER(C.c_void_p)], 'int', [], 'waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed', None),
+    ("ibverbs", "ibv_ack_cq_events", None, [C.c_void_p, C.c_uint32], None, [], None, None),
+    ("ibverbs", "ibv_alloc_pd", C.c_void_p, [C.c_void_p], 'ptr', [], None, None),
+    ("ibverbs", "ibv_dealloc_pd", C.c_int, [C.c_void_p], 'errno', [], None, None),
+    ("ibverbs", "ibv_create_cq", C.c_void_p, [C.c_void_p, C.c_int, C.c_void_p, C.c_void_p, C.c_int], 'ptr', [], None, None),
+    ("ibverbs", "ibv_destroy_cq", C.c_int, [C.c_void_p], 'errno', [], None, None),
+    ("ibverbs", "ibv_create_srq", C.c_void_p, [C.c_void_p, C.POINTER(ibv_srq_init_attr)], 'ptr', [], None, None),
+    ("ibverbs", "ibv_destroy_srq", C.c_int, [C.c_void_p], 'errno', [], None, None),
+    ("ibverbs", "ibv_create_ah", C.c_void_p, [C.c_void_p, C.POINTER(ibv_ah_attr)], 'ptr', [], None, None),
+    ("ibverbs", "ibv_destroy_ah", C.c_int, [C.c_void_p], 'errno', [], None, None),
+    ("ibverbs", "ibv_reg_mr_iova2", C.c_void_p, [C.c_void_p, C.c_void_p, C.c_size_t, C.c_uint64, C.c_uint32], 'ptr', [], None, None),
+    ("ibverbs", "ibv_dereg_mr", C.c_int, [C.c_void_p], 'errno', [], None, None),
 ]
 
 # The functions giving a network-order value in host order: {name: its C function}.

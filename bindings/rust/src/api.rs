@@ -61,36 +61,160 @@ pub const IBV_SEND_SOLICITED: i32 = 4;
 pub const IBV_SEND_INLINE: i32 = 8;
 /// `IBV_SEND_IP_CSUM`.
 pub const IBV_SEND_IP_CSUM: i32 = 16;
-/// `RAI_PASSIVE`.
-pub const RAI_PASSIVE: i32 = 1;
-/// `RDMA_PS_TCP`.
-pub const RDMA_PS_TCP: i32 = 262;
-/// `RDMA_PS_UDP`.
-pub const RDMA_PS_UDP: i32 = 273;
-/// `IBV_QPT_RC`.
-pub const IBV_QPT_RC: i32 = 2;
-/// `IBV_QPT_UD`.
-pub const IBV_QPT_UD: i32 = 4;
 /// `IBV_WC_SEND`.
 pub const IBV_WC_SEND: i32 = 0;
 /// `IBV_WC_RDMA_WRITE`.
 pub const IBV_WC_RDMA_WRITE: i32 = 1;
 /// `IBV_WC_RDMA_READ`.
 pub const IBV_WC_RDMA_READ: i32 = 2;
+/// `IBV_WC_COMP_SWAP`.
+pub const IBV_WC_COMP_SWAP: i32 = 3;
+/// `IBV_WC_FETCH_ADD`.
+pub const IBV_WC_FETCH_ADD: i32 = 4;
+/// `IBV_WC_BIND_MW`.
+pub const IBV_WC_BIND_MW: i32 = 5;
+/// `IBV_WC_LOCAL_INV`.
+pub const IBV_WC_LOCAL_INV: i32 = 6;
+/// `IBV_WC_TSO`.
+pub const IBV_WC_TSO: i32 = 7;
+/// `IBV_WC_ATOMIC_WRITE`.
+pub const IBV_WC_ATOMIC_WRITE: i32 = 9;
 /// `IBV_WC_RECV`.
 pub const IBV_WC_RECV: i32 = 128;
 /// `IBV_WC_RECV_RDMA_WITH_IMM`.
 pub const IBV_WC_RECV_RDMA_WITH_IMM: i32 = 129;
+/// `IBV_WC_TM_ADD`.
+pub const IBV_WC_TM_ADD: i32 = 130;
+/// `IBV_WC_TM_DEL`.
+pub const IBV_WC_TM_DEL: i32 = 131;
+/// `IBV_WC_TM_SYNC`.
+pub const IBV_WC_TM_SYNC: i32 = 132;
+/// `IBV_WC_TM_RECV`.
+pub const IBV_WC_TM_RECV: i32 = 133;
+/// `IBV_WC_TM_NO_TAG`.
+pub const IBV_WC_TM_NO_TAG: i32 = 134;
+/// `IBV_WC_DRIVER1`.
+pub const IBV_WC_DRIVER1: i32 = 135;
+/// `IBV_WC_DRIVER2`.
+pub const IBV_WC_DRIVER2: i32 = 136;
+/// `IBV_WC_DRIVER3`.
+pub const IBV_WC_DRIVER3: i32 = 137;
 /// `IBV_WC_GRH`.
 pub const IBV_WC_GRH: i32 = 1;
 /// `IBV_WC_WITH_IMM`.
 pub const IBV_WC_WITH_IMM: i32 = 2;
+/// `IBV_WC_IP_CSUM_OK`.
+pub const IBV_WC_IP_CSUM_OK: i32 = 4;
+/// `IBV_WC_WITH_INV`.
+pub const IBV_WC_WITH_INV: i32 = 8;
+/// `IBV_WC_TM_SYNC_REQ`.
+pub const IBV_WC_TM_SYNC_REQ: i32 = 16;
+/// `IBV_WC_TM_MATCH`.
+pub const IBV_WC_TM_MATCH: i32 = 32;
+/// `IBV_WC_TM_DATA_VALID`.
+pub const IBV_WC_TM_DATA_VALID: i32 = 64;
+/// `IBV_WR_RDMA_WRITE`.
+pub const IBV_WR_RDMA_WRITE: i32 = 0;
+/// `IBV_WR_RDMA_WRITE_WITH_IMM`.
+pub const IBV_WR_RDMA_WRITE_WITH_IMM: i32 = 1;
+/// `IBV_WR_SEND`.
+pub const IBV_WR_SEND: i32 = 2;
+/// `IBV_WR_SEND_WITH_IMM`.
+pub const IBV_WR_SEND_WITH_IMM: i32 = 3;
+/// `IBV_WR_RDMA_READ`.
+pub const IBV_WR_RDMA_READ: i32 = 4;
+/// `IBV_WR_ATOMIC_CMP_AND_SWP`.
+pub const IBV_WR_ATOMIC_CMP_AND_SWP: i32 = 5;
+/// `IBV_WR_ATOMIC_FETCH_AND_ADD`.
+pub const IBV_WR_ATOMIC_FETCH_AND_ADD: i32 = 6;
+/// `IBV_WR_LOCAL_INV`.
+pub const IBV_WR_LOCAL_INV: i32 = 7;
+/// `IBV_WR_BIND_MW`.
+pub const IBV_WR_BIND_MW: i32 = 8;
+/// `IBV_WR_SEND_WITH_INV`.
+pub const IBV_WR_SEND_WITH_INV: i32 = 9;
+/// `IBV_WR_TSO`.
+pub const IBV_WR_TSO: i32 = 10;
+/// `IBV_WR_DRIVER1`.
+pub const IBV_WR_DRIVER1: i32 = 11;
+/// `IBV_WR_ATOMIC_WRITE`.
+pub const IBV_WR_ATOMIC_WRITE: i32 = 15;
 /// `IBV_ACCESS_LOCAL_WRITE`.
 pub const IBV_ACCESS_LOCAL_WRITE: i32 = 1;
 /// `IBV_ACCESS_REMOTE_WRITE`.
 pub const IBV_ACCESS_REMOTE_WRITE: i32 = 2;
 /// `IBV_ACCESS_REMOTE_READ`.
 pub const IBV_ACCESS_REMOTE_READ: i32 = 4;
+/// `IBV_ACCESS_REMOTE_ATOMIC`.
+pub const IBV_ACCESS_REMOTE_ATOMIC: i32 = 8;
+/// `IBV_ACCESS_MW_BIND`.
+pub const IBV_ACCESS_MW_BIND: i32 = 16;
+/// `IBV_ACCESS_ZERO_BASED`.
+pub const IBV_ACCESS_ZERO_BASED: i32 = 32;
+/// `IBV_ACCESS_ON_DEMAND`.
+pub const IBV_ACCESS_ON_DEMAND: i32 = 64;
+/// `IBV_ACCESS_HUGETLB`.
+pub const IBV_ACCESS_HUGETLB: i32 = 128;
+/// `IBV_ACCESS_RELAXED_ORDERING`.
+pub const IBV_ACCESS_RELAXED_ORDERING: i32 = 1048576;
+/// `IBV_QPT_RC`.
+pub const IBV_QPT_RC: i32 = 2;
+/// `IBV_QPT_UC`.
+pub const IBV_QPT_UC: i32 = 3;
+/// `IBV_QPT_UD`.
+pub const IBV_QPT_UD: i32 = 4;
+/// `IBV_QPT_RAW_PACKET`.
+pub const IBV_QPT_RAW_PACKET: i32 = 8;
+/// `IBV_QPT_XRC_SEND`.
+pub const IBV_QPT_XRC_SEND: i32 = 9;
+/// `IBV_QPT_XRC_RECV`.
+pub const IBV_QPT_XRC_RECV: i32 = 10;
+/// `IBV_QPT_DRIVER`.
+pub const IBV_QPT_DRIVER: i32 = 255;
+/// `RDMA_PS_IPOIB`.
+pub const RDMA_PS_IPOIB: i32 = 2;
+/// `RDMA_PS_TCP`.
+pub const RDMA_PS_TCP: i32 = 262;
+/// `RDMA_PS_UDP`.
+pub const RDMA_PS_UDP: i32 = 273;
+/// `RDMA_PS_IB`.
+pub const RDMA_PS_IB: i32 = 319;
+/// `RDMA_CM_EVENT_ADDR_RESOLVED`.
+pub const RDMA_CM_EVENT_ADDR_RESOLVED: i32 = 0;
+/// `RDMA_CM_EVENT_ADDR_ERROR`.
+pub const RDMA_CM_EVENT_ADDR_ERROR: i32 = 1;
+/// `RDMA_CM_EVENT_ROUTE_RESOLVED`.
+pub const RDMA_CM_EVENT_ROUTE_RESOLVED: i32 = 2;
+/// `RDMA_CM_EVENT_ROUTE_ERROR`.
+pub const RDMA_CM_EVENT_ROUTE_ERROR: i32 = 3;
+/// `RDMA_CM_EVENT_CONNECT_REQUEST`.
+pub const RDMA_CM_EVENT_CONNECT_REQUEST: i32 = 4;
+/// `RDMA_CM_EVENT_CONNECT_RESPONSE`.
+pub const RDMA_CM_EVENT_CONNECT_RESPONSE: i32 = 5;
+/// `RDMA_CM_EVENT_CONNECT_ERROR`.
+pub const RDMA_CM_EVENT_CONNECT_ERROR: i32 = 6;
+/// `RDMA_CM_EVENT_UNREACHABLE`.
+pub const RDMA_CM_EVENT_UNREACHABLE: i32 = 7;
+/// `RDMA_CM_EVENT_REJECTED`.
+pub const RDMA_CM_EVENT_REJECTED: i32 = 8;
+/// `RDMA_CM_EVENT_ESTABLISHED`.
+pub const RDMA_CM_EVENT_ESTABLISHED: i32 = 9;
+/// `RDMA_CM_EVENT_DISCONNECTED`.
+pub const RDMA_CM_EVENT_DISCONNECTED: i32 = 10;
+/// `RDMA_CM_EVENT_DEVICE_REMOVAL`.
+pub const RDMA_CM_EVENT_DEVICE_REMOVAL: i32 = 11;
+/// `RDMA_CM_EVENT_MULTICAST_JOIN`.
+pub const RDMA_CM_EVENT_MULTICAST_JOIN: i32 = 12;
+/// `RDMA_CM_EVENT_MULTICAST_ERROR`.
+pub const RDMA_CM_EVENT_MULTICAST_ERROR: i32 = 13;
+/// `RDMA_CM_EVENT_ADDR_CHANGE`.
+pub const RDMA_CM_EVENT_ADDR_CHANGE: i32 = 14;
+/// `RDMA_CM_EVENT_TIMEWAIT_EXIT`.
+pub const RDMA_CM_EVENT_TIMEWAIT_EXIT: i32 = 15;
+/// `RAI_PASSIVE`.
+pub const RAI_PASSIVE: i32 = 1;
+/// `RDMA_UDP_QKEY`.
+pub const RDMA_UDP_QKEY: i32 = 19088743;
 /// `AF_INET`.
 pub const AF_INET: i32 = 2;
 /// `AF_INET6`.
@@ -103,9 +227,17 @@ pub const ETIMEDOUT: i32 = 110;
 pub const ENOMEM: i32 = 12;
 /// `EIO`.
 pub const EIO: i32 = 5;
+/// `ENOENT`.
+pub const ENOENT: i32 = 2;
+/// `EAGAIN`.
+pub const EAGAIN: i32 = 11;
+/// `EBUSY`.
+pub const EBUSY: i32 = 16;
+/// `EOPNOTSUPP`.
+pub const EOPNOTSUPP: i32 = 95;
 
 /// The constants, by name (for the layout check).
-pub const CONSTANTS: &[(&str, i32)] = &[("IBV_WC_SUCCESS", IBV_WC_SUCCESS), ("IBV_WC_LOC_LEN_ERR", IBV_WC_LOC_LEN_ERR), ("IBV_WC_LOC_QP_OP_ERR", IBV_WC_LOC_QP_OP_ERR), ("IBV_WC_LOC_EEC_OP_ERR", IBV_WC_LOC_EEC_OP_ERR), ("IBV_WC_LOC_PROT_ERR", IBV_WC_LOC_PROT_ERR), ("IBV_WC_WR_FLUSH_ERR", IBV_WC_WR_FLUSH_ERR), ("IBV_WC_MW_BIND_ERR", IBV_WC_MW_BIND_ERR), ("IBV_WC_BAD_RESP_ERR", IBV_WC_BAD_RESP_ERR), ("IBV_WC_LOC_ACCESS_ERR", IBV_WC_LOC_ACCESS_ERR), ("IBV_WC_REM_INV_REQ_ERR", IBV_WC_REM_INV_REQ_ERR), ("IBV_WC_REM_ACCESS_ERR", IBV_WC_REM_ACCESS_ERR), ("IBV_WC_REM_OP_ERR", IBV_WC_REM_OP_ERR), ("IBV_WC_RETRY_EXC_ERR", IBV_WC_RETRY_EXC_ERR), ("IBV_WC_RNR_RETRY_EXC_ERR", IBV_WC_RNR_RETRY_EXC_ERR), ("IBV_WC_LOC_RDD_VIOL_ERR", IBV_WC_LOC_RDD_VIOL_ERR), ("IBV_WC_REM_INV_RD_REQ_ERR", IBV_WC_REM_INV_RD_REQ_ERR), ("IBV_WC_REM_ABORT_ERR", IBV_WC_REM_ABORT_ERR), ("IBV_WC_INV_EECN_ERR", IBV_WC_INV_EECN_ERR), ("IBV_WC_INV_EEC_STATE_ERR", IBV_WC_INV_EEC_STATE_ERR), ("IBV_WC_FATAL_ERR", IBV_WC_FATAL_ERR), ("IBV_WC_RESP_TIMEOUT_ERR", IBV_WC_RESP_TIMEOUT_ERR), ("IBV_WC_GENERAL_ERR", IBV_WC_GENERAL_ERR), ("IBV_WC_TM_ERR", IBV_WC_TM_ERR), ("IBV_WC_TM_RNDV_INCOMPLETE", IBV_WC_TM_RNDV_INCOMPLETE), ("IBV_SEND_FENCE", IBV_SEND_FENCE), ("IBV_SEND_SIGNALED", IBV_SEND_SIGNALED), ("IBV_SEND_SOLICITED", IBV_SEND_SOLICITED), ("IBV_SEND_INLINE", IBV_SEND_INLINE), ("IBV_SEND_IP_CSUM", IBV_SEND_IP_CSUM), ("RAI_PASSIVE", RAI_PASSIVE), ("RDMA_PS_TCP", RDMA_PS_TCP), ("RDMA_PS_UDP", RDMA_PS_UDP), ("IBV_QPT_RC", IBV_QPT_RC), ("IBV_QPT_UD", IBV_QPT_UD), ("IBV_WC_SEND", IBV_WC_SEND), ("IBV_WC_RDMA_WRITE", IBV_WC_RDMA_WRITE), ("IBV_WC_RDMA_READ", IBV_WC_RDMA_READ), ("IBV_WC_RECV", IBV_WC_RECV), ("IBV_WC_RECV_RDMA_WITH_IMM", IBV_WC_RECV_RDMA_WITH_IMM), ("IBV_WC_GRH", IBV_WC_GRH), ("IBV_WC_WITH_IMM", IBV_WC_WITH_IMM), ("IBV_ACCESS_LOCAL_WRITE", IBV_ACCESS_LOCAL_WRITE), ("IBV_ACCESS_REMOTE_WRITE", IBV_ACCESS_REMOTE_WRITE), ("IBV_ACCESS_REMOTE_READ", IBV_ACCESS_REMOTE_READ), ("AF_INET", AF_INET), ("AF_INET6", AF_INET6), ("EINVAL", EINVAL), ("ETIMEDOUT", ETIMEDOUT), ("ENOMEM", ENOMEM), ("EIO", EIO)];
+pub const CONSTANTS: &[(&str, i32)] = &[("IBV_WC_SUCCESS", IBV_WC_SUCCESS), ("IBV_WC_LOC_LEN_ERR", IBV_WC_LOC_LEN_ERR), ("IBV_WC_LOC_QP_OP_ERR", IBV_WC_LOC_QP_OP_ERR), ("IBV_WC_LOC_EEC_OP_ERR", IBV_WC_LOC_EEC_OP_ERR), ("IBV_WC_LOC_PROT_ERR", IBV_WC_LOC_PROT_ERR), ("IBV_WC_WR_FLUSH_ERR", IBV_WC_WR_FLUSH_ERR), ("IBV_WC_MW_BIND_ERR", IBV_WC_MW_BIND_ERR), ("IBV_WC_BAD_RESP_ERR", IBV_WC_BAD_RESP_ERR), ("IBV_WC_LOC_ACCESS_ERR", IBV_WC_LOC_ACCESS_ERR), ("IBV_WC_REM_INV_REQ_ERR", IBV_WC_REM_INV_REQ_ERR), ("IBV_WC_REM_ACCESS_ERR", IBV_WC_REM_ACCESS_ERR), ("IBV_WC_REM_OP_ERR", IBV_WC_REM_OP_ERR), ("IBV_WC_RETRY_EXC_ERR", IBV_WC_RETRY_EXC_ERR), ("IBV_WC_RNR_RETRY_EXC_ERR", IBV_WC_RNR_RETRY_EXC_ERR), ("IBV_WC_LOC_RDD_VIOL_ERR", IBV_WC_LOC_RDD_VIOL_ERR), ("IBV_WC_REM_INV_RD_REQ_ERR", IBV_WC_REM_INV_RD_REQ_ERR), ("IBV_WC_REM_ABORT_ERR", IBV_WC_REM_ABORT_ERR), ("IBV_WC_INV_EECN_ERR", IBV_WC_INV_EECN_ERR), ("IBV_WC_INV_EEC_STATE_ERR", IBV_WC_INV_EEC_STATE_ERR), ("IBV_WC_FATAL_ERR", IBV_WC_FATAL_ERR), ("IBV_WC_RESP_TIMEOUT_ERR", IBV_WC_RESP_TIMEOUT_ERR), ("IBV_WC_GENERAL_ERR", IBV_WC_GENERAL_ERR), ("IBV_WC_TM_ERR", IBV_WC_TM_ERR), ("IBV_WC_TM_RNDV_INCOMPLETE", IBV_WC_TM_RNDV_INCOMPLETE), ("IBV_SEND_FENCE", IBV_SEND_FENCE), ("IBV_SEND_SIGNALED", IBV_SEND_SIGNALED), ("IBV_SEND_SOLICITED", IBV_SEND_SOLICITED), ("IBV_SEND_INLINE", IBV_SEND_INLINE), ("IBV_SEND_IP_CSUM", IBV_SEND_IP_CSUM), ("IBV_WC_SEND", IBV_WC_SEND), ("IBV_WC_RDMA_WRITE", IBV_WC_RDMA_WRITE), ("IBV_WC_RDMA_READ", IBV_WC_RDMA_READ), ("IBV_WC_COMP_SWAP", IBV_WC_COMP_SWAP), ("IBV_WC_FETCH_ADD", IBV_WC_FETCH_ADD), ("IBV_WC_BIND_MW", IBV_WC_BIND_MW), ("IBV_WC_LOCAL_INV", IBV_WC_LOCAL_INV), ("IBV_WC_TSO", IBV_WC_TSO), ("IBV_WC_ATOMIC_WRITE", IBV_WC_ATOMIC_WRITE), ("IBV_WC_RECV", IBV_WC_RECV), ("IBV_WC_RECV_RDMA_WITH_IMM", IBV_WC_RECV_RDMA_WITH_IMM), ("IBV_WC_TM_ADD", IBV_WC_TM_ADD), ("IBV_WC_TM_DEL", IBV_WC_TM_DEL), ("IBV_WC_TM_SYNC", IBV_WC_TM_SYNC), ("IBV_WC_TM_RECV", IBV_WC_TM_RECV), ("IBV_WC_TM_NO_TAG", IBV_WC_TM_NO_TAG), ("IBV_WC_DRIVER1", IBV_WC_DRIVER1), ("IBV_WC_DRIVER2", IBV_WC_DRIVER2), ("IBV_WC_DRIVER3", IBV_WC_DRIVER3), ("IBV_WC_GRH", IBV_WC_GRH), ("IBV_WC_WITH_IMM", IBV_WC_WITH_IMM), ("IBV_WC_IP_CSUM_OK", IBV_WC_IP_CSUM_OK), ("IBV_WC_WITH_INV", IBV_WC_WITH_INV), ("IBV_WC_TM_SYNC_REQ", IBV_WC_TM_SYNC_REQ), ("IBV_WC_TM_MATCH", IBV_WC_TM_MATCH), ("IBV_WC_TM_DATA_VALID", IBV_WC_TM_DATA_VALID), ("IBV_WR_RDMA_WRITE", IBV_WR_RDMA_WRITE), ("IBV_WR_RDMA_WRITE_WITH_IMM", IBV_WR_RDMA_WRITE_WITH_IMM), ("IBV_WR_SEND", IBV_WR_SEND), ("IBV_WR_SEND_WITH_IMM", IBV_WR_SEND_WITH_IMM), ("IBV_WR_RDMA_READ", IBV_WR_RDMA_READ), ("IBV_WR_ATOMIC_CMP_AND_SWP", IBV_WR_ATOMIC_CMP_AND_SWP), ("IBV_WR_ATOMIC_FETCH_AND_ADD", IBV_WR_ATOMIC_FETCH_AND_ADD), ("IBV_WR_LOCAL_INV", IBV_WR_LOCAL_INV), ("IBV_WR_BIND_MW", IBV_WR_BIND_MW), ("IBV_WR_SEND_WITH_INV", IBV_WR_SEND_WITH_INV), ("IBV_WR_TSO", IBV_WR_TSO), ("IBV_WR_DRIVER1", IBV_WR_DRIVER1), ("IBV_WR_ATOMIC_WRITE", IBV_WR_ATOMIC_WRITE), ("IBV_ACCESS_LOCAL_WRITE", IBV_ACCESS_LOCAL_WRITE), ("IBV_ACCESS_REMOTE_WRITE", IBV_ACCESS_REMOTE_WRITE), ("IBV_ACCESS_REMOTE_READ", IBV_ACCESS_REMOTE_READ), ("IBV_ACCESS_REMOTE_ATOMIC", IBV_ACCESS_REMOTE_ATOMIC), ("IBV_ACCESS_MW_BIND", IBV_ACCESS_MW_BIND), ("IBV_ACCESS_ZERO_BASED", IBV_ACCESS_ZERO_BASED), ("IBV_ACCESS_ON_DEMAND", IBV_ACCESS_ON_DEMAND), ("IBV_ACCESS_HUGETLB", IBV_ACCESS_HUGETLB), ("IBV_ACCESS_RELAXED_ORDERING", IBV_ACCESS_RELAXED_ORDERING), ("IBV_QPT_RC", IBV_QPT_RC), ("IBV_QPT_UC", IBV_QPT_UC), ("IBV_QPT_UD", IBV_QPT_UD), ("IBV_QPT_RAW_PACKET", IBV_QPT_RAW_PACKET), ("IBV_QPT_XRC_SEND", IBV_QPT_XRC_SEND), ("IBV_QPT_XRC_RECV", IBV_QPT_XRC_RECV), ("IBV_QPT_DRIVER", IBV_QPT_DRIVER), ("RDMA_PS_IPOIB", RDMA_PS_IPOIB), ("RDMA_PS_TCP", RDMA_PS_TCP), ("RDMA_PS_UDP", RDMA_PS_UDP), ("RDMA_PS_IB", RDMA_PS_IB), ("RDMA_CM_EVENT_ADDR_RESOLVED", RDMA_CM_EVENT_ADDR_RESOLVED), ("RDMA_CM_EVENT_ADDR_ERROR", RDMA_CM_EVENT_ADDR_ERROR), ("RDMA_CM_EVENT_ROUTE_RESOLVED", RDMA_CM_EVENT_ROUTE_RESOLVED), ("RDMA_CM_EVENT_ROUTE_ERROR", RDMA_CM_EVENT_ROUTE_ERROR), ("RDMA_CM_EVENT_CONNECT_REQUEST", RDMA_CM_EVENT_CONNECT_REQUEST), ("RDMA_CM_EVENT_CONNECT_RESPONSE", RDMA_CM_EVENT_CONNECT_RESPONSE), ("RDMA_CM_EVENT_CONNECT_ERROR", RDMA_CM_EVENT_CONNECT_ERROR), ("RDMA_CM_EVENT_UNREACHABLE", RDMA_CM_EVENT_UNREACHABLE), ("RDMA_CM_EVENT_REJECTED", RDMA_CM_EVENT_REJECTED), ("RDMA_CM_EVENT_ESTABLISHED", RDMA_CM_EVENT_ESTABLISHED), ("RDMA_CM_EVENT_DISCONNECTED", RDMA_CM_EVENT_DISCONNECTED), ("RDMA_CM_EVENT_DEVICE_REMOVAL", RDMA_CM_EVENT_DEVICE_REMOVAL), ("RDMA_CM_EVENT_MULTICAST_JOIN", RDMA_CM_EVENT_MULTICAST_JOIN), ("RDMA_CM_EVENT_MULTICAST_ERROR", RDMA_CM_EVENT_MULTICAST_ERROR), ("RDMA_CM_EVENT_ADDR_CHANGE", RDMA_CM_EVENT_ADDR_CHANGE), ("RDMA_CM_EVENT_TIMEWAIT_EXIT", RDMA_CM_EVENT_TIMEWAIT_EXIT), ("RAI_PASSIVE", RAI_PASSIVE), ("RDMA_UDP_QKEY", RDMA_UDP_QKEY), ("AF_INET", AF_INET), ("AF_INET6", AF_INET6), ("EINVAL", EINVAL), ("ETIMEDOUT", ETIMEDOUT), ("ENOMEM", ENOMEM), ("EIO", EIO), ("ENOENT", ENOENT), ("EAGAIN", EAGAIN), ("EBUSY", EBUSY), ("EOPNOTSUPP", EOPNOTSUPP)];
 
 /// `struct ibv_sge`.
 #[repr(C)]
@@ -311,10 +443,431 @@ impl Default for sockaddr_in {
     }
 }
 
-/// A struct's name, size and fields' offsets.
+/// `struct ibv_mw_bind_info`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_mw_bind_info {
+    pub mr: *mut c_void,
+    pub addr: u64,
+    pub length: u64,
+    pub mw_access_flags: u32,
+}
+
+impl Default for ibv_mw_bind_info {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_send_wr.wr.rdma`: a struct declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr_wr_rdma {
+    pub remote_addr: u64,
+    pub rkey: u32,
+}
+
+impl Default for ibv_send_wr_wr_rdma {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_send_wr.wr.atomic`: a struct declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr_wr_atomic {
+    pub remote_addr: u64,
+    pub compare_add: u64,
+    pub swap: u64,
+    pub rkey: u32,
+}
+
+impl Default for ibv_send_wr_wr_atomic {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_send_wr.wr.ud`: a struct declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr_wr_ud {
+    pub ah: *mut c_void,
+    pub remote_qpn: u32,
+    pub remote_qkey: u32,
+}
+
+impl Default for ibv_send_wr_wr_ud {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_send_wr.wr`: a union declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub union ibv_send_wr_wr {
+    pub rdma: ibv_send_wr_wr_rdma,
+    pub atomic: ibv_send_wr_wr_atomic,
+    pub ud: ibv_send_wr_wr_ud,
+}
+
+impl Default for ibv_send_wr_wr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C union.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// Which member is meant only the program knows: its bytes, not its members.
+impl core::fmt::Debug for ibv_send_wr_wr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ibv_send_wr_wr { .. }")
+    }
+}
+
+/// `ibv_send_wr.qp_type.xrc`: a struct declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr_qp_type_xrc {
+    pub remote_srqn: u32,
+}
+
+impl Default for ibv_send_wr_qp_type_xrc {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_send_wr.qp_type`: a union declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub union ibv_send_wr_qp_type {
+    pub xrc: ibv_send_wr_qp_type_xrc,
+}
+
+impl Default for ibv_send_wr_qp_type {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C union.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// Which member is meant only the program knows: its bytes, not its members.
+impl core::fmt::Debug for ibv_send_wr_qp_type {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ibv_send_wr_qp_type { .. }")
+    }
+}
+
+/// `ibv_send_wr.bind_mw`: a struct declared inside `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr_bind_mw {
+    pub mw: *mut c_void,
+    pub rkey: u32,
+    pub bind_info: ibv_mw_bind_info,
+}
+
+impl Default for ibv_send_wr_bind_mw {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_send_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_send_wr {
+    pub wr_id: u64,
+    pub next: *mut c_void,
+    pub sg_list: *mut c_void,
+    pub num_sge: c_int,
+    pub opcode: u32,
+    pub send_flags: u32,
+    pub imm_data: u32,
+    pub wr: ibv_send_wr_wr,
+    pub qp_type: ibv_send_wr_qp_type,
+    pub bind_mw: ibv_send_wr_bind_mw,
+}
+
+impl Default for ibv_send_wr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_recv_wr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_recv_wr {
+    pub wr_id: u64,
+    pub next: *mut c_void,
+    pub sg_list: *mut c_void,
+    pub num_sge: c_int,
+}
+
+impl Default for ibv_recv_wr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_srq_attr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_srq_attr {
+    pub max_wr: u32,
+    pub max_sge: u32,
+    pub srq_limit: u32,
+}
+
+impl Default for ibv_srq_attr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_srq_init_attr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_srq_init_attr {
+    pub srq_context: *mut c_void,
+    pub attr: ibv_srq_attr,
+}
+
+impl Default for ibv_srq_init_attr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `ibv_gid.global`: a struct declared inside `union ibv_gid`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_gid_global {
+    pub subnet_prefix: u64,
+    pub interface_id: u64,
+}
+
+impl Default for ibv_gid_global {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `union ibv_gid`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub union ibv_gid {
+    pub raw: [u8; 16],
+    pub global: ibv_gid_global,
+}
+
+impl Default for ibv_gid {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C union.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// Which member is meant only the program knows: its bytes, not its members.
+impl core::fmt::Debug for ibv_gid {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ibv_gid { .. }")
+    }
+}
+
+/// `struct ibv_global_route`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_global_route {
+    pub dgid: ibv_gid,
+    pub flow_label: u32,
+    pub sgid_index: u8,
+    pub hop_limit: u8,
+    pub traffic_class: u8,
+}
+
+impl Default for ibv_global_route {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_ah_attr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_ah_attr {
+    pub grh: ibv_global_route,
+    pub dlid: u16,
+    pub sl: u8,
+    pub src_path_bits: u8,
+    pub static_rate: u8,
+    pub is_global: u8,
+    pub port_num: u8,
+}
+
+impl Default for ibv_ah_attr {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct rdma_ud_param`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct rdma_ud_param {
+    pub private_data: *mut c_void,
+    pub private_data_len: u8,
+    pub ah_attr: ibv_ah_attr,
+    pub qp_num: u32,
+    pub qkey: u32,
+}
+
+impl Default for rdma_ud_param {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `rdma_cm_event.param`: a union declared inside `struct rdma_cm_event`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub union rdma_cm_event_param {
+    pub conn: rdma_conn_param,
+    pub ud: rdma_ud_param,
+}
+
+impl Default for rdma_cm_event_param {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C union.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// Which member is meant only the program knows: its bytes, not its members.
+impl core::fmt::Debug for rdma_cm_event_param {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("rdma_cm_event_param { .. }")
+    }
+}
+
+/// `struct rdma_cm_event`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct rdma_cm_event {
+    pub id: *mut c_void,
+    pub listen_id: *mut c_void,
+    pub event: u32,
+    pub status: c_int,
+    pub param: rdma_cm_event_param,
+}
+
+impl Default for rdma_cm_event {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct rdma_event_channel`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct rdma_event_channel {
+    pub fd: c_int,
+}
+
+impl Default for rdma_event_channel {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_comp_channel`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_comp_channel {
+    pub context: *mut c_void,
+    pub fd: c_int,
+    pub refcnt: c_int,
+}
+
+impl Default for ibv_comp_channel {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// `struct ibv_qp`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct ibv_qp {
+    pub context: *mut c_void,
+    pub qp_context: *mut c_void,
+    pub pd: *mut c_void,
+    pub send_cq: *mut c_void,
+    pub recv_cq: *mut c_void,
+    pub srq: *mut c_void,
+    pub handle: u32,
+    pub qp_num: u32,
+    pub state: u32,
+    pub qp_type: u32,
+    pub mutex: [u8; 40],
+    pub cond: [u8; 48],
+    pub events_completed: u32,
+}
+
+impl Default for ibv_qp {
+    fn default() -> Self {
+        // SAFETY: all-zero bytes are a valid value of this C struct.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+/// A struct's or union's name, size and fields' offsets.
 pub type StructLayout = (&'static str, usize, Vec<(&'static str, usize)>);
 
-/// Every struct's layout (for the layout check).
+/// Every struct's and union's layout (for the layout check).
 pub fn layout() -> Vec<StructLayout> {
     vec![
         ("ibv_sge", core::mem::size_of::<ibv_sge>(), vec![("addr", core::mem::offset_of!(ibv_sge, addr)), ("length", core::mem::offset_of!(ibv_sge, length)), ("lkey", core::mem::offset_of!(ibv_sge, lkey))]),
@@ -326,54 +879,379 @@ pub fn layout() -> Vec<StructLayout> {
         ("ibv_mr", core::mem::size_of::<ibv_mr>(), vec![("context", core::mem::offset_of!(ibv_mr, context)), ("pd", core::mem::offset_of!(ibv_mr, pd)), ("addr", core::mem::offset_of!(ibv_mr, addr)), ("length", core::mem::offset_of!(ibv_mr, length)), ("handle", core::mem::offset_of!(ibv_mr, handle)), ("lkey", core::mem::offset_of!(ibv_mr, lkey)), ("rkey", core::mem::offset_of!(ibv_mr, rkey))]),
         ("rdma_cm_id", core::mem::size_of::<rdma_cm_id>(), vec![("verbs", core::mem::offset_of!(rdma_cm_id, verbs)), ("channel", core::mem::offset_of!(rdma_cm_id, channel)), ("context", core::mem::offset_of!(rdma_cm_id, context)), ("qp", core::mem::offset_of!(rdma_cm_id, qp)), ("route", core::mem::offset_of!(rdma_cm_id, route)), ("ps", core::mem::offset_of!(rdma_cm_id, ps)), ("port_num", core::mem::offset_of!(rdma_cm_id, port_num)), ("event", core::mem::offset_of!(rdma_cm_id, event)), ("send_cq_channel", core::mem::offset_of!(rdma_cm_id, send_cq_channel)), ("send_cq", core::mem::offset_of!(rdma_cm_id, send_cq)), ("recv_cq_channel", core::mem::offset_of!(rdma_cm_id, recv_cq_channel)), ("recv_cq", core::mem::offset_of!(rdma_cm_id, recv_cq)), ("srq", core::mem::offset_of!(rdma_cm_id, srq)), ("pd", core::mem::offset_of!(rdma_cm_id, pd)), ("qp_type", core::mem::offset_of!(rdma_cm_id, qp_type))]),
         ("sockaddr_in", core::mem::size_of::<sockaddr_in>(), vec![("sin_family", core::mem::offset_of!(sockaddr_in, sin_family)), ("sin_port", core::mem::offset_of!(sockaddr_in, sin_port)), ("sin_addr", core::mem::offset_of!(sockaddr_in, sin_addr)), ("sin_zero", core::mem::offset_of!(sockaddr_in, sin_zero))]),
+        ("ibv_mw_bind_info", core::mem::size_of::<ibv_mw_bind_info>(), vec![("mr", core::mem::offset_of!(ibv_mw_bind_info, mr)), ("addr", core::mem::offset_of!(ibv_mw_bind_info, addr)), ("length", core::mem::offset_of!(ibv_mw_bind_info, length)), ("mw_access_flags", core::mem::offset_of!(ibv_mw_bind_info, mw_access_flags))]),
+        ("ibv_send_wr_wr_rdma", core::mem::size_of::<ibv_send_wr_wr_rdma>(), vec![("remote_addr", core::mem::offset_of!(ibv_send_wr_wr_rdma, remote_addr)), ("rkey", core::mem::offset_of!(ibv_send_wr_wr_rdma, rkey))]),
+        ("ibv_send_wr_wr_atomic", core::mem::size_of::<ibv_send_wr_wr_atomic>(), vec![("remote_addr", core::mem::offset_of!(ibv_send_wr_wr_atomic, remote_addr)), ("compare_add", core::mem::offset_of!(ibv_send_wr_wr_atomic, compare_add)), ("swap", core::mem::offset_of!(ibv_send_wr_wr_atomic, swap)), ("rkey", core::mem::offset_of!(ibv_send_wr_wr_atomic, rkey))]),
+        ("ibv_send_wr_wr_ud", core::mem::size_of::<ibv_send_wr_wr_ud>(), vec![("ah", core::mem::offset_of!(ibv_send_wr_wr_ud, ah)), ("remote_qpn", core::mem::offset_of!(ibv_send_wr_wr_ud, remote_qpn)), ("remote_qkey", core::mem::offset_of!(ibv_send_wr_wr_ud, remote_qkey))]),
+        ("ibv_send_wr_wr", core::mem::size_of::<ibv_send_wr_wr>(), vec![("rdma", core::mem::offset_of!(ibv_send_wr_wr, rdma)), ("atomic", core::mem::offset_of!(ibv_send_wr_wr, atomic)), ("ud", core::mem::offset_of!(ibv_send_wr_wr, ud))]),
+        ("ibv_send_wr_qp_type_xrc", core::mem::size_of::<ibv_send_wr_qp_type_xrc>(), vec![("remote_srqn", core::mem::offset_of!(ibv_send_wr_qp_type_xrc, remote_srqn))]),
+        ("ibv_send_wr_qp_type", core::mem::size_of::<ibv_send_wr_qp_type>(), vec![("xrc", core::mem::offset_of!(ibv_send_wr_qp_type, xrc))]),
+        ("ibv_send_wr_bind_mw", core::mem::size_of::<ibv_send_wr_bind_mw>(), vec![("mw", core::mem::offset_of!(ibv_send_wr_bind_mw, mw)), ("rkey", core::mem::offset_of!(ibv_send_wr_bind_mw, rkey)), ("bind_info", core::mem::offset_of!(ibv_send_wr_bind_mw, bind_info))]),
+        ("ibv_send_wr", core::mem::size_of::<ibv_send_wr>(), vec![("wr_id", core::mem::offset_of!(ibv_send_wr, wr_id)), ("next", core::mem::offset_of!(ibv_send_wr, next)), ("sg_list", core::mem::offset_of!(ibv_send_wr, sg_list)), ("num_sge", core::mem::offset_of!(ibv_send_wr, num_sge)), ("opcode", core::mem::offset_of!(ibv_send_wr, opcode)), ("send_flags", core::mem::offset_of!(ibv_send_wr, send_flags)), ("imm_data", core::mem::offset_of!(ibv_send_wr, imm_data)), ("wr", core::mem::offset_of!(ibv_send_wr, wr)), ("qp_type", core::mem::offset_of!(ibv_send_wr, qp_type)), ("bind_mw", core::mem::offset_of!(ibv_send_wr, bind_mw))]),
+        ("ibv_recv_wr", core::mem::size_of::<ibv_recv_wr>(), vec![("wr_id", core::mem::offset_of!(ibv_recv_wr, wr_id)), ("next", core::mem::offset_of!(ibv_recv_wr, next)), ("sg_list", core::mem::offset_of!(ibv_recv_wr, sg_list)), ("num_sge", core::mem::offset_of!(ibv_recv_wr, num_sge))]),
+        ("ibv_srq_attr", core::mem::size_of::<ibv_srq_attr>(), vec![("max_wr", core::mem::offset_of!(ibv_srq_attr, max_wr)), ("max_sge", core::mem::offset_of!(ibv_srq_attr, max_sge)), ("srq_limit", core::mem::offset_of!(ibv_srq_attr, srq_limit))]),
+        ("ibv_srq_init_attr", core::mem::size_of::<ibv_srq_init_attr>(), vec![("srq_context", core::mem::offset_of!(ibv_srq_init_attr, srq_context)), ("attr", core::mem::offset_of!(ibv_srq_init_attr, attr))]),
+        ("ibv_gid_global", core::mem::size_of::<ibv_gid_global>(), vec![("subnet_prefix", core::mem::offset_of!(ibv_gid_global, subnet_prefix)), ("interface_id", core::mem::offset_of!(ibv_gid_global, interface_id))]),
+        ("ibv_gid", core::mem::size_of::<ibv_gid>(), vec![("raw", core::mem::offset_of!(ibv_gid, raw)), ("global", core::mem::offset_of!(ibv_gid, global))]),
+        ("ibv_global_route", core::mem::size_of::<ibv_global_route>(), vec![("dgid", core::mem::offset_of!(ibv_global_route, dgid)), ("flow_label", core::mem::offset_of!(ibv_global_route, flow_label)), ("sgid_index", core::mem::offset_of!(ibv_global_route, sgid_index)), ("hop_limit", core::mem::offset_of!(ibv_global_route, hop_limit)), ("traffic_class", core::mem::offset_of!(ibv_global_route, traffic_class))]),
+        ("ibv_ah_attr", core::mem::size_of::<ibv_ah_attr>(), vec![("grh", core::mem::offset_of!(ibv_ah_attr, grh)), ("dlid", core::mem::offset_of!(ibv_ah_attr, dlid)), ("sl", core::mem::offset_of!(ibv_ah_attr, sl)), ("src_path_bits", core::mem::offset_of!(ibv_ah_attr, src_path_bits)), ("static_rate", core::mem::offset_of!(ibv_ah_attr, static_rate)), ("is_global", core::mem::offset_of!(ibv_ah_attr, is_global)), ("port_num", core::mem::offset_of!(ibv_ah_attr, port_num))]),
+        ("rdma_ud_param", core::mem::size_of::<rdma_ud_param>(), vec![("private_data", core::mem::offset_of!(rdma_ud_param, private_data)), ("private_data_len", core::mem::offset_of!(rdma_ud_param, private_data_len)), ("ah_attr", core::mem::offset_of!(rdma_ud_param, ah_attr)), ("qp_num", core::mem::offset_of!(rdma_ud_param, qp_num)), ("qkey", core::mem::offset_of!(rdma_ud_param, qkey))]),
+        ("rdma_cm_event_param", core::mem::size_of::<rdma_cm_event_param>(), vec![("conn", core::mem::offset_of!(rdma_cm_event_param, conn)), ("ud", core::mem::offset_of!(rdma_cm_event_param, ud))]),
+        ("rdma_cm_event", core::mem::size_of::<rdma_cm_event>(), vec![("id", core::mem::offset_of!(rdma_cm_event, id)), ("listen_id", core::mem::offset_of!(rdma_cm_event, listen_id)), ("event", core::mem::offset_of!(rdma_cm_event, event)), ("status", core::mem::offset_of!(rdma_cm_event, status)), ("param", core::mem::offset_of!(rdma_cm_event, param))]),
+        ("rdma_event_channel", core::mem::size_of::<rdma_event_channel>(), vec![("fd", core::mem::offset_of!(rdma_event_channel, fd))]),
+        ("ibv_comp_channel", core::mem::size_of::<ibv_comp_channel>(), vec![("context", core::mem::offset_of!(ibv_comp_channel, context)), ("fd", core::mem::offset_of!(ibv_comp_channel, fd)), ("refcnt", core::mem::offset_of!(ibv_comp_channel, refcnt))]),
+        ("ibv_qp", core::mem::size_of::<ibv_qp>(), vec![("context", core::mem::offset_of!(ibv_qp, context)), ("qp_context", core::mem::offset_of!(ibv_qp, qp_context)), ("pd", core::mem::offset_of!(ibv_qp, pd)), ("send_cq", core::mem::offset_of!(ibv_qp, send_cq)), ("recv_cq", core::mem::offset_of!(ibv_qp, recv_cq)), ("srq", core::mem::offset_of!(ibv_qp, srq)), ("handle", core::mem::offset_of!(ibv_qp, handle)), ("qp_num", core::mem::offset_of!(ibv_qp, qp_num)), ("state", core::mem::offset_of!(ibv_qp, state)), ("qp_type", core::mem::offset_of!(ibv_qp, qp_type)), ("mutex", core::mem::offset_of!(ibv_qp, mutex)), ("cond", core::mem::offset_of!(ibv_qp, cond)), ("events_completed", core::mem::offset_of!(ibv_qp, events_completed))]),
     ]
 }
 
-/// The C functions, with their C types (linked by build.rs, found by pkg-config).
+/// The C functions, with their C types (linked by build.rs, found by pkg-config);
+/// librdmaverbs' each bound to its symbol version (`ibv_post_send@RDMAVERBS_1.3`).
 pub mod sys {
     use super::*;
 
     unsafe extern "C" {
-        /// `rdma_seterrno` (rdmaverbs).
+        /// `rdma_seterrno` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_seterrno@RDMAVERBS_1.0"]
         pub fn rdma_seterrno(ret: c_int) -> c_int;
-        /// `rdma_reg_msgs` (rdmaverbs).
+        /// `rdma_reg_msgs` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_reg_msgs@RDMAVERBS_1.0"]
         pub fn rdma_reg_msgs(id: *mut c_void, addr: *mut c_void, length: usize) -> *mut c_void;
-        /// `rdma_reg_read` (rdmaverbs).
+        /// `rdma_reg_read` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_reg_read@RDMAVERBS_1.0"]
         pub fn rdma_reg_read(id: *mut c_void, addr: *mut c_void, length: usize) -> *mut c_void;
-        /// `rdma_reg_write` (rdmaverbs).
+        /// `rdma_reg_write` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_reg_write@RDMAVERBS_1.0"]
         pub fn rdma_reg_write(id: *mut c_void, addr: *mut c_void, length: usize) -> *mut c_void;
-        /// `rdma_dereg_mr` (rdmaverbs).
+        /// `rdma_dereg_mr` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_dereg_mr@RDMAVERBS_1.0"]
         pub fn rdma_dereg_mr(mr: *mut c_void) -> c_int;
-        /// `rdma_post_recvv` (rdmaverbs).
+        /// `rdma_post_recvv` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_recvv@RDMAVERBS_1.0"]
         pub fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int) -> c_int;
-        /// `rdma_post_sendv` (rdmaverbs).
+        /// `rdma_post_sendv` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_sendv@RDMAVERBS_1.0"]
         pub fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int) -> c_int;
-        /// `rdma_post_readv` (rdmaverbs).
+        /// `rdma_post_readv` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_readv@RDMAVERBS_1.0"]
         pub fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> c_int;
-        /// `rdma_post_writev` (rdmaverbs).
+        /// `rdma_post_writev` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_writev@RDMAVERBS_1.0"]
         pub fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: *mut ibv_sge, nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> c_int;
-        /// `rdma_post_recv` (rdmaverbs).
+        /// `rdma_post_recv` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_recv@RDMAVERBS_1.0"]
         pub fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void) -> c_int;
-        /// `rdma_post_send` (rdmaverbs).
+        /// `rdma_post_send` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_send@RDMAVERBS_1.0"]
         pub fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int) -> c_int;
-        /// `rdma_post_read` (rdmaverbs).
+        /// `rdma_post_read` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_read@RDMAVERBS_1.0"]
         pub fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> c_int;
-        /// `rdma_post_write` (rdmaverbs).
+        /// `rdma_post_write` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_write@RDMAVERBS_1.0"]
         pub fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> c_int;
-        /// `rdma_post_ud_send` (rdmaverbs).
+        /// `rdma_post_ud_send` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_post_ud_send@RDMAVERBS_1.0"]
         pub fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, ah: *mut c_void, remote_qpn: u32) -> c_int;
-        /// `rdma_get_send_comp` (rdmaverbs).
+        /// `rdma_get_send_comp` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_get_send_comp@RDMAVERBS_1.0"]
         pub fn rdma_get_send_comp(id: *mut c_void, wc: *mut ibv_wc) -> c_int;
-        /// `rdma_get_recv_comp` (rdmaverbs).
+        /// `rdma_get_recv_comp` (rdmaverbs, RDMAVERBS_1.0).
+        #[link_name = "rdma_get_recv_comp@RDMAVERBS_1.0"]
         pub fn rdma_get_recv_comp(id: *mut c_void, wc: *mut ibv_wc) -> c_int;
-        /// `rdma_get_send_comp_timeout` (rdmaverbs).
+        /// `rdma_get_send_comp_timeout` (rdmaverbs, RDMAVERBS_1.1).
+        #[link_name = "rdma_get_send_comp_timeout@RDMAVERBS_1.1"]
         pub fn rdma_get_send_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeout_ms: c_int) -> c_int;
-        /// `rdma_get_recv_comp_timeout` (rdmaverbs).
+        /// `rdma_get_recv_comp_timeout` (rdmaverbs, RDMAVERBS_1.1).
+        #[link_name = "rdma_get_recv_comp_timeout@RDMAVERBS_1.1"]
         pub fn rdma_get_recv_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeout_ms: c_int) -> c_int;
-        /// `rdma_get_local_addr` (rdmaverbs).
+        /// `rdma_get_local_addr` (rdmaverbs, RDMAVERBS_1.2).
+        #[link_name = "rdma_get_local_addr@RDMAVERBS_1.2"]
         pub fn rdma_get_local_addr(id: *mut c_void) -> *mut c_void;
-        /// `rdma_get_peer_addr` (rdmaverbs).
+        /// `rdma_get_peer_addr` (rdmaverbs, RDMAVERBS_1.2).
+        #[link_name = "rdma_get_peer_addr@RDMAVERBS_1.2"]
         pub fn rdma_get_peer_addr(id: *mut c_void) -> *mut c_void;
+        /// `ibv_wr_atomic_cmp_swp` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_atomic_cmp_swp@RDMAVERBS_1.3"]
+        pub fn ibv_wr_atomic_cmp_swp(qp: *mut c_void, rkey: u32, remote_addr: u64, compare: u64, swap: u64);
+        /// `ibv_wr_atomic_fetch_add` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_atomic_fetch_add@RDMAVERBS_1.3"]
+        pub fn ibv_wr_atomic_fetch_add(qp: *mut c_void, rkey: u32, remote_addr: u64, add: u64);
+        /// `ibv_wr_bind_mw` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_bind_mw@RDMAVERBS_1.3"]
+        pub fn ibv_wr_bind_mw(qp: *mut c_void, mw: *mut c_void, rkey: u32, bind_info: *const ibv_mw_bind_info);
+        /// `ibv_wr_local_inv` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_local_inv@RDMAVERBS_1.3"]
+        pub fn ibv_wr_local_inv(qp: *mut c_void, invalidate_rkey: u32);
+        /// `ibv_wr_rdma_read` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_rdma_read@RDMAVERBS_1.3"]
+        pub fn ibv_wr_rdma_read(qp: *mut c_void, rkey: u32, remote_addr: u64);
+        /// `ibv_wr_rdma_write` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_rdma_write@RDMAVERBS_1.3"]
+        pub fn ibv_wr_rdma_write(qp: *mut c_void, rkey: u32, remote_addr: u64);
+        /// `ibv_wr_rdma_write_imm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_rdma_write_imm@RDMAVERBS_1.3"]
+        pub fn ibv_wr_rdma_write_imm(qp: *mut c_void, rkey: u32, remote_addr: u64, imm_data: u32);
+        /// `ibv_wr_send` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_send@RDMAVERBS_1.3"]
+        pub fn ibv_wr_send(qp: *mut c_void);
+        /// `ibv_wr_send_imm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_send_imm@RDMAVERBS_1.3"]
+        pub fn ibv_wr_send_imm(qp: *mut c_void, imm_data: u32);
+        /// `ibv_wr_send_inv` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_send_inv@RDMAVERBS_1.3"]
+        pub fn ibv_wr_send_inv(qp: *mut c_void, invalidate_rkey: u32);
+        /// `ibv_wr_send_tso` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_send_tso@RDMAVERBS_1.3"]
+        pub fn ibv_wr_send_tso(qp: *mut c_void, hdr: *mut c_void, hdr_sz: u16, mss: u16);
+        /// `ibv_wr_set_ud_addr` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_ud_addr@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_ud_addr(qp: *mut c_void, ah: *mut c_void, remote_qpn: u32, remote_qkey: u32);
+        /// `ibv_wr_set_xrc_srqn` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_xrc_srqn@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_xrc_srqn(qp: *mut c_void, remote_srqn: u32);
+        /// `ibv_wr_set_inline_data` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_inline_data@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_inline_data(qp: *mut c_void, addr: *mut c_void, length: usize);
+        /// `ibv_wr_set_inline_data_list` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_inline_data_list@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_inline_data_list(qp: *mut c_void, num_buf: usize, buf_list: *mut c_void);
+        /// `ibv_wr_set_sge` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_sge@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_sge(qp: *mut c_void, lkey: u32, addr: u64, length: u32);
+        /// `ibv_wr_set_sge_list` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_set_sge_list@RDMAVERBS_1.3"]
+        pub fn ibv_wr_set_sge_list(qp: *mut c_void, num_sge: usize, sg_list: *const ibv_sge);
+        /// `ibv_wr_start` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_start@RDMAVERBS_1.3"]
+        pub fn ibv_wr_start(qp: *mut c_void);
+        /// `ibv_wr_complete` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_complete@RDMAVERBS_1.3"]
+        pub fn ibv_wr_complete(qp: *mut c_void) -> c_int;
+        /// `ibv_wr_abort` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_abort@RDMAVERBS_1.3"]
+        pub fn ibv_wr_abort(qp: *mut c_void);
+        /// `ibv_wr_atomic_write` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wr_atomic_write@RDMAVERBS_1.3"]
+        pub fn ibv_wr_atomic_write(qp: *mut c_void, rkey: u32, remote_addr: u64, atomic_wr: *mut c_void);
+        /// `ibv_cq_ex_to_cq` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_cq_ex_to_cq@RDMAVERBS_1.3"]
+        pub fn ibv_cq_ex_to_cq(cq: *mut c_void) -> *mut c_void;
+        /// `ibv_start_poll` (rdmaverbs, RDMAVERBS_1.3): 0, ENOENT (nothing to poll) or an errno value, returned as it is.
+        #[link_name = "ibv_start_poll@RDMAVERBS_1.3"]
+        pub fn ibv_start_poll(cq: *mut c_void, attr: *mut c_void) -> c_int;
+        /// `ibv_next_poll` (rdmaverbs, RDMAVERBS_1.3): 0, ENOENT (no more) or an errno value, returned as it is.
+        #[link_name = "ibv_next_poll@RDMAVERBS_1.3"]
+        pub fn ibv_next_poll(cq: *mut c_void) -> c_int;
+        /// `ibv_end_poll` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_end_poll@RDMAVERBS_1.3"]
+        pub fn ibv_end_poll(cq: *mut c_void);
+        /// `ibv_wc_read_opcode` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_opcode@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_opcode(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_vendor_err` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_vendor_err@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_vendor_err(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_byte_len` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_byte_len@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_byte_len(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_imm_data` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_imm_data@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_imm_data(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_invalidated_rkey` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_invalidated_rkey@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_invalidated_rkey(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_qp_num` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_qp_num@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_qp_num(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_src_qp` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_src_qp@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_src_qp(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_wc_flags` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_wc_flags@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_wc_flags(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_slid` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_slid@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_slid(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_sl` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_sl@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_sl(cq: *mut c_void) -> u8;
+        /// `ibv_wc_read_dlid_path_bits` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_dlid_path_bits@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_dlid_path_bits(cq: *mut c_void) -> u8;
+        /// `ibv_wc_read_completion_ts` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_completion_ts@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_completion_ts(cq: *mut c_void) -> u64;
+        /// `ibv_wc_read_completion_wallclock_ns` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_completion_wallclock_ns@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_completion_wallclock_ns(cq: *mut c_void) -> u64;
+        /// `ibv_wc_read_cvlan` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_cvlan@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_cvlan(cq: *mut c_void) -> u16;
+        /// `ibv_wc_read_flow_tag` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_flow_tag@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_flow_tag(cq: *mut c_void) -> u32;
+        /// `ibv_wc_read_tm_info` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_wc_read_tm_info@RDMAVERBS_1.3"]
+        pub fn ibv_wc_read_tm_info(cq: *mut c_void, tm_info: *mut c_void);
+        /// `ibv_post_wq_recv` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_post_wq_recv@RDMAVERBS_1.3"]
+        pub fn ibv_post_wq_recv(wq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> c_int;
+        /// `___ibv_query_port` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "___ibv_query_port@RDMAVERBS_1.3"]
+        pub fn ___ibv_query_port(context: *mut c_void, port_num: u8, port_attr: *mut c_void) -> c_int;
+        /// `ibv_query_gid_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_query_gid_ex@RDMAVERBS_1.3"]
+        pub fn ibv_query_gid_ex(context: *mut c_void, port_num: u32, gid_index: u32, entry: *mut c_void, flags: u32) -> c_int;
+        /// `ibv_query_gid_table` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_query_gid_table@RDMAVERBS_1.3"]
+        pub fn ibv_query_gid_table(context: *mut c_void, entries: *mut c_void, max_entries: usize, flags: u32) -> isize;
+        /// `ibv_create_flow` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_flow@RDMAVERBS_1.3"]
+        pub fn ibv_create_flow(qp: *mut c_void, flow: *mut c_void) -> *mut c_void;
+        /// `ibv_destroy_flow` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_destroy_flow@RDMAVERBS_1.3"]
+        pub fn ibv_destroy_flow(flow_id: *mut c_void) -> c_int;
+        /// `ibv_create_flow_action_esp` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_flow_action_esp@RDMAVERBS_1.3"]
+        pub fn ibv_create_flow_action_esp(ctx: *mut c_void, esp: *mut c_void) -> *mut c_void;
+        /// `ibv_modify_flow_action_esp` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_modify_flow_action_esp@RDMAVERBS_1.3"]
+        pub fn ibv_modify_flow_action_esp(action: *mut c_void, esp: *mut c_void) -> c_int;
+        /// `ibv_destroy_flow_action` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_destroy_flow_action@RDMAVERBS_1.3"]
+        pub fn ibv_destroy_flow_action(action: *mut c_void) -> c_int;
+        /// `ibv_open_xrcd` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_open_xrcd@RDMAVERBS_1.3"]
+        pub fn ibv_open_xrcd(context: *mut c_void, xrcd_init_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_close_xrcd` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_close_xrcd@RDMAVERBS_1.3"]
+        pub fn ibv_close_xrcd(xrcd: *mut c_void) -> c_int;
+        /// `__ibv_reg_mr` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "__ibv_reg_mr@RDMAVERBS_1.3"]
+        pub fn __ibv_reg_mr(pd: *mut c_void, addr: *mut c_void, length: usize, access: u32, is_access_const: c_int) -> *mut c_void;
+        /// `__ibv_reg_mr_iova` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "__ibv_reg_mr_iova@RDMAVERBS_1.3"]
+        pub fn __ibv_reg_mr_iova(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32, is_access_const: c_int) -> *mut c_void;
+        /// `ibv_alloc_mw` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_alloc_mw@RDMAVERBS_1.3"]
+        pub fn ibv_alloc_mw(pd: *mut c_void, type_: u32) -> *mut c_void;
+        /// `ibv_dealloc_mw` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_dealloc_mw@RDMAVERBS_1.3"]
+        pub fn ibv_dealloc_mw(mw: *mut c_void) -> c_int;
+        /// `ibv_inc_rkey` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_inc_rkey@RDMAVERBS_1.3"]
+        pub fn ibv_inc_rkey(rkey: u32) -> u32;
+        /// `ibv_bind_mw` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_bind_mw@RDMAVERBS_1.3"]
+        pub fn ibv_bind_mw(qp: *mut c_void, mw: *mut c_void, mw_bind: *mut c_void) -> c_int;
+        /// `ibv_advise_mr` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_advise_mr@RDMAVERBS_1.3"]
+        pub fn ibv_advise_mr(pd: *mut c_void, advice: u32, flags: u32, sg_list: *mut ibv_sge, num_sge: u32) -> c_int;
+        /// `ibv_alloc_dm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_alloc_dm@RDMAVERBS_1.3"]
+        pub fn ibv_alloc_dm(context: *mut c_void, attr: *mut c_void) -> *mut c_void;
+        /// `ibv_free_dm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_free_dm@RDMAVERBS_1.3"]
+        pub fn ibv_free_dm(dm: *mut c_void) -> c_int;
+        /// `ibv_memcpy_to_dm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_memcpy_to_dm@RDMAVERBS_1.3"]
+        pub fn ibv_memcpy_to_dm(dm: *mut c_void, dm_offset: u64, host_addr: *mut c_void, length: usize) -> c_int;
+        /// `ibv_memcpy_from_dm` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_memcpy_from_dm@RDMAVERBS_1.3"]
+        pub fn ibv_memcpy_from_dm(host_addr: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize) -> c_int;
+        /// `ibv_alloc_null_mr` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_alloc_null_mr@RDMAVERBS_1.3"]
+        pub fn ibv_alloc_null_mr(pd: *mut c_void) -> *mut c_void;
+        /// `ibv_reg_dm_mr` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_reg_dm_mr@RDMAVERBS_1.3"]
+        pub fn ibv_reg_dm_mr(pd: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize, access: u32) -> *mut c_void;
+        /// `ibv_create_cq_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_cq_ex@RDMAVERBS_1.3"]
+        pub fn ibv_create_cq_ex(context: *mut c_void, cq_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_poll_cq` (rdmaverbs, RDMAVERBS_1.3): up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left.
+        #[link_name = "ibv_poll_cq@RDMAVERBS_1.3"]
+        pub fn ibv_poll_cq(cq: *mut c_void, num_entries: c_int, wc: *mut ibv_wc) -> c_int;
+        /// `ibv_req_notify_cq` (rdmaverbs, RDMAVERBS_1.3): arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel.
+        #[link_name = "ibv_req_notify_cq@RDMAVERBS_1.3"]
+        pub fn ibv_req_notify_cq(cq: *mut c_void, solicited_only: c_int) -> c_int;
+        /// `ibv_modify_cq` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_modify_cq@RDMAVERBS_1.3"]
+        pub fn ibv_modify_cq(cq: *mut c_void, attr: *mut c_void) -> c_int;
+        /// `ibv_create_srq_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_srq_ex@RDMAVERBS_1.3"]
+        pub fn ibv_create_srq_ex(context: *mut c_void, srq_init_attr_ex: *mut c_void) -> *mut c_void;
+        /// `ibv_get_srq_num` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_get_srq_num@RDMAVERBS_1.3"]
+        pub fn ibv_get_srq_num(srq: *mut c_void, srq_num: *mut c_void) -> c_int;
+        /// `ibv_post_srq_recv` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_post_srq_recv@RDMAVERBS_1.3"]
+        pub fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> c_int;
+        /// `ibv_post_srq_ops` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_post_srq_ops@RDMAVERBS_1.3"]
+        pub fn ibv_post_srq_ops(srq: *mut c_void, op: *mut c_void, bad_op: *mut *mut c_void) -> c_int;
+        /// `ibv_create_qp_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_qp_ex@RDMAVERBS_1.3"]
+        pub fn ibv_create_qp_ex(context: *mut c_void, qp_init_attr_ex: *mut c_void) -> *mut c_void;
+        /// `ibv_alloc_td` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_alloc_td@RDMAVERBS_1.3"]
+        pub fn ibv_alloc_td(context: *mut c_void, init_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_dealloc_td` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_dealloc_td@RDMAVERBS_1.3"]
+        pub fn ibv_dealloc_td(td: *mut c_void) -> c_int;
+        /// `ibv_alloc_parent_domain` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_alloc_parent_domain@RDMAVERBS_1.3"]
+        pub fn ibv_alloc_parent_domain(context: *mut c_void, attr: *mut c_void) -> *mut c_void;
+        /// `ibv_query_rt_values_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_query_rt_values_ex@RDMAVERBS_1.3"]
+        pub fn ibv_query_rt_values_ex(context: *mut c_void, values: *mut c_void) -> c_int;
+        /// `ibv_query_device_ex` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_query_device_ex@RDMAVERBS_1.3"]
+        pub fn ibv_query_device_ex(context: *mut c_void, input: *mut c_void, attr: *mut c_void) -> c_int;
+        /// `ibv_open_qp` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_open_qp@RDMAVERBS_1.3"]
+        pub fn ibv_open_qp(context: *mut c_void, qp_open_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_modify_qp_rate_limit` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_modify_qp_rate_limit@RDMAVERBS_1.3"]
+        pub fn ibv_modify_qp_rate_limit(qp: *mut c_void, attr: *mut c_void) -> c_int;
+        /// `ibv_create_wq` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_wq@RDMAVERBS_1.3"]
+        pub fn ibv_create_wq(context: *mut c_void, wq_init_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_modify_wq` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_modify_wq@RDMAVERBS_1.3"]
+        pub fn ibv_modify_wq(wq: *mut c_void, wq_attr: *mut c_void) -> c_int;
+        /// `ibv_destroy_wq` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_destroy_wq@RDMAVERBS_1.3"]
+        pub fn ibv_destroy_wq(wq: *mut c_void) -> c_int;
+        /// `ibv_create_rwq_ind_table` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_rwq_ind_table@RDMAVERBS_1.3"]
+        pub fn ibv_create_rwq_ind_table(context: *mut c_void, init_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_destroy_rwq_ind_table` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_destroy_rwq_ind_table@RDMAVERBS_1.3"]
+        pub fn ibv_destroy_rwq_ind_table(rwq_ind_table: *mut c_void) -> c_int;
+        /// `ibv_post_send` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_post_send@RDMAVERBS_1.3"]
+        pub fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut *mut c_void) -> c_int;
+        /// `ibv_post_recv` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_post_recv@RDMAVERBS_1.3"]
+        pub fn ibv_post_recv(qp: *mut c_void, wr: *mut ibv_recv_wr, bad_wr: *mut *mut c_void) -> c_int;
+        /// `ibv_is_qpt_supported` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_is_qpt_supported@RDMAVERBS_1.3"]
+        pub fn ibv_is_qpt_supported(caps: u32, qpt: u32) -> c_int;
+        /// `ibv_create_counters` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_create_counters@RDMAVERBS_1.3"]
+        pub fn ibv_create_counters(context: *mut c_void, init_attr: *mut c_void) -> *mut c_void;
+        /// `ibv_destroy_counters` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_destroy_counters@RDMAVERBS_1.3"]
+        pub fn ibv_destroy_counters(counters: *mut c_void) -> c_int;
+        /// `ibv_attach_counters_point_flow` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_attach_counters_point_flow@RDMAVERBS_1.3"]
+        pub fn ibv_attach_counters_point_flow(counters: *mut c_void, attr: *mut c_void, flow: *mut c_void) -> c_int;
+        /// `ibv_read_counters` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_read_counters@RDMAVERBS_1.3"]
+        pub fn ibv_read_counters(counters: *mut c_void, counters_value: *mut c_void, ncounters: u32, flags: u32) -> c_int;
+        /// `ibv_flow_label_to_udp_sport` (rdmaverbs, RDMAVERBS_1.3).
+        #[link_name = "ibv_flow_label_to_udp_sport@RDMAVERBS_1.3"]
+        pub fn ibv_flow_label_to_udp_sport(fl: u32) -> u16;
         /// `rdma_getaddrinfo` (rdmacm).
         pub fn rdma_getaddrinfo(node: *const c_char, service: *const c_char, hints: *const rdma_addrinfo, res: *mut *mut c_void) -> c_int;
         /// `rdma_freeaddrinfo` (rdmacm).
@@ -396,12 +1274,185 @@ pub mod sys {
         pub fn rdma_get_src_port(id: *mut c_void) -> u16;
         /// `rdma_get_dst_port` (rdmacm): the peer's port in network byte order (dst_port: in host order).
         pub fn rdma_get_dst_port(id: *mut c_void) -> u16;
+        /// `rdma_create_event_channel` (rdmacm).
+        pub fn rdma_create_event_channel() -> *mut c_void;
+        /// `rdma_destroy_event_channel` (rdmacm).
+        pub fn rdma_destroy_event_channel(channel: *mut c_void);
+        /// `rdma_create_id` (rdmacm).
+        pub fn rdma_create_id(channel: *mut c_void, id: *mut *mut c_void, context: *mut c_void, ps: u32) -> c_int;
+        /// `rdma_destroy_id` (rdmacm).
+        pub fn rdma_destroy_id(id: *mut c_void) -> c_int;
+        /// `rdma_bind_addr` (rdmacm).
+        pub fn rdma_bind_addr(id: *mut c_void, addr: *mut c_void) -> c_int;
+        /// `rdma_resolve_addr` (rdmacm).
+        pub fn rdma_resolve_addr(id: *mut c_void, src_addr: *mut c_void, dst_addr: *mut c_void, timeout_ms: c_int) -> c_int;
+        /// `rdma_resolve_route` (rdmacm).
+        pub fn rdma_resolve_route(id: *mut c_void, timeout_ms: c_int) -> c_int;
+        /// `rdma_get_cm_event` (rdmacm): waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed.
+        pub fn rdma_get_cm_event(channel: *mut c_void, event: *mut *mut c_void) -> c_int;
+        /// `rdma_ack_cm_event` (rdmacm).
+        pub fn rdma_ack_cm_event(event: *mut c_void) -> c_int;
+        /// `rdma_event_str` (rdmacm).
+        pub fn rdma_event_str(event: u32) -> *const c_char;
+        /// `rdma_create_qp` (rdmacm).
+        pub fn rdma_create_qp(id: *mut c_void, pd: *mut c_void, qp_init_attr: *mut ibv_qp_init_attr) -> c_int;
+        /// `rdma_destroy_qp` (rdmacm).
+        pub fn rdma_destroy_qp(id: *mut c_void);
         /// `ibv_wc_status_str` (ibverbs): the text of a completion's status, from libibverbs ("unknown" for a value it does not know).
         pub fn ibv_wc_status_str(status: u32) -> *const c_char;
+        /// `ibv_create_comp_channel` (ibverbs).
+        pub fn ibv_create_comp_channel(context: *mut c_void) -> *mut c_void;
+        /// `ibv_destroy_comp_channel` (ibverbs).
+        pub fn ibv_destroy_comp_channel(channel: *mut c_void) -> c_int;
+        /// `ibv_get_cq_event` (ibverbs): waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed.
+        pub fn ibv_get_cq_event(channel: *mut c_void, cq: *mut *mut c_void, cq_context: *mut *mut c_void) -> c_int;
+        /// `ibv_ack_cq_events` (ibverbs).
+        pub fn ibv_ack_cq_events(cq: *mut c_void, nevents: u32);
+        /// `ibv_alloc_pd` (ibverbs).
+        pub fn ibv_alloc_pd(context: *mut c_void) -> *mut c_void;
+        /// `ibv_dealloc_pd` (ibverbs).
+        pub fn ibv_dealloc_pd(pd: *mut c_void) -> c_int;
+        /// `ibv_create_cq` (ibverbs).
+        pub fn ibv_create_cq(context: *mut c_void, cqe: c_int, cq_context: *mut c_void, channel: *mut c_void, comp_vector: c_int) -> *mut c_void;
+        /// `ibv_destroy_cq` (ibverbs).
+        pub fn ibv_destroy_cq(cq: *mut c_void) -> c_int;
+        /// `ibv_create_srq` (ibverbs).
+        pub fn ibv_create_srq(pd: *mut c_void, srq_init_attr: *mut ibv_srq_init_attr) -> *mut c_void;
+        /// `ibv_destroy_srq` (ibverbs).
+        pub fn ibv_destroy_srq(srq: *mut c_void) -> c_int;
+        /// `ibv_create_ah` (ibverbs).
+        pub fn ibv_create_ah(pd: *mut c_void, attr: *mut ibv_ah_attr) -> *mut c_void;
+        /// `ibv_destroy_ah` (ibverbs).
+        pub fn ibv_destroy_ah(ah: *mut c_void) -> c_int;
+        /// `ibv_reg_mr_iova2` (ibverbs).
+        pub fn ibv_reg_mr_iova2(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32) -> *mut c_void;
+        /// `ibv_dereg_mr` (ibverbs).
+        pub fn ibv_dereg_mr(mr: *mut c_void) -> c_int;
     }
 }
 
-/// `rdma_seterrno`; a failure as the `io::Error` of errno, read right after the call.
+/// librdmaverbs' functions: name, symbol version node, the address this crate
+/// calls (for the tests: dladdr and dlvsym say where it is).
+pub fn versioned() -> Vec<(&'static str, &'static str, *const c_void)> {
+    vec![
+        ("rdma_seterrno", "RDMAVERBS_1.0", sys::rdma_seterrno as *const c_void),
+        ("rdma_reg_msgs", "RDMAVERBS_1.0", sys::rdma_reg_msgs as *const c_void),
+        ("rdma_reg_read", "RDMAVERBS_1.0", sys::rdma_reg_read as *const c_void),
+        ("rdma_reg_write", "RDMAVERBS_1.0", sys::rdma_reg_write as *const c_void),
+        ("rdma_dereg_mr", "RDMAVERBS_1.0", sys::rdma_dereg_mr as *const c_void),
+        ("rdma_post_recvv", "RDMAVERBS_1.0", sys::rdma_post_recvv as *const c_void),
+        ("rdma_post_sendv", "RDMAVERBS_1.0", sys::rdma_post_sendv as *const c_void),
+        ("rdma_post_readv", "RDMAVERBS_1.0", sys::rdma_post_readv as *const c_void),
+        ("rdma_post_writev", "RDMAVERBS_1.0", sys::rdma_post_writev as *const c_void),
+        ("rdma_post_recv", "RDMAVERBS_1.0", sys::rdma_post_recv as *const c_void),
+        ("rdma_post_send", "RDMAVERBS_1.0", sys::rdma_post_send as *const c_void),
+        ("rdma_post_read", "RDMAVERBS_1.0", sys::rdma_post_read as *const c_void),
+        ("rdma_post_write", "RDMAVERBS_1.0", sys::rdma_post_write as *const c_void),
+        ("rdma_post_ud_send", "RDMAVERBS_1.0", sys::rdma_post_ud_send as *const c_void),
+        ("rdma_get_send_comp", "RDMAVERBS_1.0", sys::rdma_get_send_comp as *const c_void),
+        ("rdma_get_recv_comp", "RDMAVERBS_1.0", sys::rdma_get_recv_comp as *const c_void),
+        ("rdma_get_send_comp_timeout", "RDMAVERBS_1.1", sys::rdma_get_send_comp_timeout as *const c_void),
+        ("rdma_get_recv_comp_timeout", "RDMAVERBS_1.1", sys::rdma_get_recv_comp_timeout as *const c_void),
+        ("rdma_get_local_addr", "RDMAVERBS_1.2", sys::rdma_get_local_addr as *const c_void),
+        ("rdma_get_peer_addr", "RDMAVERBS_1.2", sys::rdma_get_peer_addr as *const c_void),
+        ("ibv_wr_atomic_cmp_swp", "RDMAVERBS_1.3", sys::ibv_wr_atomic_cmp_swp as *const c_void),
+        ("ibv_wr_atomic_fetch_add", "RDMAVERBS_1.3", sys::ibv_wr_atomic_fetch_add as *const c_void),
+        ("ibv_wr_bind_mw", "RDMAVERBS_1.3", sys::ibv_wr_bind_mw as *const c_void),
+        ("ibv_wr_local_inv", "RDMAVERBS_1.3", sys::ibv_wr_local_inv as *const c_void),
+        ("ibv_wr_rdma_read", "RDMAVERBS_1.3", sys::ibv_wr_rdma_read as *const c_void),
+        ("ibv_wr_rdma_write", "RDMAVERBS_1.3", sys::ibv_wr_rdma_write as *const c_void),
+        ("ibv_wr_rdma_write_imm", "RDMAVERBS_1.3", sys::ibv_wr_rdma_write_imm as *const c_void),
+        ("ibv_wr_send", "RDMAVERBS_1.3", sys::ibv_wr_send as *const c_void),
+        ("ibv_wr_send_imm", "RDMAVERBS_1.3", sys::ibv_wr_send_imm as *const c_void),
+        ("ibv_wr_send_inv", "RDMAVERBS_1.3", sys::ibv_wr_send_inv as *const c_void),
+        ("ibv_wr_send_tso", "RDMAVERBS_1.3", sys::ibv_wr_send_tso as *const c_void),
+        ("ibv_wr_set_ud_addr", "RDMAVERBS_1.3", sys::ibv_wr_set_ud_addr as *const c_void),
+        ("ibv_wr_set_xrc_srqn", "RDMAVERBS_1.3", sys::ibv_wr_set_xrc_srqn as *const c_void),
+        ("ibv_wr_set_inline_data", "RDMAVERBS_1.3", sys::ibv_wr_set_inline_data as *const c_void),
+        ("ibv_wr_set_inline_data_list", "RDMAVERBS_1.3", sys::ibv_wr_set_inline_data_list as *const c_void),
+        ("ibv_wr_set_sge", "RDMAVERBS_1.3", sys::ibv_wr_set_sge as *const c_void),
+        ("ibv_wr_set_sge_list", "RDMAVERBS_1.3", sys::ibv_wr_set_sge_list as *const c_void),
+        ("ibv_wr_start", "RDMAVERBS_1.3", sys::ibv_wr_start as *const c_void),
+        ("ibv_wr_complete", "RDMAVERBS_1.3", sys::ibv_wr_complete as *const c_void),
+        ("ibv_wr_abort", "RDMAVERBS_1.3", sys::ibv_wr_abort as *const c_void),
+        ("ibv_wr_atomic_write", "RDMAVERBS_1.3", sys::ibv_wr_atomic_write as *const c_void),
+        ("ibv_cq_ex_to_cq", "RDMAVERBS_1.3", sys::ibv_cq_ex_to_cq as *const c_void),
+        ("ibv_start_poll", "RDMAVERBS_1.3", sys::ibv_start_poll as *const c_void),
+        ("ibv_next_poll", "RDMAVERBS_1.3", sys::ibv_next_poll as *const c_void),
+        ("ibv_end_poll", "RDMAVERBS_1.3", sys::ibv_end_poll as *const c_void),
+        ("ibv_wc_read_opcode", "RDMAVERBS_1.3", sys::ibv_wc_read_opcode as *const c_void),
+        ("ibv_wc_read_vendor_err", "RDMAVERBS_1.3", sys::ibv_wc_read_vendor_err as *const c_void),
+        ("ibv_wc_read_byte_len", "RDMAVERBS_1.3", sys::ibv_wc_read_byte_len as *const c_void),
+        ("ibv_wc_read_imm_data", "RDMAVERBS_1.3", sys::ibv_wc_read_imm_data as *const c_void),
+        ("ibv_wc_read_invalidated_rkey", "RDMAVERBS_1.3", sys::ibv_wc_read_invalidated_rkey as *const c_void),
+        ("ibv_wc_read_qp_num", "RDMAVERBS_1.3", sys::ibv_wc_read_qp_num as *const c_void),
+        ("ibv_wc_read_src_qp", "RDMAVERBS_1.3", sys::ibv_wc_read_src_qp as *const c_void),
+        ("ibv_wc_read_wc_flags", "RDMAVERBS_1.3", sys::ibv_wc_read_wc_flags as *const c_void),
+        ("ibv_wc_read_slid", "RDMAVERBS_1.3", sys::ibv_wc_read_slid as *const c_void),
+        ("ibv_wc_read_sl", "RDMAVERBS_1.3", sys::ibv_wc_read_sl as *const c_void),
+        ("ibv_wc_read_dlid_path_bits", "RDMAVERBS_1.3", sys::ibv_wc_read_dlid_path_bits as *const c_void),
+        ("ibv_wc_read_completion_ts", "RDMAVERBS_1.3", sys::ibv_wc_read_completion_ts as *const c_void),
+        ("ibv_wc_read_completion_wallclock_ns", "RDMAVERBS_1.3", sys::ibv_wc_read_completion_wallclock_ns as *const c_void),
+        ("ibv_wc_read_cvlan", "RDMAVERBS_1.3", sys::ibv_wc_read_cvlan as *const c_void),
+        ("ibv_wc_read_flow_tag", "RDMAVERBS_1.3", sys::ibv_wc_read_flow_tag as *const c_void),
+        ("ibv_wc_read_tm_info", "RDMAVERBS_1.3", sys::ibv_wc_read_tm_info as *const c_void),
+        ("ibv_post_wq_recv", "RDMAVERBS_1.3", sys::ibv_post_wq_recv as *const c_void),
+        ("___ibv_query_port", "RDMAVERBS_1.3", sys::___ibv_query_port as *const c_void),
+        ("ibv_query_gid_ex", "RDMAVERBS_1.3", sys::ibv_query_gid_ex as *const c_void),
+        ("ibv_query_gid_table", "RDMAVERBS_1.3", sys::ibv_query_gid_table as *const c_void),
+        ("ibv_create_flow", "RDMAVERBS_1.3", sys::ibv_create_flow as *const c_void),
+        ("ibv_destroy_flow", "RDMAVERBS_1.3", sys::ibv_destroy_flow as *const c_void),
+        ("ibv_create_flow_action_esp", "RDMAVERBS_1.3", sys::ibv_create_flow_action_esp as *const c_void),
+        ("ibv_modify_flow_action_esp", "RDMAVERBS_1.3", sys::ibv_modify_flow_action_esp as *const c_void),
+        ("ibv_destroy_flow_action", "RDMAVERBS_1.3", sys::ibv_destroy_flow_action as *const c_void),
+        ("ibv_open_xrcd", "RDMAVERBS_1.3", sys::ibv_open_xrcd as *const c_void),
+        ("ibv_close_xrcd", "RDMAVERBS_1.3", sys::ibv_close_xrcd as *const c_void),
+        ("__ibv_reg_mr", "RDMAVERBS_1.3", sys::__ibv_reg_mr as *const c_void),
+        ("__ibv_reg_mr_iova", "RDMAVERBS_1.3", sys::__ibv_reg_mr_iova as *const c_void),
+        ("ibv_alloc_mw", "RDMAVERBS_1.3", sys::ibv_alloc_mw as *const c_void),
+        ("ibv_dealloc_mw", "RDMAVERBS_1.3", sys::ibv_dealloc_mw as *const c_void),
+        ("ibv_inc_rkey", "RDMAVERBS_1.3", sys::ibv_inc_rkey as *const c_void),
+        ("ibv_bind_mw", "RDMAVERBS_1.3", sys::ibv_bind_mw as *const c_void),
+        ("ibv_advise_mr", "RDMAVERBS_1.3", sys::ibv_advise_mr as *const c_void),
+        ("ibv_alloc_dm", "RDMAVERBS_1.3", sys::ibv_alloc_dm as *const c_void),
+        ("ibv_free_dm", "RDMAVERBS_1.3", sys::ibv_free_dm as *const c_void),
+        ("ibv_memcpy_to_dm", "RDMAVERBS_1.3", sys::ibv_memcpy_to_dm as *const c_void),
+        ("ibv_memcpy_from_dm", "RDMAVERBS_1.3", sys::ibv_memcpy_from_dm as *const c_void),
+        ("ibv_alloc_null_mr", "RDMAVERBS_1.3", sys::ibv_alloc_null_mr as *const c_void),
+        ("ibv_reg_dm_mr", "RDMAVERBS_1.3", sys::ibv_reg_dm_mr as *const c_void),
+        ("ibv_create_cq_ex", "RDMAVERBS_1.3", sys::ibv_create_cq_ex as *const c_void),
+        ("ibv_poll_cq", "RDMAVERBS_1.3", sys::ibv_poll_cq as *const c_void),
+        ("ibv_req_notify_cq", "RDMAVERBS_1.3", sys::ibv_req_notify_cq as *const c_void),
+        ("ibv_modify_cq", "RDMAVERBS_1.3", sys::ibv_modify_cq as *const c_void),
+        ("ibv_create_srq_ex", "RDMAVERBS_1.3", sys::ibv_create_srq_ex as *const c_void),
+        ("ibv_get_srq_num", "RDMAVERBS_1.3", sys::ibv_get_srq_num as *const c_void),
+        ("ibv_post_srq_recv", "RDMAVERBS_1.3", sys::ibv_post_srq_recv as *const c_void),
+        ("ibv_post_srq_ops", "RDMAVERBS_1.3", sys::ibv_post_srq_ops as *const c_void),
+        ("ibv_create_qp_ex", "RDMAVERBS_1.3", sys::ibv_create_qp_ex as *const c_void),
+        ("ibv_alloc_td", "RDMAVERBS_1.3", sys::ibv_alloc_td as *const c_void),
+        ("ibv_dealloc_td", "RDMAVERBS_1.3", sys::ibv_dealloc_td as *const c_void),
+        ("ibv_alloc_parent_domain", "RDMAVERBS_1.3", sys::ibv_alloc_parent_domain as *const c_void),
+        ("ibv_query_rt_values_ex", "RDMAVERBS_1.3", sys::ibv_query_rt_values_ex as *const c_void),
+        ("ibv_query_device_ex", "RDMAVERBS_1.3", sys::ibv_query_device_ex as *const c_void),
+        ("ibv_open_qp", "RDMAVERBS_1.3", sys::ibv_open_qp as *const c_void),
+        ("ibv_modify_qp_rate_limit", "RDMAVERBS_1.3", sys::ibv_modify_qp_rate_limit as *const c_void),
+        ("ibv_create_wq", "RDMAVERBS_1.3", sys::ibv_create_wq as *const c_void),
+        ("ibv_modify_wq", "RDMAVERBS_1.3", sys::ibv_modify_wq as *const c_void),
+        ("ibv_destroy_wq", "RDMAVERBS_1.3", sys::ibv_destroy_wq as *const c_void),
+        ("ibv_create_rwq_ind_table", "RDMAVERBS_1.3", sys::ibv_create_rwq_ind_table as *const c_void),
+        ("ibv_destroy_rwq_ind_table", "RDMAVERBS_1.3", sys::ibv_destroy_rwq_ind_table as *const c_void),
+        ("ibv_post_send", "RDMAVERBS_1.3", sys::ibv_post_send as *const c_void),
+        ("ibv_post_recv", "RDMAVERBS_1.3", sys::ibv_post_recv as *const c_void),
+        ("ibv_is_qpt_supported", "RDMAVERBS_1.3", sys::ibv_is_qpt_supported as *const c_void),
+        ("ibv_create_counters", "RDMAVERBS_1.3", sys::ibv_create_counters as *const c_void),
+        ("ibv_destroy_counters", "RDMAVERBS_1.3", sys::ibv_destroy_counters as *const c_void),
+        ("ibv_attach_counters_point_flow", "RDMAVERBS_1.3", sys::ibv_attach_counters_point_flow as *const c_void),
+        ("ibv_read_counters", "RDMAVERBS_1.3", sys::ibv_read_counters as *const c_void),
+        ("ibv_flow_label_to_udp_sport", "RDMAVERBS_1.3", sys::ibv_flow_label_to_udp_sport as *const c_void),
+    ]
+}
+
+/// `rdma_seterrno`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -411,7 +1462,7 @@ pub unsafe fn rdma_seterrno(ret: c_int) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_msgs`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_msgs`; a failure (NULL) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -421,7 +1472,7 @@ pub unsafe fn rdma_reg_msgs(id: *mut c_void, addr: *mut c_void, length: usize) -
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_read`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_read`; a failure (NULL) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -431,7 +1482,7 @@ pub unsafe fn rdma_reg_read(id: *mut c_void, addr: *mut c_void, length: usize) -
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_reg_write`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_reg_write`; a failure (NULL) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -441,7 +1492,7 @@ pub unsafe fn rdma_reg_write(id: *mut c_void, addr: *mut c_void, length: usize) 
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_dereg_mr`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_dereg_mr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -451,7 +1502,7 @@ pub unsafe fn rdma_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_recvv`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_recvv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// `sgl` is a slice: a `nsge` larger than its length is refused
 /// (`ErrorKind::InvalidInput`) before C is called.
@@ -470,7 +1521,7 @@ pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_sendv`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_sendv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// `sgl` is a slice: a `nsge` larger than its length is refused
 /// (`ErrorKind::InvalidInput`) before C is called.
@@ -489,7 +1540,7 @@ pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_readv`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_readv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// `sgl` is a slice: a `nsge` larger than its length is refused
 /// (`ErrorKind::InvalidInput`) before C is called.
@@ -508,7 +1559,7 @@ pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_writev`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_writev`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// `sgl` is a slice: a `nsge` larger than its length is refused
 /// (`ErrorKind::InvalidInput`) before C is called.
@@ -527,7 +1578,7 @@ pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_recv`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_recv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -537,7 +1588,7 @@ pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_send`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_send`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -547,7 +1598,7 @@ pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_read`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_read`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -557,7 +1608,7 @@ pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_write`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_write`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -567,7 +1618,7 @@ pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_post_ud_send`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_post_ud_send`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -577,7 +1628,7 @@ pub unsafe fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mu
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_send_comp`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_send_comp`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -587,7 +1638,7 @@ pub unsafe fn rdma_get_send_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_recv_comp`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_recv_comp`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -597,7 +1648,7 @@ pub unsafe fn rdma_get_recv_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_send_comp_timeout`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_send_comp_timeout`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -607,7 +1658,7 @@ pub unsafe fn rdma_get_send_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_recv_comp_timeout`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_recv_comp_timeout`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -617,7 +1668,7 @@ pub unsafe fn rdma_get_recv_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_local_addr`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_local_addr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -627,7 +1678,7 @@ pub unsafe fn rdma_get_local_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_peer_addr`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_peer_addr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -637,7 +1688,936 @@ pub unsafe fn rdma_get_peer_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_getaddrinfo`; a failure as the `io::Error` of errno, read right after the call.
+/// `ibv_wr_atomic_cmp_swp`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_atomic_cmp_swp(qp: *mut c_void, rkey: u32, remote_addr: u64, compare: u64, swap: u64) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_atomic_cmp_swp(qp, rkey, remote_addr, compare, swap) }
+}
+
+/// `ibv_wr_atomic_fetch_add`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_atomic_fetch_add(qp: *mut c_void, rkey: u32, remote_addr: u64, add: u64) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_atomic_fetch_add(qp, rkey, remote_addr, add) }
+}
+
+/// `ibv_wr_bind_mw`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_bind_mw(qp: *mut c_void, mw: *mut c_void, rkey: u32, bind_info: *const ibv_mw_bind_info) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_bind_mw(qp, mw, rkey, bind_info) }
+}
+
+/// `ibv_wr_local_inv`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_local_inv(qp: *mut c_void, invalidate_rkey: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_local_inv(qp, invalidate_rkey) }
+}
+
+/// `ibv_wr_rdma_read`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_rdma_read(qp: *mut c_void, rkey: u32, remote_addr: u64) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_rdma_read(qp, rkey, remote_addr) }
+}
+
+/// `ibv_wr_rdma_write`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_rdma_write(qp: *mut c_void, rkey: u32, remote_addr: u64) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_rdma_write(qp, rkey, remote_addr) }
+}
+
+/// `ibv_wr_rdma_write_imm`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_rdma_write_imm(qp: *mut c_void, rkey: u32, remote_addr: u64, imm_data: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_rdma_write_imm(qp, rkey, remote_addr, imm_data) }
+}
+
+/// `ibv_wr_send`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_send(qp: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_send(qp) }
+}
+
+/// `ibv_wr_send_imm`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_send_imm(qp: *mut c_void, imm_data: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_send_imm(qp, imm_data) }
+}
+
+/// `ibv_wr_send_inv`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_send_inv(qp: *mut c_void, invalidate_rkey: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_send_inv(qp, invalidate_rkey) }
+}
+
+/// `ibv_wr_send_tso`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_send_tso(qp: *mut c_void, hdr: *mut c_void, hdr_sz: u16, mss: u16) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_send_tso(qp, hdr, hdr_sz, mss) }
+}
+
+/// `ibv_wr_set_ud_addr`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_ud_addr(qp: *mut c_void, ah: *mut c_void, remote_qpn: u32, remote_qkey: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_set_ud_addr(qp, ah, remote_qpn, remote_qkey) }
+}
+
+/// `ibv_wr_set_xrc_srqn`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_xrc_srqn(qp: *mut c_void, remote_srqn: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_set_xrc_srqn(qp, remote_srqn) }
+}
+
+/// `ibv_wr_set_inline_data`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_inline_data(qp: *mut c_void, addr: *mut c_void, length: usize) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_set_inline_data(qp, addr, length) }
+}
+
+/// `ibv_wr_set_inline_data_list`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_inline_data_list(qp: *mut c_void, num_buf: usize, buf_list: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_set_inline_data_list(qp, num_buf, buf_list) }
+}
+
+/// `ibv_wr_set_sge`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_sge(qp: *mut c_void, lkey: u32, addr: u64, length: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_set_sge(qp, lkey, addr, length) }
+}
+
+/// `ibv_wr_set_sge_list`; it returns no `Err`.
+///
+/// `sg_list` is a slice: a `num_sge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_set_sge_list(qp: *mut c_void, num_sge: usize, sg_list: &[ibv_sge]) -> io::Result<()> {
+    if usize::try_from(num_sge).is_ok_and(|n| n > sg_list.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("ibv_wr_set_sge_list: num_sge is {num_sge} but sg_list has {} elements", sg_list.len()),
+        ));
+    }
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_wr_set_sge_list(qp, num_sge, sg_list.as_ptr().cast_mut()) };
+    Ok(r)
+}
+
+/// `ibv_wr_start`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_start(qp: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_start(qp) }
+}
+
+/// `ibv_wr_complete`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_complete(qp: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_wr_complete(qp) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_wr_abort`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_abort(qp: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_abort(qp) }
+}
+
+/// `ibv_wr_atomic_write`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wr_atomic_write(qp: *mut c_void, rkey: u32, remote_addr: u64, atomic_wr: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wr_atomic_write(qp, rkey, remote_addr, atomic_wr) }
+}
+
+/// `ibv_cq_ex_to_cq`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_cq_ex_to_cq(cq: *mut c_void) -> *mut c_void {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_cq_ex_to_cq(cq) }
+}
+
+/// `ibv_start_poll`: 0, ENOENT (nothing to poll) or an errno value, returned as it is; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_start_poll(cq: *mut c_void, attr: *mut c_void) -> c_int {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_start_poll(cq, attr) }
+}
+
+/// `ibv_next_poll`: 0, ENOENT (no more) or an errno value, returned as it is; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_next_poll(cq: *mut c_void) -> c_int {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_next_poll(cq) }
+}
+
+/// `ibv_end_poll`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_end_poll(cq: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_end_poll(cq) }
+}
+
+/// `ibv_wc_read_opcode`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_opcode(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_opcode(cq) }
+}
+
+/// `ibv_wc_read_vendor_err`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_vendor_err(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_vendor_err(cq) }
+}
+
+/// `ibv_wc_read_byte_len`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_byte_len(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_byte_len(cq) }
+}
+
+/// `ibv_wc_read_imm_data`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_imm_data(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_imm_data(cq) }
+}
+
+/// `ibv_wc_read_invalidated_rkey`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_invalidated_rkey(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_invalidated_rkey(cq) }
+}
+
+/// `ibv_wc_read_qp_num`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_qp_num(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_qp_num(cq) }
+}
+
+/// `ibv_wc_read_src_qp`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_src_qp(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_src_qp(cq) }
+}
+
+/// `ibv_wc_read_wc_flags`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_wc_flags(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_wc_flags(cq) }
+}
+
+/// `ibv_wc_read_slid`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_slid(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_slid(cq) }
+}
+
+/// `ibv_wc_read_sl`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_sl(cq: *mut c_void) -> u8 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_sl(cq) }
+}
+
+/// `ibv_wc_read_dlid_path_bits`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_dlid_path_bits(cq: *mut c_void) -> u8 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_dlid_path_bits(cq) }
+}
+
+/// `ibv_wc_read_completion_ts`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_completion_ts(cq: *mut c_void) -> u64 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_completion_ts(cq) }
+}
+
+/// `ibv_wc_read_completion_wallclock_ns`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_completion_wallclock_ns(cq: *mut c_void) -> u64 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_completion_wallclock_ns(cq) }
+}
+
+/// `ibv_wc_read_cvlan`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_cvlan(cq: *mut c_void) -> u16 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_cvlan(cq) }
+}
+
+/// `ibv_wc_read_flow_tag`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_flow_tag(cq: *mut c_void) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_flow_tag(cq) }
+}
+
+/// `ibv_wc_read_tm_info`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_wc_read_tm_info(cq: *mut c_void, tm_info: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_wc_read_tm_info(cq, tm_info) }
+}
+
+/// `ibv_post_wq_recv`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_post_wq_recv(wq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_post_wq_recv(wq, recv_wr, bad_recv_wr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `___ibv_query_port`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ___ibv_query_port(context: *mut c_void, port_num: u8, port_attr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::___ibv_query_port(context, port_num, port_attr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_query_gid_ex`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_query_gid_ex(context: *mut c_void, port_num: u32, gid_index: u32, entry: *mut c_void, flags: u32) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_query_gid_ex(context, port_num, gid_index, entry, flags) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_query_gid_table`; a failure (a negative value) as the `io::Error` of minus that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_query_gid_table(context: *mut c_void, entries: *mut c_void, max_entries: usize, flags: u32) -> io::Result<isize> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_query_gid_table(context, entries, max_entries, flags) };
+    if r < 0 {
+        Err(io::Error::from_raw_os_error(i32::try_from(-r).unwrap_or(i32::MAX)))
+    } else {
+        Ok(r)
+    }
+}
+
+/// `ibv_create_flow`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_flow(qp: *mut c_void, flow: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_flow(qp, flow) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_flow`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_flow(flow_id: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_flow(flow_id) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_flow_action_esp`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_flow_action_esp(ctx: *mut c_void, esp: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_flow_action_esp(ctx, esp) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_modify_flow_action_esp`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_modify_flow_action_esp(action: *mut c_void, esp: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_modify_flow_action_esp(action, esp) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_destroy_flow_action`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_flow_action(action: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_flow_action(action) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_open_xrcd`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_open_xrcd(context: *mut c_void, xrcd_init_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_open_xrcd(context, xrcd_init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_close_xrcd`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_close_xrcd(xrcd: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_close_xrcd(xrcd) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `__ibv_reg_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn __ibv_reg_mr(pd: *mut c_void, addr: *mut c_void, length: usize, access: u32, is_access_const: c_int) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::__ibv_reg_mr(pd, addr, length, access, is_access_const) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `__ibv_reg_mr_iova`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn __ibv_reg_mr_iova(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32, is_access_const: c_int) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_alloc_mw`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_mw(pd: *mut c_void, type_: u32) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_mw(pd, type_) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_dealloc_mw`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_dealloc_mw(mw: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_dealloc_mw(mw) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_inc_rkey`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_inc_rkey(rkey: u32) -> u32 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_inc_rkey(rkey) }
+}
+
+/// `ibv_bind_mw`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_bind_mw(qp: *mut c_void, mw: *mut c_void, mw_bind: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_bind_mw(qp, mw, mw_bind) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_advise_mr`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// `sg_list` is a slice: a `num_sge` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_advise_mr(pd: *mut c_void, advice: u32, flags: u32, sg_list: &[ibv_sge], num_sge: u32) -> io::Result<c_int> {
+    if usize::try_from(num_sge).is_ok_and(|n| n > sg_list.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("ibv_advise_mr: num_sge is {num_sge} but sg_list has {} elements", sg_list.len()),
+        ));
+    }
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_advise_mr(pd, advice, flags, sg_list.as_ptr().cast_mut(), num_sge) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_alloc_dm`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_dm(context: *mut c_void, attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_dm(context, attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_free_dm`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_free_dm(dm: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_free_dm(dm) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_memcpy_to_dm`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_memcpy_to_dm(dm: *mut c_void, dm_offset: u64, host_addr: *mut c_void, length: usize) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_memcpy_to_dm(dm, dm_offset, host_addr, length) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_memcpy_from_dm`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_memcpy_from_dm(host_addr: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_memcpy_from_dm(host_addr, dm, dm_offset, length) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_alloc_null_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_null_mr(pd: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_null_mr(pd) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_reg_dm_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_reg_dm_mr(pd: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize, access: u32) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_reg_dm_mr(pd, dm, dm_offset, length, access) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_create_cq_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_cq_ex(context: *mut c_void, cq_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_cq_ex(context, cq_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_poll_cq`: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// `wc` is a mutable slice: a `num_entries` larger than its length is refused
+/// (`ErrorKind::InvalidInput`) before C is called.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_poll_cq(cq: *mut c_void, num_entries: c_int, wc: &mut [ibv_wc]) -> io::Result<c_int> {
+    if usize::try_from(num_entries).is_ok_and(|n| n > wc.len()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("ibv_poll_cq: num_entries is {num_entries} but wc has {} elements", wc.len()),
+        ));
+    }
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_poll_cq(cq, num_entries, wc.as_mut_ptr()) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_req_notify_cq`: arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_req_notify_cq(cq: *mut c_void, solicited_only: c_int) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_req_notify_cq(cq, solicited_only) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_modify_cq`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_modify_cq(cq: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_modify_cq(cq, attr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_srq_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_srq_ex(context: *mut c_void, srq_init_attr_ex: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_srq_ex(context, srq_init_attr_ex) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_get_srq_num`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_get_srq_num(srq: *mut c_void, srq_num: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_get_srq_num(srq, srq_num) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_post_srq_recv`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_post_srq_recv(srq, recv_wr, bad_recv_wr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_post_srq_ops`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_post_srq_ops(srq: *mut c_void, op: *mut c_void, bad_op: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_post_srq_ops(srq, op, bad_op) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_qp_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_qp_ex(context: *mut c_void, qp_init_attr_ex: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_qp_ex(context, qp_init_attr_ex) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_alloc_td`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_td(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_td(context, init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_dealloc_td`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_dealloc_td(td: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_dealloc_td(td) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_alloc_parent_domain`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_parent_domain(context: *mut c_void, attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_parent_domain(context, attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_query_rt_values_ex`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_query_rt_values_ex(context: *mut c_void, values: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_query_rt_values_ex(context, values) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_query_device_ex`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_query_device_ex(context: *mut c_void, input: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_query_device_ex(context, input, attr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_open_qp`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_open_qp(context: *mut c_void, qp_open_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_open_qp(context, qp_open_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_modify_qp_rate_limit`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_modify_qp_rate_limit(qp: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_modify_qp_rate_limit(qp, attr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_wq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_wq(context: *mut c_void, wq_init_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_wq(context, wq_init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_modify_wq`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_modify_wq(wq: *mut c_void, wq_attr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_modify_wq(wq, wq_attr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_destroy_wq`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_wq(wq: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_wq(wq) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_rwq_ind_table`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_rwq_ind_table(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_rwq_ind_table(context, init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_rwq_ind_table`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_rwq_ind_table(rwq_ind_table: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_rwq_ind_table(rwq_ind_table) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_post_send`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_post_send(qp, wr, bad_wr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_post_recv`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_post_recv(qp: *mut c_void, wr: *mut ibv_recv_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_post_recv(qp, wr, bad_wr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_is_qpt_supported`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_is_qpt_supported(caps: u32, qpt: u32) -> c_int {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_is_qpt_supported(caps, qpt) }
+}
+
+/// `ibv_create_counters`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_counters(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_counters(context, init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_counters`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_counters(counters: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_counters(counters) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_attach_counters_point_flow`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_attach_counters_point_flow(counters: *mut c_void, attr: *mut c_void, flow: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_attach_counters_point_flow(counters, attr, flow) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_read_counters`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_read_counters(counters: *mut c_void, counters_value: *mut c_void, ncounters: u32, flags: u32) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_read_counters(counters, counters_value, ncounters, flags) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_flow_label_to_udp_sport`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_flow_label_to_udp_sport(fl: u32) -> u16 {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_flow_label_to_udp_sport(fl) }
+}
+
+/// `rdma_getaddrinfo`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -647,7 +2627,7 @@ pub unsafe fn rdma_getaddrinfo(node: *const c_char, service: *const c_char, hint
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_freeaddrinfo`; it cannot fail.
+/// `rdma_freeaddrinfo`; it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -656,7 +2636,7 @@ pub unsafe fn rdma_freeaddrinfo(res: *mut c_void) {
     unsafe { sys::rdma_freeaddrinfo(res) }
 }
 
-/// `rdma_create_ep`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_create_ep`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -666,7 +2646,7 @@ pub unsafe fn rdma_create_ep(id: *mut *mut c_void, res: *mut c_void, pd: *mut c_
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_destroy_ep`; it cannot fail.
+/// `rdma_destroy_ep`; it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -675,7 +2655,7 @@ pub unsafe fn rdma_destroy_ep(id: *mut c_void) {
     unsafe { sys::rdma_destroy_ep(id) }
 }
 
-/// `rdma_listen`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_listen`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -685,7 +2665,7 @@ pub unsafe fn rdma_listen(id: *mut c_void, backlog: c_int) -> io::Result<c_int> 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_request`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_get_request`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -695,7 +2675,7 @@ pub unsafe fn rdma_get_request(listen: *mut c_void, id: *mut *mut c_void) -> io:
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_accept`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_accept`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -705,7 +2685,7 @@ pub unsafe fn rdma_accept(id: *mut c_void, conn_param: *mut rdma_conn_param) -> 
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_connect`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_connect`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -715,7 +2695,7 @@ pub unsafe fn rdma_connect(id: *mut c_void, conn_param: *mut rdma_conn_param) ->
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_disconnect`; a failure as the `io::Error` of errno, read right after the call.
+/// `rdma_disconnect`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -725,7 +2705,7 @@ pub unsafe fn rdma_disconnect(id: *mut c_void) -> io::Result<c_int> {
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
 }
 
-/// `rdma_get_src_port`: the local port in network byte order (src_port: in host order); it cannot fail.
+/// `rdma_get_src_port`: the local port in network byte order (src_port: in host order); it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -734,7 +2714,7 @@ pub unsafe fn rdma_get_src_port(id: *mut c_void) -> u16 {
     unsafe { sys::rdma_get_src_port(id) }
 }
 
-/// `rdma_get_src_port`'s value in host order; it cannot fail.
+/// `rdma_get_src_port`'s value in host order; it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -743,7 +2723,7 @@ pub unsafe fn src_port(id: *mut c_void) -> u16 {
     u16::from_be(unsafe { sys::rdma_get_src_port(id) })
 }
 
-/// `rdma_get_dst_port`: the peer's port in network byte order (dst_port: in host order); it cannot fail.
+/// `rdma_get_dst_port`: the peer's port in network byte order (dst_port: in host order); it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -752,7 +2732,7 @@ pub unsafe fn rdma_get_dst_port(id: *mut c_void) -> u16 {
     unsafe { sys::rdma_get_dst_port(id) }
 }
 
-/// `rdma_get_dst_port`'s value in host order; it cannot fail.
+/// `rdma_get_dst_port`'s value in host order; it returns no `Err`.
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
@@ -761,7 +2741,131 @@ pub unsafe fn dst_port(id: *mut c_void) -> u16 {
     u16::from_be(unsafe { sys::rdma_get_dst_port(id) })
 }
 
-/// `ibv_wc_status_str`: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail.
+/// `rdma_create_event_channel`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_create_event_channel() -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_create_event_channel() };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_destroy_event_channel`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_destroy_event_channel(channel: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::rdma_destroy_event_channel(channel) }
+}
+
+/// `rdma_create_id`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_create_id(channel: *mut c_void, id: *mut *mut c_void, context: *mut c_void, ps: u32) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_create_id(channel, id, context, ps) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_destroy_id`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_destroy_id(id: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_destroy_id(id) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_bind_addr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_bind_addr(id: *mut c_void, addr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_bind_addr(id, addr) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_resolve_addr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_resolve_addr(id: *mut c_void, src_addr: *mut c_void, dst_addr: *mut c_void, timeout_ms: c_int) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_resolve_route`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_resolve_route(id: *mut c_void, timeout_ms: c_int) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_resolve_route(id, timeout_ms) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_get_cm_event`: waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_get_cm_event(channel: *mut c_void, event: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_get_cm_event(channel, event) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_ack_cm_event`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_ack_cm_event(event: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_ack_cm_event(event) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_event_str`; it returns no `Err`.
+///
+/// The C string, as a `String` (an empty one for NULL).
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_event_str(event: u32) -> String {
+    // SAFETY: forwarded; C returns NULL or a string it keeps.
+    let r = unsafe { sys::rdma_event_str(event) };
+    if r.is_null() {
+        return String::new();
+    }
+    // SAFETY: r is a NUL-terminated string of C's.
+    unsafe { core::ffi::CStr::from_ptr(r) }.to_string_lossy().into_owned()
+}
+
+/// `rdma_create_qp`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_create_qp(id: *mut c_void, pd: *mut c_void, qp_init_attr: *mut ibv_qp_init_attr) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::rdma_create_qp(id, pd, qp_init_attr) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `rdma_destroy_qp`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn rdma_destroy_qp(id: *mut c_void) {
+    // SAFETY: forwarded.
+    unsafe { sys::rdma_destroy_qp(id) }
+}
+
+/// `ibv_wc_status_str`: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it returns no `Err`.
 ///
 /// The C string, as a `String` (an empty one for NULL).
 ///
@@ -775,4 +2879,143 @@ pub unsafe fn ibv_wc_status_str(status: u32) -> String {
     }
     // SAFETY: r is a NUL-terminated string of C's.
     unsafe { core::ffi::CStr::from_ptr(r) }.to_string_lossy().into_owned()
+}
+
+/// `ibv_create_comp_channel`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_comp_channel(context: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_comp_channel(context) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_comp_channel`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_comp_channel(channel: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_comp_channel(channel) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_get_cq_event`: waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed; a failure (a negative value) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_get_cq_event(channel: *mut c_void, cq: *mut *mut c_void, cq_context: *mut *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_get_cq_event(channel, cq, cq_context) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_ack_cq_events`; it returns no `Err`.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_ack_cq_events(cq: *mut c_void, nevents: u32) {
+    // SAFETY: forwarded.
+    unsafe { sys::ibv_ack_cq_events(cq, nevents) }
+}
+
+/// `ibv_alloc_pd`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_alloc_pd(context: *mut c_void) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_alloc_pd(context) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_dealloc_pd`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_dealloc_pd(pd: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_dealloc_pd(pd) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_cq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_cq(context: *mut c_void, cqe: c_int, cq_context: *mut c_void, channel: *mut c_void, comp_vector: c_int) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_cq(context, cqe, cq_context, channel, comp_vector) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_cq`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_cq(cq: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_cq(cq) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_srq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_srq(pd: *mut c_void, srq_init_attr: *mut ibv_srq_init_attr) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_srq(pd, srq_init_attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_srq`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_srq(srq: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_srq(srq) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_create_ah`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_create_ah(pd: *mut c_void, attr: *mut ibv_ah_attr) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_create_ah(pd, attr) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_destroy_ah`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_destroy_ah(ah: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_destroy_ah(ah) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+}
+
+/// `ibv_reg_mr_iova2`; a failure (NULL) as the `io::Error` of errno, read right after the call.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_reg_mr_iova2(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32) -> io::Result<*mut c_void> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_reg_mr_iova2(pd, addr, length, iova, access) };
+    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+}
+
+/// `ibv_dereg_mr`; a failure (an errno value returned) as the `io::Error` of that value.
+///
+/// # Safety
+/// As the C function: every pointer valid for it.
+pub unsafe fn ibv_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
+    // SAFETY: forwarded.
+    let r = unsafe { sys::ibv_dereg_mr(mr) };
+    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
 }

@@ -1,12 +1,17 @@
-//! The Rust binding on a machine without RDMA: the refused inputs as the
-//! io::Error of their errno, the C functions' own results, the vectored
-//! posts checked SGE by SGE on the recording provider (bindings/recorder.c),
+//! The Rust binding on a machine without RDMA: librdmaverbs' functions
+//! bound at their symbol version, in librdmaverbs.so.1; the refused inputs
+//! as the io::Error of their errno, the C functions' own results, the
+//! vectored posts checked SGE by SGE on the recording provider
+//! (bindings/recorder.c), and the RDMAVERBS_1.3 data path there
+//! (ibv_post_send of a list with the wr union, ibv_post_srq_recv,
+//! ibv_poll_cq into a slice, ibv_req_notify_cq, each failure convention);
 //! the ports in both orders, the completion statuses.
 
 use core::ffi::{c_char, c_int, c_void, CStr};
 use std::ffi::CString;
 use std::io;
 use std::ptr::null_mut;
+use std::sync::Mutex;
 
 use rdmaverbs as rv;
 
@@ -62,11 +67,28 @@ struct Recorder {
     id: unsafe extern "C" fn() -> *mut c_void,
     posts: unsafe extern "C" fn() -> c_int,
     last: unsafe extern "C" fn() -> *const c_char,
+    qp: unsafe extern "C" fn() -> *mut c_void,
+    srq: unsafe extern "C" fn() -> *mut c_void,
+    cq: unsafe extern "C" fn() -> *mut c_void,
+    fail: unsafe extern "C" fn(c_int),
+}
+
+/// The recorder's record is the process's: one test at a time uses it.
+static RECORDER: Mutex<()> = Mutex::new(());
+
+#[repr(C)]
+struct DlInfo {
+    fname: *const c_char,
+    fbase: *mut c_void,
+    sname: *const c_char,
+    saddr: *mut c_void,
 }
 
 unsafe extern "C" {
     fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
     fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
+    fn dlvsym(handle: *mut c_void, name: *const c_char, version: *const c_char) -> *mut c_void;
+    fn dladdr(address: *const c_void, info: *mut DlInfo) -> c_int;
 }
 
 fn recorder() -> Recorder {
@@ -93,6 +115,18 @@ fn recorder() -> Recorder {
             last: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *const c_char>(
                 sym(c"recorder_last"),
             ),
+            qp: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_qp",
+            )),
+            srq: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_srq",
+            )),
+            cq: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_cq",
+            )),
+            fail: core::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(sym(
+                c"recorder_fail",
+            )),
         }
     }
 }
@@ -119,9 +153,270 @@ const SA: &str = " sge=0x1000:0x10:0x11";
 const SB: &str = " sge=0x8000000000002000:0x80000030:0x80000022";
 const SC: &str = " sge=0x3000:0x40:0x33";
 
-// One test: the recorder's record is the process's.
+/// (name, node) of the exports c-tests/functions.h lists, node by node.
+fn listed() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../c-tests/functions.h"
+    ))
+    .expect("c-tests/functions.h");
+    let mut out = Vec::new();
+    let mut node = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("#define RDMAVERBS_") {
+            if let Some(version) = rest.strip_suffix("_FUNCTIONS(X) \\") {
+                node = Some(format!("RDMAVERBS_{}", version.replacen('_', ".", 1)));
+                continue;
+            }
+        }
+        if !line.starts_with('\t') {
+            node = None;
+        }
+        if let (Some(node), Some(x)) = (&node, line.strip_prefix("\tX(")) {
+            let name = x.split(", ").nth(1).unwrap_or_default();
+            out.push((name.to_string(), node.clone()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn ours_are_bound_at_their_version_in_librdmaverbs() {
+    let ours = rv::versioned();
+    let mut bound: Vec<(String, String)> = ours
+        .iter()
+        .map(|(name, version, _)| (name.to_string(), version.to_string()))
+        .collect();
+    bound.sort();
+    assert_eq!(
+        bound,
+        listed(),
+        "each export of c-tests/functions.h, at its node"
+    );
+    assert!(ours.iter().any(|(_, v, _)| *v == "RDMAVERBS_1.3"));
+    // RTLD_DEFAULT: the process's scope, which the dynamic loader bound
+    // the crate's versioned references in.
+    let default = null_mut();
+    for (name, version, address) in ours {
+        let (cname, cversion) = (CString::new(name).unwrap(), CString::new(version).unwrap());
+        let mut info = DlInfo {
+            fname: core::ptr::null(),
+            fbase: null_mut(),
+            sname: core::ptr::null(),
+            saddr: null_mut(),
+        };
+        // SAFETY: dlvsym and dladdr with valid strings and a writable DlInfo.
+        unsafe {
+            assert_eq!(
+                dlvsym(default, cname.as_ptr(), cversion.as_ptr()).cast_const(),
+                address,
+                "{name}@{version}"
+            );
+            assert_ne!(dladdr(address, &mut info), 0, "{name}");
+            assert_eq!(CStr::from_ptr(info.sname).to_str().unwrap(), name);
+            let file = CStr::from_ptr(info.fname).to_str().unwrap();
+            assert!(file.contains("librdmaverbs.so"), "{name} is in {file}");
+        }
+    }
+}
+
+/// The recording provider's three completions, every field; the fourth
+/// element untouched.
+fn check_completions(wc: &[rv::ibv_wc]) {
+    let status = [
+        rv::IBV_WC_SUCCESS,
+        rv::IBV_WC_SUCCESS,
+        rv::IBV_WC_REM_ACCESS_ERR,
+    ];
+    let opcode = [rv::IBV_WC_RECV, rv::IBV_WC_COMP_SWAP, rv::IBV_WC_FETCH_ADD];
+    for (i, w) in wc[..3].iter().enumerate() {
+        let j = i as u32;
+        assert_eq!(
+            (
+                w.wr_id,
+                w.status,
+                w.opcode,
+                w.vendor_err,
+                w.byte_len,
+                w.imm_data,
+                w.qp_num,
+                w.src_qp
+            ),
+            (
+                0x5000 + i as u64,
+                status[i] as u32,
+                opcode[i] as u32,
+                0x100 + j,
+                0x40 + j,
+                0xa0b0_c0d0 + j,
+                0x1100 + j,
+                0x2200 + j
+            ),
+            "completion {i}"
+        );
+        assert_eq!(
+            (w.wc_flags, w.pkey_index, w.slid, w.sl, w.dlid_path_bits),
+            (
+                if i == 0 {
+                    rv::IBV_WC_WITH_IMM as u32
+                } else {
+                    0
+                },
+                0x30 + i as u16,
+                0x4400 + i as u16,
+                1 + i as u8,
+                0x50 + i as u8
+            ),
+            "completion {i}"
+        );
+    }
+    assert_eq!((wc[3].wr_id, wc[3].status, wc[3].byte_len), (0xdead, 0, 0));
+}
+
+#[test]
+fn verbs_data_path() {
+    let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
+    let rec = recorder();
+    // SAFETY: the recorder's objects; every struct and slice below lives
+    // across the calls that read or write it.
+    unsafe {
+        (rec.id)();
+        let (qp, srq, cq) = ((rec.qp)(), (rec.srq)(), (rec.cq)());
+        let sgl = [
+            sge(0x1000, 0x10, 0x11),
+            sge(0x8000_0000_0000_2000, 0x8000_0030, 0x8000_0022),
+            sge(0x3000, 0x40, 0x33),
+            sge(0x4000, 8, 0x44),
+        ];
+        let at = |i: usize| (&sgl[i] as *const rv::ibv_sge).cast_mut().cast::<c_void>();
+        // Three work requests joined by next: a send with immediate data over
+        // two SGEs, a compare-and-swap and a fetch-and-add (the wr union's
+        // atomic member).
+        let mut fadd = rv::ibv_send_wr {
+            wr_id: 0x602,
+            sg_list: at(3),
+            num_sge: 1,
+            ..Default::default()
+        };
+        fadd.opcode = rv::IBV_WR_ATOMIC_FETCH_AND_ADD as u32;
+        fadd.wr.atomic = rv::ibv_send_wr_wr_atomic {
+            remote_addr: 0xfedc_0000_0000_3008,
+            rkey: 0x77,
+            compare_add: 0x8000_0000_0000_0001,
+            ..Default::default()
+        };
+        let mut cas = rv::ibv_send_wr {
+            wr_id: 0x601,
+            sg_list: at(2),
+            num_sge: 1,
+            ..Default::default()
+        };
+        cas.next = (&mut fadd as *mut rv::ibv_send_wr).cast();
+        cas.opcode = rv::IBV_WR_ATOMIC_CMP_AND_SWP as u32;
+        cas.send_flags = rv::IBV_SEND_FENCE as u32;
+        cas.wr.atomic = rv::ibv_send_wr_wr_atomic {
+            remote_addr: 0xfedc_0000_0000_3000,
+            compare_add: 0x1111_2222_3333_4444,
+            swap: 0x5555_6666_7777_8888,
+            rkey: 0x8000_0066,
+        };
+        let mut send = rv::ibv_send_wr {
+            wr_id: 0x600,
+            sg_list: at(0),
+            num_sge: 2,
+            imm_data: 0x0a0b_0c0d,
+            ..Default::default()
+        };
+        send.next = (&mut cas as *mut rv::ibv_send_wr).cast();
+        send.opcode = rv::IBV_WR_SEND_WITH_IMM as u32;
+        send.send_flags = rv::IBV_SEND_SIGNALED as u32;
+        let mut bad: *mut c_void = null_mut();
+        assert_eq!(rv::ibv_post_send(qp, &mut send, &mut bad).unwrap(), 0);
+        assert_eq!(
+            rec.last(),
+            format!(
+                "send_imm wr_id=0x600 flags=0x2 imm=0xa0b0c0d{SA}{SB} | cas wr_id=0x601 flags=0x1 \
+                 remote=0xfedc000000003000 rkey=0x80000066 compare=0x1111222233334444 swap=0x5555666677778888{SC} \
+                 | fadd wr_id=0x602 flags=0x0 remote=0xfedc000000003008 rkey=0x77 add=0x8000000000000001 \
+                 sge=0x4000:0x8:0x44"
+            )
+        );
+        assert!(bad.is_null());
+        assert_eq!(rec.posts(), 1);
+        // the rdma member shares the union's first bytes; its rkey is not atomic's
+        assert_eq!(
+            (cas.wr.rdma.remote_addr, cas.wr.rdma.rkey),
+            (0xfedc_0000_0000_3000, 0x3333_4444)
+        );
+        // Failures: the provider's errno value, *bad_wr its first request; NULL refused.
+        (rec.fail)(rv::ENOMEM);
+        let e = rv::ibv_post_send(qp, &mut fadd, &mut bad).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(rv::ENOMEM));
+        assert_eq!(bad, (&mut fadd as *mut rv::ibv_send_wr).cast());
+        assert_eq!(
+            rv::ibv_post_send(null_mut(), &mut fadd, &mut bad)
+                .unwrap_err()
+                .raw_os_error(),
+            Some(rv::EINVAL)
+        );
+        assert_eq!(rv::sys::ibv_post_send(qp, null_mut(), &mut bad), rv::EINVAL);
+        assert_eq!(rec.posts(), 1);
+        // Receives on the SRQ, a list of two; one on the QP.
+        let mut second = rv::ibv_recv_wr {
+            wr_id: 0x621,
+            next: null_mut(),
+            sg_list: at(1),
+            num_sge: 2,
+        };
+        let mut first = rv::ibv_recv_wr {
+            wr_id: 0x620,
+            next: (&mut second as *mut rv::ibv_recv_wr).cast(),
+            sg_list: at(0),
+            num_sge: 1,
+        };
+        assert_eq!(rv::ibv_post_srq_recv(srq, &mut first, &mut bad).unwrap(), 0);
+        assert_eq!(
+            rec.last(),
+            format!("srq_recv wr_id=0x620{SA} | srq_recv wr_id=0x621{SB}{SC}")
+        );
+        assert_eq!(rv::ibv_post_recv(qp, &mut second, &mut bad).unwrap(), 0);
+        assert_eq!(rec.last(), format!("recv wr_id=0x621{SB}{SC}"));
+        // Completions: 3 of 4 filled, into a slice.
+        let mut wc = [rv::ibv_wc::default(); 4];
+        wc[3].wr_id = 0xdead;
+        assert_eq!(rv::ibv_poll_cq(cq, 4, &mut wc).unwrap(), 3);
+        check_completions(&wc);
+        let e = rv::ibv_poll_cq(cq, 5, &mut wc).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            e.to_string(),
+            "ibv_poll_cq: num_entries is 5 but wc has 4 elements"
+        );
+        (rec.fail)(rv::EIO);
+        assert_eq!(
+            rv::ibv_poll_cq(cq, 4, &mut wc).unwrap_err().raw_os_error(),
+            Some(rv::EIO)
+        );
+        assert_eq!(rv::ibv_req_notify_cq(cq, 1).unwrap(), 0);
+        assert_eq!(rec.last(), "notify solicited_only=1");
+        assert_eq!(
+            rv::ibv_req_notify_cq(null_mut(), 0)
+                .unwrap_err()
+                .raw_os_error(),
+            Some(rv::EINVAL)
+        );
+        assert_eq!(rv::ibv_inc_rkey(0x1234_56ff), 0x1234_5600);
+        assert_eq!(
+            rv::rdma_event_str(rv::RDMA_CM_EVENT_ESTABLISHED as u32),
+            "RDMA_CM_EVENT_ESTABLISHED"
+        );
+    }
+}
+
 #[test]
 fn vectored_posts_ports_and_statuses() {
+    let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
     let rec = recorder();
     // SAFETY: no argument.
     let id = unsafe { (rec.id)() };

@@ -7,7 +7,7 @@ public final class Layout {
     private Layout() {}
 
     public static void main(String[] args) throws Exception {
-        for (Struct s : RdmaVerbs.structs()) {
+        for (Shape s : RdmaVerbs.structs()) {
             String name = s.getClass().getSimpleName();
             System.out.println(name + " sizeof " + s.size());
             for (String f : s.fields()) {

@@ -41,30 +41,96 @@ public final class RdmaVerbs {
     public static final int IBV_SEND_SOLICITED = 4;
     public static final int IBV_SEND_INLINE = 8;
     public static final int IBV_SEND_IP_CSUM = 16;
-    public static final int RAI_PASSIVE = 1;
-    public static final int RDMA_PS_TCP = 262;
-    public static final int RDMA_PS_UDP = 273;
-    public static final int IBV_QPT_RC = 2;
-    public static final int IBV_QPT_UD = 4;
     public static final int IBV_WC_SEND = 0;
     public static final int IBV_WC_RDMA_WRITE = 1;
     public static final int IBV_WC_RDMA_READ = 2;
+    public static final int IBV_WC_COMP_SWAP = 3;
+    public static final int IBV_WC_FETCH_ADD = 4;
+    public static final int IBV_WC_BIND_MW = 5;
+    public static final int IBV_WC_LOCAL_INV = 6;
+    public static final int IBV_WC_TSO = 7;
+    public static final int IBV_WC_ATOMIC_WRITE = 9;
     public static final int IBV_WC_RECV = 128;
     public static final int IBV_WC_RECV_RDMA_WITH_IMM = 129;
+    public static final int IBV_WC_TM_ADD = 130;
+    public static final int IBV_WC_TM_DEL = 131;
+    public static final int IBV_WC_TM_SYNC = 132;
+    public static final int IBV_WC_TM_RECV = 133;
+    public static final int IBV_WC_TM_NO_TAG = 134;
+    public static final int IBV_WC_DRIVER1 = 135;
+    public static final int IBV_WC_DRIVER2 = 136;
+    public static final int IBV_WC_DRIVER3 = 137;
     public static final int IBV_WC_GRH = 1;
     public static final int IBV_WC_WITH_IMM = 2;
+    public static final int IBV_WC_IP_CSUM_OK = 4;
+    public static final int IBV_WC_WITH_INV = 8;
+    public static final int IBV_WC_TM_SYNC_REQ = 16;
+    public static final int IBV_WC_TM_MATCH = 32;
+    public static final int IBV_WC_TM_DATA_VALID = 64;
+    public static final int IBV_WR_RDMA_WRITE = 0;
+    public static final int IBV_WR_RDMA_WRITE_WITH_IMM = 1;
+    public static final int IBV_WR_SEND = 2;
+    public static final int IBV_WR_SEND_WITH_IMM = 3;
+    public static final int IBV_WR_RDMA_READ = 4;
+    public static final int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
+    public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
+    public static final int IBV_WR_LOCAL_INV = 7;
+    public static final int IBV_WR_BIND_MW = 8;
+    public static final int IBV_WR_SEND_WITH_INV = 9;
+    public static final int IBV_WR_TSO = 10;
+    public static final int IBV_WR_DRIVER1 = 11;
+    public static final int IBV_WR_ATOMIC_WRITE = 15;
     public static final int IBV_ACCESS_LOCAL_WRITE = 1;
     public static final int IBV_ACCESS_REMOTE_WRITE = 2;
     public static final int IBV_ACCESS_REMOTE_READ = 4;
+    public static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    public static final int IBV_ACCESS_MW_BIND = 16;
+    public static final int IBV_ACCESS_ZERO_BASED = 32;
+    public static final int IBV_ACCESS_ON_DEMAND = 64;
+    public static final int IBV_ACCESS_HUGETLB = 128;
+    public static final int IBV_ACCESS_RELAXED_ORDERING = 1048576;
+    public static final int IBV_QPT_RC = 2;
+    public static final int IBV_QPT_UC = 3;
+    public static final int IBV_QPT_UD = 4;
+    public static final int IBV_QPT_RAW_PACKET = 8;
+    public static final int IBV_QPT_XRC_SEND = 9;
+    public static final int IBV_QPT_XRC_RECV = 10;
+    public static final int IBV_QPT_DRIVER = 255;
+    public static final int RDMA_PS_IPOIB = 2;
+    public static final int RDMA_PS_TCP = 262;
+    public static final int RDMA_PS_UDP = 273;
+    public static final int RDMA_PS_IB = 319;
+    public static final int RDMA_CM_EVENT_ADDR_RESOLVED = 0;
+    public static final int RDMA_CM_EVENT_ADDR_ERROR = 1;
+    public static final int RDMA_CM_EVENT_ROUTE_RESOLVED = 2;
+    public static final int RDMA_CM_EVENT_ROUTE_ERROR = 3;
+    public static final int RDMA_CM_EVENT_CONNECT_REQUEST = 4;
+    public static final int RDMA_CM_EVENT_CONNECT_RESPONSE = 5;
+    public static final int RDMA_CM_EVENT_CONNECT_ERROR = 6;
+    public static final int RDMA_CM_EVENT_UNREACHABLE = 7;
+    public static final int RDMA_CM_EVENT_REJECTED = 8;
+    public static final int RDMA_CM_EVENT_ESTABLISHED = 9;
+    public static final int RDMA_CM_EVENT_DISCONNECTED = 10;
+    public static final int RDMA_CM_EVENT_DEVICE_REMOVAL = 11;
+    public static final int RDMA_CM_EVENT_MULTICAST_JOIN = 12;
+    public static final int RDMA_CM_EVENT_MULTICAST_ERROR = 13;
+    public static final int RDMA_CM_EVENT_ADDR_CHANGE = 14;
+    public static final int RDMA_CM_EVENT_TIMEWAIT_EXIT = 15;
+    public static final int RAI_PASSIVE = 1;
+    public static final int RDMA_UDP_QKEY = 19088743;
     public static final int AF_INET = 2;
     public static final int AF_INET6 = 10;
     public static final int EINVAL = 22;
     public static final int ETIMEDOUT = 110;
     public static final int ENOMEM = 12;
     public static final int EIO = 5;
+    public static final int ENOENT = 2;
+    public static final int EAGAIN = 11;
+    public static final int EBUSY = 16;
+    public static final int EOPNOTSUPP = 95;
 
     /** The constants' names, for the layout check. */
-    public static final String[] CONSTANTS = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "RAI_PASSIVE", "RDMA_PS_TCP", "RDMA_PS_UDP", "IBV_QPT_RC", "IBV_QPT_UD", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO"};
+    public static final String[] CONSTANTS = {"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR", "IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR", "IBV_WC_TM_RNDV_INCOMPLETE", "IBV_SEND_FENCE", "IBV_SEND_SIGNALED", "IBV_SEND_SOLICITED", "IBV_SEND_INLINE", "IBV_SEND_IP_CSUM", "IBV_WC_SEND", "IBV_WC_RDMA_WRITE", "IBV_WC_RDMA_READ", "IBV_WC_COMP_SWAP", "IBV_WC_FETCH_ADD", "IBV_WC_BIND_MW", "IBV_WC_LOCAL_INV", "IBV_WC_TSO", "IBV_WC_ATOMIC_WRITE", "IBV_WC_RECV", "IBV_WC_RECV_RDMA_WITH_IMM", "IBV_WC_TM_ADD", "IBV_WC_TM_DEL", "IBV_WC_TM_SYNC", "IBV_WC_TM_RECV", "IBV_WC_TM_NO_TAG", "IBV_WC_DRIVER1", "IBV_WC_DRIVER2", "IBV_WC_DRIVER3", "IBV_WC_GRH", "IBV_WC_WITH_IMM", "IBV_WC_IP_CSUM_OK", "IBV_WC_WITH_INV", "IBV_WC_TM_SYNC_REQ", "IBV_WC_TM_MATCH", "IBV_WC_TM_DATA_VALID", "IBV_WR_RDMA_WRITE", "IBV_WR_RDMA_WRITE_WITH_IMM", "IBV_WR_SEND", "IBV_WR_SEND_WITH_IMM", "IBV_WR_RDMA_READ", "IBV_WR_ATOMIC_CMP_AND_SWP", "IBV_WR_ATOMIC_FETCH_AND_ADD", "IBV_WR_LOCAL_INV", "IBV_WR_BIND_MW", "IBV_WR_SEND_WITH_INV", "IBV_WR_TSO", "IBV_WR_DRIVER1", "IBV_WR_ATOMIC_WRITE", "IBV_ACCESS_LOCAL_WRITE", "IBV_ACCESS_REMOTE_WRITE", "IBV_ACCESS_REMOTE_READ", "IBV_ACCESS_REMOTE_ATOMIC", "IBV_ACCESS_MW_BIND", "IBV_ACCESS_ZERO_BASED", "IBV_ACCESS_ON_DEMAND", "IBV_ACCESS_HUGETLB", "IBV_ACCESS_RELAXED_ORDERING", "IBV_QPT_RC", "IBV_QPT_UC", "IBV_QPT_UD", "IBV_QPT_RAW_PACKET", "IBV_QPT_XRC_SEND", "IBV_QPT_XRC_RECV", "IBV_QPT_DRIVER", "RDMA_PS_IPOIB", "RDMA_PS_TCP", "RDMA_PS_UDP", "RDMA_PS_IB", "RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR", "RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR", "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE", "RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE", "RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED", "RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL", "RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR", "RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT", "RAI_PASSIVE", "RDMA_UDP_QKEY", "AF_INET", "AF_INET6", "EINVAL", "ETIMEDOUT", "ENOMEM", "EIO", "ENOENT", "EAGAIN", "EBUSY", "EOPNOTSUPP"};
 
     /** struct ibv_sge. */
     @Structure.FieldOrder({"addr", "length", "lkey"})
@@ -216,33 +282,388 @@ public final class RdmaVerbs {
         public sockaddr_in(Pointer p) { super(p); read(); }
     }
 
-    /** Every struct, for the layout check. */
-    public static Struct[] structs() {
-        return new Struct[] {new ibv_sge(), new ibv_wc(), new rdma_addrinfo(), new ibv_qp_cap(), new ibv_qp_init_attr(), new rdma_conn_param(), new ibv_mr(), new rdma_cm_id(), new sockaddr_in()};
+    /** struct ibv_mw_bind_info. */
+    @Structure.FieldOrder({"mr", "addr", "length", "mw_access_flags"})
+    public static class ibv_mw_bind_info extends Struct {
+        public Pointer mr;
+        public long addr;
+        public long length;
+        public int mw_access_flags;
+        public ibv_mw_bind_info() {}
+        /** The struct at {@code p}, read. */
+        public ibv_mw_bind_info(Pointer p) { super(p); read(); }
     }
 
-    /** The functions of librdmaverbs, with their C types (unchecked; an array as C takes it). */
+    /** ibv_send_wr.wr.rdma: a struct declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"remote_addr", "rkey"})
+    public static class ibv_send_wr_wr_rdma extends Struct {
+        public long remote_addr;
+        public int rkey;
+        public ibv_send_wr_wr_rdma() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr_wr_rdma(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.wr.atomic: a struct declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"remote_addr", "compare_add", "swap", "rkey"})
+    public static class ibv_send_wr_wr_atomic extends Struct {
+        public long remote_addr;
+        public long compare_add;
+        public long swap;
+        public int rkey;
+        public ibv_send_wr_wr_atomic() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr_wr_atomic(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.wr.ud: a struct declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"ah", "remote_qpn", "remote_qkey"})
+    public static class ibv_send_wr_wr_ud extends Struct {
+        public Pointer ah;
+        public int remote_qpn;
+        public int remote_qkey;
+        public ibv_send_wr_wr_ud() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr_wr_ud(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.wr: a union declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"rdma", "atomic", "ud"})
+    public static class ibv_send_wr_wr extends CUnion {
+        public ibv_send_wr_wr_rdma rdma = new ibv_send_wr_wr_rdma();
+        public ibv_send_wr_wr_atomic atomic = new ibv_send_wr_wr_atomic();
+        public ibv_send_wr_wr_ud ud = new ibv_send_wr_wr_ud();
+        public ibv_send_wr_wr() {}
+        /** The union at {@code p}, read. */
+        public ibv_send_wr_wr(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.qp_type.xrc: a struct declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"remote_srqn"})
+    public static class ibv_send_wr_qp_type_xrc extends Struct {
+        public int remote_srqn;
+        public ibv_send_wr_qp_type_xrc() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr_qp_type_xrc(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.qp_type: a union declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"xrc"})
+    public static class ibv_send_wr_qp_type extends CUnion {
+        public ibv_send_wr_qp_type_xrc xrc = new ibv_send_wr_qp_type_xrc();
+        public ibv_send_wr_qp_type() {}
+        /** The union at {@code p}, read. */
+        public ibv_send_wr_qp_type(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_send_wr.bind_mw: a struct declared inside struct ibv_send_wr. */
+    @Structure.FieldOrder({"mw", "rkey", "bind_info"})
+    public static class ibv_send_wr_bind_mw extends Struct {
+        public Pointer mw;
+        public int rkey;
+        public ibv_mw_bind_info bind_info = new ibv_mw_bind_info();
+        public ibv_send_wr_bind_mw() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr_bind_mw(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_send_wr. */
+    @Structure.FieldOrder({"wr_id", "next", "sg_list", "num_sge", "opcode", "send_flags", "imm_data", "wr", "qp_type", "bind_mw"})
+    public static class ibv_send_wr extends Struct {
+        public long wr_id;
+        public Pointer next;
+        public Pointer sg_list;
+        public int num_sge;
+        public int opcode;
+        public int send_flags;
+        public int imm_data;
+        public ibv_send_wr_wr wr = new ibv_send_wr_wr();
+        public ibv_send_wr_qp_type qp_type = new ibv_send_wr_qp_type();
+        public ibv_send_wr_bind_mw bind_mw = new ibv_send_wr_bind_mw();
+        public ibv_send_wr() {}
+        /** The struct at {@code p}, read. */
+        public ibv_send_wr(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_recv_wr. */
+    @Structure.FieldOrder({"wr_id", "next", "sg_list", "num_sge"})
+    public static class ibv_recv_wr extends Struct {
+        public long wr_id;
+        public Pointer next;
+        public Pointer sg_list;
+        public int num_sge;
+        public ibv_recv_wr() {}
+        /** The struct at {@code p}, read. */
+        public ibv_recv_wr(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_srq_attr. */
+    @Structure.FieldOrder({"max_wr", "max_sge", "srq_limit"})
+    public static class ibv_srq_attr extends Struct {
+        public int max_wr;
+        public int max_sge;
+        public int srq_limit;
+        public ibv_srq_attr() {}
+        /** The struct at {@code p}, read. */
+        public ibv_srq_attr(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_srq_init_attr. */
+    @Structure.FieldOrder({"srq_context", "attr"})
+    public static class ibv_srq_init_attr extends Struct {
+        public Pointer srq_context;
+        public ibv_srq_attr attr = new ibv_srq_attr();
+        public ibv_srq_init_attr() {}
+        /** The struct at {@code p}, read. */
+        public ibv_srq_init_attr(Pointer p) { super(p); read(); }
+    }
+
+    /** ibv_gid.global: a struct declared inside union ibv_gid. */
+    @Structure.FieldOrder({"subnet_prefix", "interface_id"})
+    public static class ibv_gid_global extends Struct {
+        public long subnet_prefix;
+        public long interface_id;
+        public ibv_gid_global() {}
+        /** The struct at {@code p}, read. */
+        public ibv_gid_global(Pointer p) { super(p); read(); }
+    }
+
+    /** union ibv_gid. */
+    @Structure.FieldOrder({"raw", "global"})
+    public static class ibv_gid extends CUnion {
+        public byte[] raw = new byte[16];
+        public ibv_gid_global global = new ibv_gid_global();
+        public ibv_gid() {}
+        /** The union at {@code p}, read. */
+        public ibv_gid(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_global_route. */
+    @Structure.FieldOrder({"dgid", "flow_label", "sgid_index", "hop_limit", "traffic_class"})
+    public static class ibv_global_route extends Struct {
+        public ibv_gid dgid = new ibv_gid();
+        public int flow_label;
+        public byte sgid_index;
+        public byte hop_limit;
+        public byte traffic_class;
+        public ibv_global_route() {}
+        /** The struct at {@code p}, read. */
+        public ibv_global_route(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_ah_attr. */
+    @Structure.FieldOrder({"grh", "dlid", "sl", "src_path_bits", "static_rate", "is_global", "port_num"})
+    public static class ibv_ah_attr extends Struct {
+        public ibv_global_route grh = new ibv_global_route();
+        public short dlid;
+        public byte sl;
+        public byte src_path_bits;
+        public byte static_rate;
+        public byte is_global;
+        public byte port_num;
+        public ibv_ah_attr() {}
+        /** The struct at {@code p}, read. */
+        public ibv_ah_attr(Pointer p) { super(p); read(); }
+    }
+
+    /** struct rdma_ud_param. */
+    @Structure.FieldOrder({"private_data", "private_data_len", "ah_attr", "qp_num", "qkey"})
+    public static class rdma_ud_param extends Struct {
+        public Pointer private_data;
+        public byte private_data_len;
+        public ibv_ah_attr ah_attr = new ibv_ah_attr();
+        public int qp_num;
+        public int qkey;
+        public rdma_ud_param() {}
+        /** The struct at {@code p}, read. */
+        public rdma_ud_param(Pointer p) { super(p); read(); }
+    }
+
+    /** rdma_cm_event.param: a union declared inside struct rdma_cm_event. */
+    @Structure.FieldOrder({"conn", "ud"})
+    public static class rdma_cm_event_param extends CUnion {
+        public rdma_conn_param conn = new rdma_conn_param();
+        public rdma_ud_param ud = new rdma_ud_param();
+        public rdma_cm_event_param() {}
+        /** The union at {@code p}, read. */
+        public rdma_cm_event_param(Pointer p) { super(p); read(); }
+    }
+
+    /** struct rdma_cm_event. */
+    @Structure.FieldOrder({"id", "listen_id", "event", "status", "param"})
+    public static class rdma_cm_event extends Struct {
+        public Pointer id;
+        public Pointer listen_id;
+        public int event;
+        public int status;
+        public rdma_cm_event_param param = new rdma_cm_event_param();
+        public rdma_cm_event() {}
+        /** The struct at {@code p}, read. */
+        public rdma_cm_event(Pointer p) { super(p); read(); }
+    }
+
+    /** struct rdma_event_channel. */
+    @Structure.FieldOrder({"fd"})
+    public static class rdma_event_channel extends Struct {
+        public int fd;
+        public rdma_event_channel() {}
+        /** The struct at {@code p}, read. */
+        public rdma_event_channel(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_comp_channel. */
+    @Structure.FieldOrder({"context", "fd", "refcnt"})
+    public static class ibv_comp_channel extends Struct {
+        public Pointer context;
+        public int fd;
+        public int refcnt;
+        public ibv_comp_channel() {}
+        /** The struct at {@code p}, read. */
+        public ibv_comp_channel(Pointer p) { super(p); read(); }
+    }
+
+    /** struct ibv_qp. */
+    @Structure.FieldOrder({"context", "qp_context", "pd", "send_cq", "recv_cq", "srq", "handle", "qp_num", "state", "qp_type", "mutex", "cond", "events_completed"})
+    public static class ibv_qp extends Struct {
+        public Pointer context;
+        public Pointer qp_context;
+        public Pointer pd;
+        public Pointer send_cq;
+        public Pointer recv_cq;
+        public Pointer srq;
+        public int handle;
+        public int qp_num;
+        public int state;
+        public int qp_type;
+        public byte[] mutex = new byte[40];
+        public byte[] cond = new byte[48];
+        public int events_completed;
+        public ibv_qp() {}
+        /** The struct at {@code p}, read. */
+        public ibv_qp(Pointer p) { super(p); read(); }
+    }
+
+    /** Every struct and union, for the layout check. */
+    public static Shape[] structs() {
+        return new Shape[] {new ibv_sge(), new ibv_wc(), new rdma_addrinfo(), new ibv_qp_cap(), new ibv_qp_init_attr(), new rdma_conn_param(), new ibv_mr(), new rdma_cm_id(), new sockaddr_in(), new ibv_mw_bind_info(), new ibv_send_wr_wr_rdma(), new ibv_send_wr_wr_atomic(), new ibv_send_wr_wr_ud(), new ibv_send_wr_wr(), new ibv_send_wr_qp_type_xrc(), new ibv_send_wr_qp_type(), new ibv_send_wr_bind_mw(), new ibv_send_wr(), new ibv_recv_wr(), new ibv_srq_attr(), new ibv_srq_init_attr(), new ibv_gid_global(), new ibv_gid(), new ibv_global_route(), new ibv_ah_attr(), new rdma_ud_param(), new rdma_cm_event_param(), new rdma_cm_event(), new rdma_event_channel(), new ibv_comp_channel(), new ibv_qp()};
+    }
+
+    /** The functions of librdmaverbs, with their C types (unchecked; an array as C takes it), each found by its symbol version (Loader). */
     public interface Lib extends Library {
-        int rdma_seterrno(int ret);
-        Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length);
-        Pointer rdma_reg_read(Pointer id, Pointer addr, long length);
-        Pointer rdma_reg_write(Pointer id, Pointer addr, long length);
-        int rdma_dereg_mr(Pointer mr);
-        int rdma_post_recvv(Pointer id, Pointer context, ibv_sge sgl, int nsge);
-        int rdma_post_sendv(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags);
-        int rdma_post_readv(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags, long remote_addr, int rkey);
-        int rdma_post_writev(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags, long remote_addr, int rkey);
-        int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr);
-        int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags);
-        int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey);
-        int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey);
-        int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn);
-        int rdma_get_send_comp(Pointer id, ibv_wc wc);
-        int rdma_get_recv_comp(Pointer id, ibv_wc wc);
-        int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms);
-        int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms);
-        Pointer rdma_get_local_addr(Pointer id);
-        Pointer rdma_get_peer_addr(Pointer id);
+        @Version("RDMAVERBS_1.0") int rdma_seterrno(int ret);
+        @Version("RDMAVERBS_1.0") Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length);
+        @Version("RDMAVERBS_1.0") Pointer rdma_reg_read(Pointer id, Pointer addr, long length);
+        @Version("RDMAVERBS_1.0") Pointer rdma_reg_write(Pointer id, Pointer addr, long length);
+        @Version("RDMAVERBS_1.0") int rdma_dereg_mr(Pointer mr);
+        @Version("RDMAVERBS_1.0") int rdma_post_recvv(Pointer id, Pointer context, ibv_sge sgl, int nsge);
+        @Version("RDMAVERBS_1.0") int rdma_post_sendv(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags);
+        @Version("RDMAVERBS_1.0") int rdma_post_readv(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags, long remote_addr, int rkey);
+        @Version("RDMAVERBS_1.0") int rdma_post_writev(Pointer id, Pointer context, ibv_sge sgl, int nsge, int flags, long remote_addr, int rkey);
+        @Version("RDMAVERBS_1.0") int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr);
+        @Version("RDMAVERBS_1.0") int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags);
+        @Version("RDMAVERBS_1.0") int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey);
+        @Version("RDMAVERBS_1.0") int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey);
+        @Version("RDMAVERBS_1.0") int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn);
+        @Version("RDMAVERBS_1.0") int rdma_get_send_comp(Pointer id, ibv_wc wc);
+        @Version("RDMAVERBS_1.0") int rdma_get_recv_comp(Pointer id, ibv_wc wc);
+        @Version("RDMAVERBS_1.1") int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms);
+        @Version("RDMAVERBS_1.1") int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms);
+        @Version("RDMAVERBS_1.2") Pointer rdma_get_local_addr(Pointer id);
+        @Version("RDMAVERBS_1.2") Pointer rdma_get_peer_addr(Pointer id);
+        @Version("RDMAVERBS_1.3") void ibv_wr_atomic_cmp_swp(Pointer qp, int rkey, long remote_addr, long compare, long swap);
+        @Version("RDMAVERBS_1.3") void ibv_wr_atomic_fetch_add(Pointer qp, int rkey, long remote_addr, long add);
+        @Version("RDMAVERBS_1.3") void ibv_wr_bind_mw(Pointer qp, Pointer mw, int rkey, ibv_mw_bind_info bind_info);
+        @Version("RDMAVERBS_1.3") void ibv_wr_local_inv(Pointer qp, int invalidate_rkey);
+        @Version("RDMAVERBS_1.3") void ibv_wr_rdma_read(Pointer qp, int rkey, long remote_addr);
+        @Version("RDMAVERBS_1.3") void ibv_wr_rdma_write(Pointer qp, int rkey, long remote_addr);
+        @Version("RDMAVERBS_1.3") void ibv_wr_rdma_write_imm(Pointer qp, int rkey, long remote_addr, int imm_data);
+        @Version("RDMAVERBS_1.3") void ibv_wr_send(Pointer qp);
+        @Version("RDMAVERBS_1.3") void ibv_wr_send_imm(Pointer qp, int imm_data);
+        @Version("RDMAVERBS_1.3") void ibv_wr_send_inv(Pointer qp, int invalidate_rkey);
+        @Version("RDMAVERBS_1.3") void ibv_wr_send_tso(Pointer qp, Pointer hdr, short hdr_sz, short mss);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_ud_addr(Pointer qp, Pointer ah, int remote_qpn, int remote_qkey);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_xrc_srqn(Pointer qp, int remote_srqn);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_inline_data(Pointer qp, Pointer addr, long length);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_inline_data_list(Pointer qp, long num_buf, Pointer buf_list);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_sge(Pointer qp, int lkey, long addr, int length);
+        @Version("RDMAVERBS_1.3") void ibv_wr_set_sge_list(Pointer qp, long num_sge, ibv_sge sg_list);
+        @Version("RDMAVERBS_1.3") void ibv_wr_start(Pointer qp);
+        @Version("RDMAVERBS_1.3") int ibv_wr_complete(Pointer qp);
+        @Version("RDMAVERBS_1.3") void ibv_wr_abort(Pointer qp);
+        @Version("RDMAVERBS_1.3") void ibv_wr_atomic_write(Pointer qp, int rkey, long remote_addr, Pointer atomic_wr);
+        @Version("RDMAVERBS_1.3") Pointer ibv_cq_ex_to_cq(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_start_poll(Pointer cq, Pointer attr);
+        @Version("RDMAVERBS_1.3") int ibv_next_poll(Pointer cq);
+        @Version("RDMAVERBS_1.3") void ibv_end_poll(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_opcode(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_vendor_err(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_byte_len(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_imm_data(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_invalidated_rkey(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_qp_num(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_src_qp(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_wc_flags(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_slid(Pointer cq);
+        @Version("RDMAVERBS_1.3") byte ibv_wc_read_sl(Pointer cq);
+        @Version("RDMAVERBS_1.3") byte ibv_wc_read_dlid_path_bits(Pointer cq);
+        @Version("RDMAVERBS_1.3") long ibv_wc_read_completion_ts(Pointer cq);
+        @Version("RDMAVERBS_1.3") long ibv_wc_read_completion_wallclock_ns(Pointer cq);
+        @Version("RDMAVERBS_1.3") short ibv_wc_read_cvlan(Pointer cq);
+        @Version("RDMAVERBS_1.3") int ibv_wc_read_flow_tag(Pointer cq);
+        @Version("RDMAVERBS_1.3") void ibv_wc_read_tm_info(Pointer cq, Pointer tm_info);
+        @Version("RDMAVERBS_1.3") int ibv_post_wq_recv(Pointer wq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr);
+        @Version("RDMAVERBS_1.3") int ___ibv_query_port(Pointer context, byte port_num, Pointer port_attr);
+        @Version("RDMAVERBS_1.3") int ibv_query_gid_ex(Pointer context, int port_num, int gid_index, Pointer entry, int flags);
+        @Version("RDMAVERBS_1.3") long ibv_query_gid_table(Pointer context, Pointer entries, long max_entries, int flags);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_flow(Pointer qp, Pointer flow);
+        @Version("RDMAVERBS_1.3") int ibv_destroy_flow(Pointer flow_id);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_flow_action_esp(Pointer ctx, Pointer esp);
+        @Version("RDMAVERBS_1.3") int ibv_modify_flow_action_esp(Pointer action, Pointer esp);
+        @Version("RDMAVERBS_1.3") int ibv_destroy_flow_action(Pointer action);
+        @Version("RDMAVERBS_1.3") Pointer ibv_open_xrcd(Pointer context, Pointer xrcd_init_attr);
+        @Version("RDMAVERBS_1.3") int ibv_close_xrcd(Pointer xrcd);
+        @Version("RDMAVERBS_1.3") Pointer __ibv_reg_mr(Pointer pd, Pointer addr, long length, int access, int is_access_const);
+        @Version("RDMAVERBS_1.3") Pointer __ibv_reg_mr_iova(Pointer pd, Pointer addr, long length, long iova, int access, int is_access_const);
+        @Version("RDMAVERBS_1.3") Pointer ibv_alloc_mw(Pointer pd, int type_);
+        @Version("RDMAVERBS_1.3") int ibv_dealloc_mw(Pointer mw);
+        @Version("RDMAVERBS_1.3") int ibv_inc_rkey(int rkey);
+        @Version("RDMAVERBS_1.3") int ibv_bind_mw(Pointer qp, Pointer mw, Pointer mw_bind);
+        @Version("RDMAVERBS_1.3") int ibv_advise_mr(Pointer pd, int advice, int flags, ibv_sge sg_list, int num_sge);
+        @Version("RDMAVERBS_1.3") Pointer ibv_alloc_dm(Pointer context, Pointer attr);
+        @Version("RDMAVERBS_1.3") int ibv_free_dm(Pointer dm);
+        @Version("RDMAVERBS_1.3") int ibv_memcpy_to_dm(Pointer dm, long dm_offset, Pointer host_addr, long length);
+        @Version("RDMAVERBS_1.3") int ibv_memcpy_from_dm(Pointer host_addr, Pointer dm, long dm_offset, long length);
+        @Version("RDMAVERBS_1.3") Pointer ibv_alloc_null_mr(Pointer pd);
+        @Version("RDMAVERBS_1.3") Pointer ibv_reg_dm_mr(Pointer pd, Pointer dm, long dm_offset, long length, int access);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_cq_ex(Pointer context, Pointer cq_attr);
+        @Version("RDMAVERBS_1.3") int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc wc);
+        @Version("RDMAVERBS_1.3") int ibv_req_notify_cq(Pointer cq, int solicited_only);
+        @Version("RDMAVERBS_1.3") int ibv_modify_cq(Pointer cq, Pointer attr);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_srq_ex(Pointer context, Pointer srq_init_attr_ex);
+        @Version("RDMAVERBS_1.3") int ibv_get_srq_num(Pointer srq, Pointer srq_num);
+        @Version("RDMAVERBS_1.3") int ibv_post_srq_recv(Pointer srq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr);
+        @Version("RDMAVERBS_1.3") int ibv_post_srq_ops(Pointer srq, Pointer op, PointerByReference bad_op);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_qp_ex(Pointer context, Pointer qp_init_attr_ex);
+        @Version("RDMAVERBS_1.3") Pointer ibv_alloc_td(Pointer context, Pointer init_attr);
+        @Version("RDMAVERBS_1.3") int ibv_dealloc_td(Pointer td);
+        @Version("RDMAVERBS_1.3") Pointer ibv_alloc_parent_domain(Pointer context, Pointer attr);
+        @Version("RDMAVERBS_1.3") int ibv_query_rt_values_ex(Pointer context, Pointer values);
+        @Version("RDMAVERBS_1.3") int ibv_query_device_ex(Pointer context, Pointer input, Pointer attr);
+        @Version("RDMAVERBS_1.3") Pointer ibv_open_qp(Pointer context, Pointer qp_open_attr);
+        @Version("RDMAVERBS_1.3") int ibv_modify_qp_rate_limit(Pointer qp, Pointer attr);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_wq(Pointer context, Pointer wq_init_attr);
+        @Version("RDMAVERBS_1.3") int ibv_modify_wq(Pointer wq, Pointer wq_attr);
+        @Version("RDMAVERBS_1.3") int ibv_destroy_wq(Pointer wq);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_rwq_ind_table(Pointer context, Pointer init_attr);
+        @Version("RDMAVERBS_1.3") int ibv_destroy_rwq_ind_table(Pointer rwq_ind_table);
+        @Version("RDMAVERBS_1.3") int ibv_post_send(Pointer qp, ibv_send_wr wr, PointerByReference bad_wr);
+        @Version("RDMAVERBS_1.3") int ibv_post_recv(Pointer qp, ibv_recv_wr wr, PointerByReference bad_wr);
+        @Version("RDMAVERBS_1.3") int ibv_is_qpt_supported(int caps, int qpt);
+        @Version("RDMAVERBS_1.3") Pointer ibv_create_counters(Pointer context, Pointer init_attr);
+        @Version("RDMAVERBS_1.3") int ibv_destroy_counters(Pointer counters);
+        @Version("RDMAVERBS_1.3") int ibv_attach_counters_point_flow(Pointer counters, Pointer attr, Pointer flow);
+        @Version("RDMAVERBS_1.3") int ibv_read_counters(Pointer counters, Pointer counters_value, int ncounters, int flags);
+        @Version("RDMAVERBS_1.3") short ibv_flow_label_to_udp_sport(int fl);
     }
 
     /** The functions of librdmacm, with their C types (unchecked; an array as C takes it). */
@@ -258,11 +679,37 @@ public final class RdmaVerbs {
         int rdma_disconnect(Pointer id);
         short rdma_get_src_port(Pointer id);
         short rdma_get_dst_port(Pointer id);
+        Pointer rdma_create_event_channel();
+        void rdma_destroy_event_channel(Pointer channel);
+        int rdma_create_id(Pointer channel, PointerByReference id, Pointer context, int ps);
+        int rdma_destroy_id(Pointer id);
+        int rdma_bind_addr(Pointer id, Pointer addr);
+        int rdma_resolve_addr(Pointer id, Pointer src_addr, Pointer dst_addr, int timeout_ms);
+        int rdma_resolve_route(Pointer id, int timeout_ms);
+        int rdma_get_cm_event(Pointer channel, PointerByReference event);
+        int rdma_ack_cm_event(Pointer event);
+        String rdma_event_str(int event);
+        int rdma_create_qp(Pointer id, Pointer pd, ibv_qp_init_attr qp_init_attr);
+        void rdma_destroy_qp(Pointer id);
     }
 
     /** The functions of libibverbs, with their C types (unchecked; an array as C takes it). */
     public interface Verbs extends Library {
         String ibv_wc_status_str(int status);
+        Pointer ibv_create_comp_channel(Pointer context);
+        int ibv_destroy_comp_channel(Pointer channel);
+        int ibv_get_cq_event(Pointer channel, PointerByReference cq, PointerByReference cq_context);
+        void ibv_ack_cq_events(Pointer cq, int nevents);
+        Pointer ibv_alloc_pd(Pointer context);
+        int ibv_dealloc_pd(Pointer pd);
+        Pointer ibv_create_cq(Pointer context, int cqe, Pointer cq_context, Pointer channel, int comp_vector);
+        int ibv_destroy_cq(Pointer cq);
+        Pointer ibv_create_srq(Pointer pd, ibv_srq_init_attr srq_init_attr);
+        int ibv_destroy_srq(Pointer srq);
+        Pointer ibv_create_ah(Pointer pd, ibv_ah_attr attr);
+        int ibv_destroy_ah(Pointer ah);
+        Pointer ibv_reg_mr_iova2(Pointer pd, Pointer addr, long length, long iova, int access);
+        int ibv_dereg_mr(Pointer mr);
     }
 
     /** The libraries, loaded as Loader says. */
@@ -271,255 +718,1101 @@ public final class RdmaVerbs {
     public static final Verbs VERBS = Loader.load("ibverbs", Verbs.class);
 
     /** The first n of a, copied field by field into one contiguous C array
-     * (JNA would pass the first element alone), its first element returned;
-     * null for a null array or n of 0 or less. An n larger than a is refused:
-     * C would read past the array. */
-    private static ibv_sge contiguous(String fn, String array, ibv_sge[] a, String count, int n) {
+     * (JNA would pass the first element alone); null for a null array or n
+     * of 0 or less. An n larger than a is refused: C would read or write
+     * past the array; a null element too, unless C only writes the array. */
+    private static ibv_sge[] contiguous(String fn, String array, ibv_sge[] a, String count, long n,
+                                      boolean written) {
         if (a == null) return null;
         if (n > a.length) {
             throw new IllegalArgumentException(fn + ": " + count + " is " + n + " but " + array
                 + " has " + a.length + " elements");
         }
         if (n <= 0) return null;
-        ibv_sge[] c = (ibv_sge[]) new ibv_sge().toArray(n);
+        ibv_sge[] c = (ibv_sge[]) new ibv_sge().toArray((int) n);
         for (int i = 0; i < n; i++) {
+            if (a[i] == null && written) continue;
             if (a[i] == null) throw new IllegalArgumentException(fn + ": " + array + "[" + i + "] is null");
             c[i].addr = a[i].addr;
             c[i].length = a[i].length;
             c[i].lkey = a[i].lkey;
             c[i].write();
         }
-        return c[0];
+        return c;
+    }
+
+    /** What C wrote into c, copied back into a's elements (made where null). */
+    private static void copyBack(ibv_sge[] c, ibv_sge[] a) {
+        if (c == null) return;
+        for (int i = 0; i < c.length; i++) {
+            c[i].read();
+            if (a[i] == null) a[i] = new ibv_sge();
+            a[i].addr = c[i].addr;
+            a[i].length = c[i].length;
+            a[i].lkey = c[i].lkey;
+        }
+    }
+
+    /** The first n of a, copied field by field into one contiguous C array
+     * (JNA would pass the first element alone); null for a null array or n
+     * of 0 or less. An n larger than a is refused: C would read or write
+     * past the array; a null element too, unless C only writes the array. */
+    private static ibv_wc[] contiguous(String fn, String array, ibv_wc[] a, String count, long n,
+                                      boolean written) {
+        if (a == null) return null;
+        if (n > a.length) {
+            throw new IllegalArgumentException(fn + ": " + count + " is " + n + " but " + array
+                + " has " + a.length + " elements");
+        }
+        if (n <= 0) return null;
+        ibv_wc[] c = (ibv_wc[]) new ibv_wc().toArray((int) n);
+        for (int i = 0; i < n; i++) {
+            if (a[i] == null && written) continue;
+            if (a[i] == null) throw new IllegalArgumentException(fn + ": " + array + "[" + i + "] is null");
+            c[i].wr_id = a[i].wr_id;
+            c[i].status = a[i].status;
+            c[i].opcode = a[i].opcode;
+            c[i].vendor_err = a[i].vendor_err;
+            c[i].byte_len = a[i].byte_len;
+            c[i].imm_data = a[i].imm_data;
+            c[i].qp_num = a[i].qp_num;
+            c[i].src_qp = a[i].src_qp;
+            c[i].wc_flags = a[i].wc_flags;
+            c[i].pkey_index = a[i].pkey_index;
+            c[i].slid = a[i].slid;
+            c[i].sl = a[i].sl;
+            c[i].dlid_path_bits = a[i].dlid_path_bits;
+            c[i].write();
+        }
+        return c;
+    }
+
+    /** What C wrote into c, copied back into a's elements (made where null). */
+    private static void copyBack(ibv_wc[] c, ibv_wc[] a) {
+        if (c == null) return;
+        for (int i = 0; i < c.length; i++) {
+            c[i].read();
+            if (a[i] == null) a[i] = new ibv_wc();
+            a[i].wr_id = c[i].wr_id;
+            a[i].status = c[i].status;
+            a[i].opcode = c[i].opcode;
+            a[i].vendor_err = c[i].vendor_err;
+            a[i].byte_len = c[i].byte_len;
+            a[i].imm_data = c[i].imm_data;
+            a[i].qp_num = c[i].qp_num;
+            a[i].src_qp = c[i].src_qp;
+            a[i].wc_flags = c[i].wc_flags;
+            a[i].pkey_index = c[i].pkey_index;
+            a[i].slid = c[i].slid;
+            a[i].sl = c[i].sl;
+            a[i].dlid_path_bits = c[i].dlid_path_bits;
+        }
     }
 
     // Each function, errno read right after the call.
 
-    /** rdma_seterrno, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_seterrno, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_seterrno(int ret) {
         int r = LIB.rdma_seterrno(ret);
         if (r < 0) throw new RdmaVerbsException("rdma_seterrno", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_msgs, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_reg_msgs, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
     public static Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_msgs(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_msgs", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_read, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_reg_read, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
     public static Pointer rdma_reg_read(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_read(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_read", Native.getLastError());
         return r;
     }
 
-    /** rdma_reg_write, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_reg_write, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
     public static Pointer rdma_reg_write(Pointer id, Pointer addr, long length) {
         Pointer r = LIB.rdma_reg_write(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_write", Native.getLastError());
         return r;
     }
 
-    /** rdma_dereg_mr, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_dereg_mr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_dereg_mr(Pointer mr) {
         int r = LIB.rdma_dereg_mr(mr);
         if (r < 0) throw new RdmaVerbsException("rdma_dereg_mr", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_recvv, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_recvv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_recvv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge) {
-        int r = LIB.rdma_post_recvv(id, context, contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge), nsge);
+        ibv_sge[] c_sgl = contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge, false);
+        int r = LIB.rdma_post_recvv(id, context, c_sgl == null ? null : c_sgl[0], nsge);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recvv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_sendv, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_sendv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_sendv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags) {
-        int r = LIB.rdma_post_sendv(id, context, contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge), nsge, flags);
+        ibv_sge[] c_sgl = contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge, false);
+        int r = LIB.rdma_post_sendv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_sendv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_readv, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_readv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_readv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        int r = LIB.rdma_post_readv(id, context, contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge), nsge, flags, remote_addr, rkey);
+        ibv_sge[] c_sgl = contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge, false);
+        int r = LIB.rdma_post_readv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_readv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_writev, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_writev, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_writev(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        int r = LIB.rdma_post_writev(id, context, contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge), nsge, flags, remote_addr, rkey);
+        ibv_sge[] c_sgl = contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge, false);
+        int r = LIB.rdma_post_writev(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_writev", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_recv, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_recv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr) {
         int r = LIB.rdma_post_recv(id, context, addr, length, mr);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recv", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_send, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags) {
         int r = LIB.rdma_post_send(id, context, addr, length, mr, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_send", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_read, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_read, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
         int r = LIB.rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_read", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_write, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_write, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
         int r = LIB.rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_write", Native.getLastError());
         return r;
     }
 
-    /** rdma_post_ud_send, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_post_ud_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn) {
         int r = LIB.rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn);
         if (r < 0) throw new RdmaVerbsException("rdma_post_ud_send", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_send_comp, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_send_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_get_send_comp(Pointer id, ibv_wc wc) {
         int r = LIB.rdma_get_send_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_recv_comp, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_recv_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_get_recv_comp(Pointer id, ibv_wc wc) {
         int r = LIB.rdma_get_recv_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_send_comp_timeout, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_send_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
         int r = LIB.rdma_get_send_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp_timeout", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_recv_comp_timeout, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_recv_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
         int r = LIB.rdma_get_recv_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp_timeout", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_local_addr, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_local_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
     public static Pointer rdma_get_local_addr(Pointer id) {
         Pointer r = LIB.rdma_get_local_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_local_addr", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_peer_addr, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_peer_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
     public static Pointer rdma_get_peer_addr(Pointer id) {
         Pointer r = LIB.rdma_get_peer_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_peer_addr", Native.getLastError());
         return r;
     }
 
-    /** rdma_getaddrinfo, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** ibv_wr_atomic_cmp_swp, as in C; it throws nothing. */
+    public static void ibv_wr_atomic_cmp_swp(Pointer qp, int rkey, long remote_addr, long compare, long swap) {
+        LIB.ibv_wr_atomic_cmp_swp(qp, rkey, remote_addr, compare, swap);
+    }
+
+    /** ibv_wr_atomic_fetch_add, as in C; it throws nothing. */
+    public static void ibv_wr_atomic_fetch_add(Pointer qp, int rkey, long remote_addr, long add) {
+        LIB.ibv_wr_atomic_fetch_add(qp, rkey, remote_addr, add);
+    }
+
+    /** ibv_wr_bind_mw, as in C; it throws nothing. */
+    public static void ibv_wr_bind_mw(Pointer qp, Pointer mw, int rkey, ibv_mw_bind_info bind_info) {
+        LIB.ibv_wr_bind_mw(qp, mw, rkey, bind_info);
+    }
+
+    /** ibv_wr_local_inv, as in C; it throws nothing. */
+    public static void ibv_wr_local_inv(Pointer qp, int invalidate_rkey) {
+        LIB.ibv_wr_local_inv(qp, invalidate_rkey);
+    }
+
+    /** ibv_wr_rdma_read, as in C; it throws nothing. */
+    public static void ibv_wr_rdma_read(Pointer qp, int rkey, long remote_addr) {
+        LIB.ibv_wr_rdma_read(qp, rkey, remote_addr);
+    }
+
+    /** ibv_wr_rdma_write, as in C; it throws nothing. */
+    public static void ibv_wr_rdma_write(Pointer qp, int rkey, long remote_addr) {
+        LIB.ibv_wr_rdma_write(qp, rkey, remote_addr);
+    }
+
+    /** ibv_wr_rdma_write_imm, as in C; it throws nothing. */
+    public static void ibv_wr_rdma_write_imm(Pointer qp, int rkey, long remote_addr, int imm_data) {
+        LIB.ibv_wr_rdma_write_imm(qp, rkey, remote_addr, imm_data);
+    }
+
+    /** ibv_wr_send, as in C; it throws nothing. */
+    public static void ibv_wr_send(Pointer qp) {
+        LIB.ibv_wr_send(qp);
+    }
+
+    /** ibv_wr_send_imm, as in C; it throws nothing. */
+    public static void ibv_wr_send_imm(Pointer qp, int imm_data) {
+        LIB.ibv_wr_send_imm(qp, imm_data);
+    }
+
+    /** ibv_wr_send_inv, as in C; it throws nothing. */
+    public static void ibv_wr_send_inv(Pointer qp, int invalidate_rkey) {
+        LIB.ibv_wr_send_inv(qp, invalidate_rkey);
+    }
+
+    /** ibv_wr_send_tso, as in C; it throws nothing. */
+    public static void ibv_wr_send_tso(Pointer qp, Pointer hdr, short hdr_sz, short mss) {
+        LIB.ibv_wr_send_tso(qp, hdr, hdr_sz, mss);
+    }
+
+    /** ibv_wr_set_ud_addr, as in C; it throws nothing. */
+    public static void ibv_wr_set_ud_addr(Pointer qp, Pointer ah, int remote_qpn, int remote_qkey) {
+        LIB.ibv_wr_set_ud_addr(qp, ah, remote_qpn, remote_qkey);
+    }
+
+    /** ibv_wr_set_xrc_srqn, as in C; it throws nothing. */
+    public static void ibv_wr_set_xrc_srqn(Pointer qp, int remote_srqn) {
+        LIB.ibv_wr_set_xrc_srqn(qp, remote_srqn);
+    }
+
+    /** ibv_wr_set_inline_data, as in C; it throws nothing. */
+    public static void ibv_wr_set_inline_data(Pointer qp, Pointer addr, long length) {
+        LIB.ibv_wr_set_inline_data(qp, addr, length);
+    }
+
+    /** ibv_wr_set_inline_data_list, as in C; it throws nothing. */
+    public static void ibv_wr_set_inline_data_list(Pointer qp, long num_buf, Pointer buf_list) {
+        LIB.ibv_wr_set_inline_data_list(qp, num_buf, buf_list);
+    }
+
+    /** ibv_wr_set_sge, as in C; it throws nothing. */
+    public static void ibv_wr_set_sge(Pointer qp, int lkey, long addr, int length) {
+        LIB.ibv_wr_set_sge(qp, lkey, addr, length);
+    }
+
+    /** ibv_wr_set_sge_list, as in C; it throws nothing. */
+    public static void ibv_wr_set_sge_list(Pointer qp, long num_sge, ibv_sge[] sg_list) {
+        ibv_sge[] c_sg_list = contiguous("ibv_wr_set_sge_list", "sg_list", sg_list, "num_sge", num_sge, false);
+        LIB.ibv_wr_set_sge_list(qp, num_sge, c_sg_list == null ? null : c_sg_list[0]);
+    }
+
+    /** ibv_wr_start, as in C; it throws nothing. */
+    public static void ibv_wr_start(Pointer qp) {
+        LIB.ibv_wr_start(qp);
+    }
+
+    /** ibv_wr_complete, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_wr_complete(Pointer qp) {
+        int r = LIB.ibv_wr_complete(qp);
+        if (r != 0) throw new RdmaVerbsException("ibv_wr_complete", r);
+        return r;
+    }
+
+    /** ibv_wr_abort, as in C; it throws nothing. */
+    public static void ibv_wr_abort(Pointer qp) {
+        LIB.ibv_wr_abort(qp);
+    }
+
+    /** ibv_wr_atomic_write, as in C; it throws nothing. */
+    public static void ibv_wr_atomic_write(Pointer qp, int rkey, long remote_addr, Pointer atomic_wr) {
+        LIB.ibv_wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
+    }
+
+    /** ibv_cq_ex_to_cq, as in C; it throws nothing. */
+    public static Pointer ibv_cq_ex_to_cq(Pointer cq) {
+        Pointer r = LIB.ibv_cq_ex_to_cq(cq);
+        return r;
+    }
+
+    /** ibv_start_poll, as in C: 0, ENOENT (nothing to poll) or an errno value, returned as it is; it throws nothing. */
+    public static int ibv_start_poll(Pointer cq, Pointer attr) {
+        int r = LIB.ibv_start_poll(cq, attr);
+        return r;
+    }
+
+    /** ibv_next_poll, as in C: 0, ENOENT (no more) or an errno value, returned as it is; it throws nothing. */
+    public static int ibv_next_poll(Pointer cq) {
+        int r = LIB.ibv_next_poll(cq);
+        return r;
+    }
+
+    /** ibv_end_poll, as in C; it throws nothing. */
+    public static void ibv_end_poll(Pointer cq) {
+        LIB.ibv_end_poll(cq);
+    }
+
+    /** ibv_wc_read_opcode, as in C; it throws nothing. */
+    public static int ibv_wc_read_opcode(Pointer cq) {
+        int r = LIB.ibv_wc_read_opcode(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_vendor_err, as in C; it throws nothing. */
+    public static int ibv_wc_read_vendor_err(Pointer cq) {
+        int r = LIB.ibv_wc_read_vendor_err(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_byte_len, as in C; it throws nothing. */
+    public static int ibv_wc_read_byte_len(Pointer cq) {
+        int r = LIB.ibv_wc_read_byte_len(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_imm_data, as in C; it throws nothing. */
+    public static int ibv_wc_read_imm_data(Pointer cq) {
+        int r = LIB.ibv_wc_read_imm_data(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_invalidated_rkey, as in C; it throws nothing. */
+    public static int ibv_wc_read_invalidated_rkey(Pointer cq) {
+        int r = LIB.ibv_wc_read_invalidated_rkey(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_qp_num, as in C; it throws nothing. */
+    public static int ibv_wc_read_qp_num(Pointer cq) {
+        int r = LIB.ibv_wc_read_qp_num(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_src_qp, as in C; it throws nothing. */
+    public static int ibv_wc_read_src_qp(Pointer cq) {
+        int r = LIB.ibv_wc_read_src_qp(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_wc_flags, as in C; it throws nothing. */
+    public static int ibv_wc_read_wc_flags(Pointer cq) {
+        int r = LIB.ibv_wc_read_wc_flags(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_slid, as in C; it throws nothing. */
+    public static int ibv_wc_read_slid(Pointer cq) {
+        int r = LIB.ibv_wc_read_slid(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_sl, as in C; it throws nothing. */
+    public static int ibv_wc_read_sl(Pointer cq) {
+        byte r = LIB.ibv_wc_read_sl(cq);
+        return Byte.toUnsignedInt(r);
+    }
+
+    /** ibv_wc_read_dlid_path_bits, as in C; it throws nothing. */
+    public static int ibv_wc_read_dlid_path_bits(Pointer cq) {
+        byte r = LIB.ibv_wc_read_dlid_path_bits(cq);
+        return Byte.toUnsignedInt(r);
+    }
+
+    /** ibv_wc_read_completion_ts, as in C; it throws nothing. */
+    public static long ibv_wc_read_completion_ts(Pointer cq) {
+        long r = LIB.ibv_wc_read_completion_ts(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_completion_wallclock_ns, as in C; it throws nothing. */
+    public static long ibv_wc_read_completion_wallclock_ns(Pointer cq) {
+        long r = LIB.ibv_wc_read_completion_wallclock_ns(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_cvlan, as in C; it throws nothing. */
+    public static int ibv_wc_read_cvlan(Pointer cq) {
+        short r = LIB.ibv_wc_read_cvlan(cq);
+        return Short.toUnsignedInt(r);
+    }
+
+    /** ibv_wc_read_flow_tag, as in C; it throws nothing. */
+    public static int ibv_wc_read_flow_tag(Pointer cq) {
+        int r = LIB.ibv_wc_read_flow_tag(cq);
+        return r;
+    }
+
+    /** ibv_wc_read_tm_info, as in C; it throws nothing. */
+    public static void ibv_wc_read_tm_info(Pointer cq, Pointer tm_info) {
+        LIB.ibv_wc_read_tm_info(cq, tm_info);
+    }
+
+    /** ibv_post_wq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_post_wq_recv(Pointer wq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) {
+        int r = LIB.ibv_post_wq_recv(wq, recv_wr, bad_recv_wr);
+        if (r != 0) throw new RdmaVerbsException("ibv_post_wq_recv", r);
+        return r;
+    }
+
+    /** ___ibv_query_port, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ___ibv_query_port(Pointer context, byte port_num, Pointer port_attr) {
+        int r = LIB.___ibv_query_port(context, port_num, port_attr);
+        if (r != 0) throw new RdmaVerbsException("___ibv_query_port", r);
+        return r;
+    }
+
+    /** ibv_query_gid_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_query_gid_ex(Pointer context, int port_num, int gid_index, Pointer entry, int flags) {
+        int r = LIB.ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
+        if (r != 0) throw new RdmaVerbsException("ibv_query_gid_ex", r);
+        return r;
+    }
+
+    /** ibv_query_gid_table, as in C; a failure (a negative value) throws RdmaVerbsException (minus that value, errno()). */
+    public static long ibv_query_gid_table(Pointer context, Pointer entries, long max_entries, int flags) {
+        long r = LIB.ibv_query_gid_table(context, entries, max_entries, flags);
+        if (r < 0) throw new RdmaVerbsException("ibv_query_gid_table", (int) -r);
+        return r;
+    }
+
+    /** ibv_create_flow, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_flow(Pointer qp, Pointer flow) {
+        Pointer r = LIB.ibv_create_flow(qp, flow);
+        if (r == null) throw new RdmaVerbsException("ibv_create_flow", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_flow(Pointer flow_id) {
+        int r = LIB.ibv_destroy_flow(flow_id);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_flow", r);
+        return r;
+    }
+
+    /** ibv_create_flow_action_esp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_flow_action_esp(Pointer ctx, Pointer esp) {
+        Pointer r = LIB.ibv_create_flow_action_esp(ctx, esp);
+        if (r == null) throw new RdmaVerbsException("ibv_create_flow_action_esp", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_modify_flow_action_esp, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_modify_flow_action_esp(Pointer action, Pointer esp) {
+        int r = LIB.ibv_modify_flow_action_esp(action, esp);
+        if (r != 0) throw new RdmaVerbsException("ibv_modify_flow_action_esp", r);
+        return r;
+    }
+
+    /** ibv_destroy_flow_action, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_flow_action(Pointer action) {
+        int r = LIB.ibv_destroy_flow_action(action);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_flow_action", r);
+        return r;
+    }
+
+    /** ibv_open_xrcd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_open_xrcd(Pointer context, Pointer xrcd_init_attr) {
+        Pointer r = LIB.ibv_open_xrcd(context, xrcd_init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_open_xrcd", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_close_xrcd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_close_xrcd(Pointer xrcd) {
+        int r = LIB.ibv_close_xrcd(xrcd);
+        if (r != 0) throw new RdmaVerbsException("ibv_close_xrcd", r);
+        return r;
+    }
+
+    /** __ibv_reg_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer __ibv_reg_mr(Pointer pd, Pointer addr, long length, int access, int is_access_const) {
+        Pointer r = LIB.__ibv_reg_mr(pd, addr, length, access, is_access_const);
+        if (r == null) throw new RdmaVerbsException("__ibv_reg_mr", Native.getLastError());
+        return r;
+    }
+
+    /** __ibv_reg_mr_iova, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer __ibv_reg_mr_iova(Pointer pd, Pointer addr, long length, long iova, int access, int is_access_const) {
+        Pointer r = LIB.__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const);
+        if (r == null) throw new RdmaVerbsException("__ibv_reg_mr_iova", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_alloc_mw, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_mw(Pointer pd, int type_) {
+        Pointer r = LIB.ibv_alloc_mw(pd, type_);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_mw", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_dealloc_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_dealloc_mw(Pointer mw) {
+        int r = LIB.ibv_dealloc_mw(mw);
+        if (r != 0) throw new RdmaVerbsException("ibv_dealloc_mw", r);
+        return r;
+    }
+
+    /** ibv_inc_rkey, as in C; it throws nothing. */
+    public static int ibv_inc_rkey(int rkey) {
+        int r = LIB.ibv_inc_rkey(rkey);
+        return r;
+    }
+
+    /** ibv_bind_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_bind_mw(Pointer qp, Pointer mw, Pointer mw_bind) {
+        int r = LIB.ibv_bind_mw(qp, mw, mw_bind);
+        if (r != 0) throw new RdmaVerbsException("ibv_bind_mw", r);
+        return r;
+    }
+
+    /** ibv_advise_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_advise_mr(Pointer pd, int advice, int flags, ibv_sge[] sg_list, int num_sge) {
+        ibv_sge[] c_sg_list = contiguous("ibv_advise_mr", "sg_list", sg_list, "num_sge", num_sge, false);
+        int r = LIB.ibv_advise_mr(pd, advice, flags, c_sg_list == null ? null : c_sg_list[0], num_sge);
+        if (r != 0) throw new RdmaVerbsException("ibv_advise_mr", r);
+        return r;
+    }
+
+    /** ibv_alloc_dm, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_dm(Pointer context, Pointer attr) {
+        Pointer r = LIB.ibv_alloc_dm(context, attr);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_dm", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_free_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_free_dm(Pointer dm) {
+        int r = LIB.ibv_free_dm(dm);
+        if (r != 0) throw new RdmaVerbsException("ibv_free_dm", r);
+        return r;
+    }
+
+    /** ibv_memcpy_to_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_memcpy_to_dm(Pointer dm, long dm_offset, Pointer host_addr, long length) {
+        int r = LIB.ibv_memcpy_to_dm(dm, dm_offset, host_addr, length);
+        if (r != 0) throw new RdmaVerbsException("ibv_memcpy_to_dm", r);
+        return r;
+    }
+
+    /** ibv_memcpy_from_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_memcpy_from_dm(Pointer host_addr, Pointer dm, long dm_offset, long length) {
+        int r = LIB.ibv_memcpy_from_dm(host_addr, dm, dm_offset, length);
+        if (r != 0) throw new RdmaVerbsException("ibv_memcpy_from_dm", r);
+        return r;
+    }
+
+    /** ibv_alloc_null_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_null_mr(Pointer pd) {
+        Pointer r = LIB.ibv_alloc_null_mr(pd);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_null_mr", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_reg_dm_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_reg_dm_mr(Pointer pd, Pointer dm, long dm_offset, long length, int access) {
+        Pointer r = LIB.ibv_reg_dm_mr(pd, dm, dm_offset, length, access);
+        if (r == null) throw new RdmaVerbsException("ibv_reg_dm_mr", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_create_cq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_cq_ex(Pointer context, Pointer cq_attr) {
+        Pointer r = LIB.ibv_create_cq_ex(context, cq_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_cq_ex", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_poll_cq, as in C: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc[] wc) {
+        ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, true);
+        int r = LIB.ibv_poll_cq(cq, num_entries, c_wc == null ? null : c_wc[0]);
+        if (r < 0) throw new RdmaVerbsException("ibv_poll_cq", Native.getLastError());
+        copyBack(c_wc, wc);
+        return r;
+    }
+
+    /** ibv_req_notify_cq, as in C: arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_req_notify_cq(Pointer cq, int solicited_only) {
+        int r = LIB.ibv_req_notify_cq(cq, solicited_only);
+        if (r != 0) throw new RdmaVerbsException("ibv_req_notify_cq", r);
+        return r;
+    }
+
+    /** ibv_modify_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_modify_cq(Pointer cq, Pointer attr) {
+        int r = LIB.ibv_modify_cq(cq, attr);
+        if (r != 0) throw new RdmaVerbsException("ibv_modify_cq", r);
+        return r;
+    }
+
+    /** ibv_create_srq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_srq_ex(Pointer context, Pointer srq_init_attr_ex) {
+        Pointer r = LIB.ibv_create_srq_ex(context, srq_init_attr_ex);
+        if (r == null) throw new RdmaVerbsException("ibv_create_srq_ex", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_get_srq_num, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_get_srq_num(Pointer srq, Pointer srq_num) {
+        int r = LIB.ibv_get_srq_num(srq, srq_num);
+        if (r != 0) throw new RdmaVerbsException("ibv_get_srq_num", r);
+        return r;
+    }
+
+    /** ibv_post_srq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_post_srq_recv(Pointer srq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) {
+        int r = LIB.ibv_post_srq_recv(srq, recv_wr, bad_recv_wr);
+        if (r != 0) throw new RdmaVerbsException("ibv_post_srq_recv", r);
+        return r;
+    }
+
+    /** ibv_post_srq_ops, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_post_srq_ops(Pointer srq, Pointer op, PointerByReference bad_op) {
+        int r = LIB.ibv_post_srq_ops(srq, op, bad_op);
+        if (r != 0) throw new RdmaVerbsException("ibv_post_srq_ops", r);
+        return r;
+    }
+
+    /** ibv_create_qp_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_qp_ex(Pointer context, Pointer qp_init_attr_ex) {
+        Pointer r = LIB.ibv_create_qp_ex(context, qp_init_attr_ex);
+        if (r == null) throw new RdmaVerbsException("ibv_create_qp_ex", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_alloc_td, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_td(Pointer context, Pointer init_attr) {
+        Pointer r = LIB.ibv_alloc_td(context, init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_td", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_dealloc_td, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_dealloc_td(Pointer td) {
+        int r = LIB.ibv_dealloc_td(td);
+        if (r != 0) throw new RdmaVerbsException("ibv_dealloc_td", r);
+        return r;
+    }
+
+    /** ibv_alloc_parent_domain, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_parent_domain(Pointer context, Pointer attr) {
+        Pointer r = LIB.ibv_alloc_parent_domain(context, attr);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_parent_domain", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_query_rt_values_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_query_rt_values_ex(Pointer context, Pointer values) {
+        int r = LIB.ibv_query_rt_values_ex(context, values);
+        if (r != 0) throw new RdmaVerbsException("ibv_query_rt_values_ex", r);
+        return r;
+    }
+
+    /** ibv_query_device_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_query_device_ex(Pointer context, Pointer input, Pointer attr) {
+        int r = LIB.ibv_query_device_ex(context, input, attr);
+        if (r != 0) throw new RdmaVerbsException("ibv_query_device_ex", r);
+        return r;
+    }
+
+    /** ibv_open_qp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_open_qp(Pointer context, Pointer qp_open_attr) {
+        Pointer r = LIB.ibv_open_qp(context, qp_open_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_open_qp", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_modify_qp_rate_limit, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_modify_qp_rate_limit(Pointer qp, Pointer attr) {
+        int r = LIB.ibv_modify_qp_rate_limit(qp, attr);
+        if (r != 0) throw new RdmaVerbsException("ibv_modify_qp_rate_limit", r);
+        return r;
+    }
+
+    /** ibv_create_wq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_wq(Pointer context, Pointer wq_init_attr) {
+        Pointer r = LIB.ibv_create_wq(context, wq_init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_wq", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_modify_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_modify_wq(Pointer wq, Pointer wq_attr) {
+        int r = LIB.ibv_modify_wq(wq, wq_attr);
+        if (r != 0) throw new RdmaVerbsException("ibv_modify_wq", r);
+        return r;
+    }
+
+    /** ibv_destroy_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_wq(Pointer wq) {
+        int r = LIB.ibv_destroy_wq(wq);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_wq", r);
+        return r;
+    }
+
+    /** ibv_create_rwq_ind_table, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_rwq_ind_table(Pointer context, Pointer init_attr) {
+        Pointer r = LIB.ibv_create_rwq_ind_table(context, init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_rwq_ind_table", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_rwq_ind_table, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_rwq_ind_table(Pointer rwq_ind_table) {
+        int r = LIB.ibv_destroy_rwq_ind_table(rwq_ind_table);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_rwq_ind_table", r);
+        return r;
+    }
+
+    /** ibv_post_send, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_post_send(Pointer qp, ibv_send_wr wr, PointerByReference bad_wr) {
+        int r = LIB.ibv_post_send(qp, wr, bad_wr);
+        if (r != 0) throw new RdmaVerbsException("ibv_post_send", r);
+        return r;
+    }
+
+    /** ibv_post_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_post_recv(Pointer qp, ibv_recv_wr wr, PointerByReference bad_wr) {
+        int r = LIB.ibv_post_recv(qp, wr, bad_wr);
+        if (r != 0) throw new RdmaVerbsException("ibv_post_recv", r);
+        return r;
+    }
+
+    /** ibv_is_qpt_supported, as in C; it throws nothing. */
+    public static int ibv_is_qpt_supported(int caps, int qpt) {
+        int r = LIB.ibv_is_qpt_supported(caps, qpt);
+        return r;
+    }
+
+    /** ibv_create_counters, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_counters(Pointer context, Pointer init_attr) {
+        Pointer r = LIB.ibv_create_counters(context, init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_counters", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_counters(Pointer counters) {
+        int r = LIB.ibv_destroy_counters(counters);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_counters", r);
+        return r;
+    }
+
+    /** ibv_attach_counters_point_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_attach_counters_point_flow(Pointer counters, Pointer attr, Pointer flow) {
+        int r = LIB.ibv_attach_counters_point_flow(counters, attr, flow);
+        if (r != 0) throw new RdmaVerbsException("ibv_attach_counters_point_flow", r);
+        return r;
+    }
+
+    /** ibv_read_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_read_counters(Pointer counters, Pointer counters_value, int ncounters, int flags) {
+        int r = LIB.ibv_read_counters(counters, counters_value, ncounters, flags);
+        if (r != 0) throw new RdmaVerbsException("ibv_read_counters", r);
+        return r;
+    }
+
+    /** ibv_flow_label_to_udp_sport, as in C; it throws nothing. */
+    public static int ibv_flow_label_to_udp_sport(int fl) {
+        short r = LIB.ibv_flow_label_to_udp_sport(fl);
+        return Short.toUnsignedInt(r);
+    }
+
+    /** rdma_getaddrinfo, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_getaddrinfo(String node, String service, rdma_addrinfo hints, PointerByReference res) {
         int r = CM.rdma_getaddrinfo(node, service, hints, res);
         if (r < 0) throw new RdmaVerbsException("rdma_getaddrinfo", Native.getLastError());
         return r;
     }
 
-    /** rdma_freeaddrinfo, as in C; it cannot fail. */
+    /** rdma_freeaddrinfo, as in C; it throws nothing. */
     public static void rdma_freeaddrinfo(Pointer res) {
         CM.rdma_freeaddrinfo(res);
     }
 
-    /** rdma_create_ep, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_create_ep, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_create_ep(PointerByReference id, Pointer res, Pointer pd, ibv_qp_init_attr qp_init_attr) {
         int r = CM.rdma_create_ep(id, res, pd, qp_init_attr);
         if (r < 0) throw new RdmaVerbsException("rdma_create_ep", Native.getLastError());
         return r;
     }
 
-    /** rdma_destroy_ep, as in C; it cannot fail. */
+    /** rdma_destroy_ep, as in C; it throws nothing. */
     public static void rdma_destroy_ep(Pointer id) {
         CM.rdma_destroy_ep(id);
     }
 
-    /** rdma_listen, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_listen, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_listen(Pointer id, int backlog) {
         int r = CM.rdma_listen(id, backlog);
         if (r < 0) throw new RdmaVerbsException("rdma_listen", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_request, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_get_request, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_get_request(Pointer listen, PointerByReference id) {
         int r = CM.rdma_get_request(listen, id);
         if (r < 0) throw new RdmaVerbsException("rdma_get_request", Native.getLastError());
         return r;
     }
 
-    /** rdma_accept, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_accept, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_accept(Pointer id, rdma_conn_param conn_param) {
         int r = CM.rdma_accept(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_accept", Native.getLastError());
         return r;
     }
 
-    /** rdma_connect, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_connect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_connect(Pointer id, rdma_conn_param conn_param) {
         int r = CM.rdma_connect(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_connect", Native.getLastError());
         return r;
     }
 
-    /** rdma_disconnect, as in C; a failure throws RdmaVerbsException (its errno()). */
+    /** rdma_disconnect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_disconnect(Pointer id) {
         int r = CM.rdma_disconnect(id);
         if (r < 0) throw new RdmaVerbsException("rdma_disconnect", Native.getLastError());
         return r;
     }
 
-    /** rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it cannot fail. */
+    /** rdma_get_src_port, as in C: the local port in network byte order (src_port: in host order); it throws nothing. */
     public static int rdma_get_src_port(Pointer id) {
         short r = CM.rdma_get_src_port(id);
         return Short.toUnsignedInt(r);
     }
 
-    /** rdma_get_src_port's value in host order (0 to 65535); it cannot fail. */
+    /** rdma_get_src_port's value in host order (0 to 65535); it throws nothing. */
     public static int src_port(Pointer id) {
         short r = CM.rdma_get_src_port(id);
         return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Short.reverseBytes(r) : r);
     }
 
-    /** rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it cannot fail. */
+    /** rdma_get_dst_port, as in C: the peer's port in network byte order (dst_port: in host order); it throws nothing. */
     public static int rdma_get_dst_port(Pointer id) {
         short r = CM.rdma_get_dst_port(id);
         return Short.toUnsignedInt(r);
     }
 
-    /** rdma_get_dst_port's value in host order (0 to 65535); it cannot fail. */
+    /** rdma_get_dst_port's value in host order (0 to 65535); it throws nothing. */
     public static int dst_port(Pointer id) {
         short r = CM.rdma_get_dst_port(id);
         return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? Short.reverseBytes(r) : r);
     }
 
-    /** ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it cannot fail. */
+    /** rdma_create_event_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer rdma_create_event_channel() {
+        Pointer r = CM.rdma_create_event_channel();
+        if (r == null) throw new RdmaVerbsException("rdma_create_event_channel", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_destroy_event_channel, as in C; it throws nothing. */
+    public static void rdma_destroy_event_channel(Pointer channel) {
+        CM.rdma_destroy_event_channel(channel);
+    }
+
+    /** rdma_create_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_create_id(Pointer channel, PointerByReference id, Pointer context, int ps) {
+        int r = CM.rdma_create_id(channel, id, context, ps);
+        if (r < 0) throw new RdmaVerbsException("rdma_create_id", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_destroy_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_destroy_id(Pointer id) {
+        int r = CM.rdma_destroy_id(id);
+        if (r < 0) throw new RdmaVerbsException("rdma_destroy_id", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_bind_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_bind_addr(Pointer id, Pointer addr) {
+        int r = CM.rdma_bind_addr(id, addr);
+        if (r < 0) throw new RdmaVerbsException("rdma_bind_addr", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_resolve_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_resolve_addr(Pointer id, Pointer src_addr, Pointer dst_addr, int timeout_ms) {
+        int r = CM.rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms);
+        if (r < 0) throw new RdmaVerbsException("rdma_resolve_addr", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_resolve_route, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_resolve_route(Pointer id, int timeout_ms) {
+        int r = CM.rdma_resolve_route(id, timeout_ms);
+        if (r < 0) throw new RdmaVerbsException("rdma_resolve_route", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_get_cm_event, as in C: waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_get_cm_event(Pointer channel, PointerByReference event) {
+        int r = CM.rdma_get_cm_event(channel, event);
+        if (r < 0) throw new RdmaVerbsException("rdma_get_cm_event", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_ack_cm_event, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_ack_cm_event(Pointer event) {
+        int r = CM.rdma_ack_cm_event(event);
+        if (r < 0) throw new RdmaVerbsException("rdma_ack_cm_event", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_event_str, as in C; it throws nothing. */
+    public static String rdma_event_str(int event) {
+        String r = CM.rdma_event_str(event);
+        return r;
+    }
+
+    /** rdma_create_qp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int rdma_create_qp(Pointer id, Pointer pd, ibv_qp_init_attr qp_init_attr) {
+        int r = CM.rdma_create_qp(id, pd, qp_init_attr);
+        if (r < 0) throw new RdmaVerbsException("rdma_create_qp", Native.getLastError());
+        return r;
+    }
+
+    /** rdma_destroy_qp, as in C; it throws nothing. */
+    public static void rdma_destroy_qp(Pointer id) {
+        CM.rdma_destroy_qp(id);
+    }
+
+    /** ibv_wc_status_str, as in C: the text of a completion's status, from libibverbs ("unknown" for a value it does not know); it throws nothing. */
     public static String ibv_wc_status_str(int status) {
         String r = VERBS.ibv_wc_status_str(status);
+        return r;
+    }
+
+    /** ibv_create_comp_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_comp_channel(Pointer context) {
+        Pointer r = VERBS.ibv_create_comp_channel(context);
+        if (r == null) throw new RdmaVerbsException("ibv_create_comp_channel", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_comp_channel, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_comp_channel(Pointer channel) {
+        int r = VERBS.ibv_destroy_comp_channel(channel);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_comp_channel", r);
+        return r;
+    }
+
+    /** ibv_get_cq_event, as in C: waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
+    public static int ibv_get_cq_event(Pointer channel, PointerByReference cq, PointerByReference cq_context) {
+        int r = VERBS.ibv_get_cq_event(channel, cq, cq_context);
+        if (r < 0) throw new RdmaVerbsException("ibv_get_cq_event", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_ack_cq_events, as in C; it throws nothing. */
+    public static void ibv_ack_cq_events(Pointer cq, int nevents) {
+        VERBS.ibv_ack_cq_events(cq, nevents);
+    }
+
+    /** ibv_alloc_pd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_alloc_pd(Pointer context) {
+        Pointer r = VERBS.ibv_alloc_pd(context);
+        if (r == null) throw new RdmaVerbsException("ibv_alloc_pd", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_dealloc_pd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_dealloc_pd(Pointer pd) {
+        int r = VERBS.ibv_dealloc_pd(pd);
+        if (r != 0) throw new RdmaVerbsException("ibv_dealloc_pd", r);
+        return r;
+    }
+
+    /** ibv_create_cq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_cq(Pointer context, int cqe, Pointer cq_context, Pointer channel, int comp_vector) {
+        Pointer r = VERBS.ibv_create_cq(context, cqe, cq_context, channel, comp_vector);
+        if (r == null) throw new RdmaVerbsException("ibv_create_cq", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_cq(Pointer cq) {
+        int r = VERBS.ibv_destroy_cq(cq);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_cq", r);
+        return r;
+    }
+
+    /** ibv_create_srq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_srq(Pointer pd, ibv_srq_init_attr srq_init_attr) {
+        Pointer r = VERBS.ibv_create_srq(pd, srq_init_attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_srq", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_srq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_srq(Pointer srq) {
+        int r = VERBS.ibv_destroy_srq(srq);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_srq", r);
+        return r;
+    }
+
+    /** ibv_create_ah, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_create_ah(Pointer pd, ibv_ah_attr attr) {
+        Pointer r = VERBS.ibv_create_ah(pd, attr);
+        if (r == null) throw new RdmaVerbsException("ibv_create_ah", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_destroy_ah, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_destroy_ah(Pointer ah) {
+        int r = VERBS.ibv_destroy_ah(ah);
+        if (r != 0) throw new RdmaVerbsException("ibv_destroy_ah", r);
+        return r;
+    }
+
+    /** ibv_reg_mr_iova2, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
+    public static Pointer ibv_reg_mr_iova2(Pointer pd, Pointer addr, long length, long iova, int access) {
+        Pointer r = VERBS.ibv_reg_mr_iova2(pd, addr, length, iova, access);
+        if (r == null) throw new RdmaVerbsException("ibv_reg_mr_iova2", Native.getLastError());
+        return r;
+    }
+
+    /** ibv_dereg_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
+    public static int ibv_dereg_mr(Pointer mr) {
+        int r = VERBS.ibv_dereg_mr(mr);
+        if (r != 0) throw new RdmaVerbsException("ibv_dereg_mr", r);
         return r;
     }
 }

@@ -6,19 +6,19 @@ import java.util.List;
 
 /** The base of the binding's structs: a JNA Structure whose field order and
  * offsets can be read (for the layout check). */
-public abstract class Struct extends Structure {
+public abstract class Struct extends Structure implements Shape {
     protected Struct() {}
 
     protected Struct(Pointer p) {
         super(p);
     }
 
-    /** The fields, in the C order. */
+    @Override
     public List<String> fields() {
         return getFieldOrder();
     }
 
-    /** A field's offset. */
+    @Override
     public int offsetOf(String field) {
         return fieldOffset(field);
     }
