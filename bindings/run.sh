@@ -4,9 +4,12 @@
 # their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
 # .dll, the Rust examples):
 #
-#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs [ARGS...]
+#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]
 #   run.sh --list                   the languages
 #   run.sh --verbs                  the languages with a verbs client
+#   run.sh --objects                those with the verbs exchange in their
+#                                   object API, both roles
+#   run.sh --async                  those with it in their async API too
 #
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
@@ -17,17 +20,21 @@
 # the recording provider the tests post to (bindings/recorder.c).
 set -u
 LANGUAGES="python java node rust csharp lua"
-# Those whose verbs client is written (bindings/verbs-protocol.md says how).
+# Those whose verbs client is written (bindings/verbs-protocol.md says how);
+# those that run the verbs exchange through their object API, as client and
+# as server ("objects ROLE ADDR PORT"); and through their async API
+# ("async ROLE ADDR PORT", which also shows another task running while it
+# waits).
 VERBS="python"
-if [ "${1:-}" = --list ]; then
-	echo $LANGUAGES
-	exit 0
-fi
-if [ "${1:-}" = --verbs ]; then
-	echo $VERBS
-	exit 0
-fi
-[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs [ARGS...]" >&2; exit 2; }
+OBJECTS=""
+ASYNC=""
+case ${1:-} in
+--list) echo $LANGUAGES; exit 0 ;;
+--verbs) echo $VERBS; exit 0 ;;
+--objects) echo $OBJECTS; exit 0 ;;
+--async) echo $ASYNC; exit 0 ;;
+esac
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 B=$(realpath "$1") lang=$2 what=$3
 shift 3

@@ -15,7 +15,7 @@ fail=0 rows=()
 . c-tests/e2e/listen.sh
 mkdir -p "$OUT"
 
-row() { rows+=("$(printf '%-13s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
+row() { rows+=("$(printf '%-15s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
 
 # Baseline: a broken guest is told apart from a broken library. Tried twice
 # (once, in a CI run, both sides of the very first connection of a boot hung
@@ -361,6 +361,39 @@ verbs_row c c-verbs "$B/ours/peer" verbs client
 for lang in $(bindings/run.sh --verbs); do
 	verbs_row "$lang" "$lang-verbs" bindings/run.sh "$B" "$lang" verbs client
 done
+# The same exchange through each binding's object API (objects ROLE), as
+# the client against the C server and as the server against the C client;
+# and through its async API (async ROLE), which prints, when it passed,
+# "async: other task ran N times while waiting" (N > 0: the event loop ran
+# something else while a wait was pending).
+objects_row() {	# LANGUAGE API ROLE
+	local lang=$1 api=$2 role=$3 name=$1-$2-$3
+	want_server="verbs: PASS role=server completions=12 word=0xfedcba987654321"
+	want_client="verbs: PASS role=client completions=15 bytes=248"
+	if [ $role = client ]; then
+		rc_pair "$name" "$B/ours/peer" verbs server -- bindings/run.sh "$B" "$lang" "$api" client
+	else
+		rc_pair "$name" bindings/run.sh "$B" "$lang" "$api" server -- "$B/ours/peer" verbs client
+	fi
+	if [ $? -eq 0 ] && { [ $api = objects ] ||
+	   grep -Eq '^async: other task ran [1-9][0-9]* times while waiting$' "$OUT/$name-$role.log"; }; then
+		row "$lang $api" "$role" PASS 15 248
+	else
+		row "$lang $api" "$role" FAIL - -
+		sed 's/^/    /' "$OUT/$name"-*.log
+		fail=1
+	fi
+	want_server="rc: PASS role=server sends=4 bytes=384"
+	want_client="rc: PASS role=client sends=4 bytes=384"
+}
+for lang in $(bindings/run.sh --objects); do
+	objects_row "$lang" objects client
+	objects_row "$lang" objects server
+done
+for lang in $(bindings/run.sh --async); do
+	objects_row "$lang" async client
+	objects_row "$lang" async server
+done
 # ... and one preloaded, with counting on: Python's client. The binding's
 # librdmaverbs.so.1 sees the preload library's marker and leaves the
 # watching to it, which sees the calls through the wrapped ops: each counted
@@ -381,7 +414,7 @@ fi
 
 echo
 echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
-printf '%-13s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
+printf '%-15s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
 printf '%s\n' "${rows[@]}"
 n=$(printf '%s\n' "${rows[@]}" | grep -c ' PASS ')
 f=$(printf '%s\n' "${rows[@]}" | grep -c ' FAIL ')
