@@ -184,7 +184,7 @@ if LD_PRELOAD=$PRE RDMAVERBS_STATS=1 timeout 120 "$B/stock/exapi" $port 1201 \
 			{ echo "exapi: $name: the program counts $calls calls, $bytes bytes; the table:"; ok=0; }
 	done < <(grep '^calls: ' "$OUT/exapi.log")
 	if [ $ok = 1 ] && [ $n = 7 ]; then
-		row exapi preloaded PASS "$(awk '$2 == "ibv_wr_set_sge" { print $3, $4 }' "$OUT/exapi.log")"
+		row exapi preloaded PASS $(awk '$2 == "ibv_wr_set_sge" { print $3, $4 }' "$OUT/exapi.log")
 	else
 		row exapi preloaded FAIL - -
 		sed 's/^/    /' "$OUT/exapi.log" "$OUT/exapi.err"
