@@ -675,8 +675,33 @@ static void check_calls(void)
 	}
 	if (rows != m)
 		FAIL("%d stats rows for %d functions called", rows, m);
-	printf("trace: ok: %d calls of all %d functions, each trace line as expected; "
-	       "the exit table's %d rows match\n", lines("expected", want, 1000), N_FN, rows);
+	/* Its columns: the names' as wide as the longest name shown plus a
+	 * space (20 at least), each row's calls (13 wide) ending where the
+	 * header's "calls" ends. */
+	{
+		const size_t pre = strlen("rdmaverbs: ");
+		size_t w = 20, len, end;
+
+		for (i = 0; i < n; i++)
+			if (!strncmp(got[i], "rdmaverbs: rdma_", 16) &&
+			    (len = strcspn(got[i] + pre, " ")) + 1 > w)
+				w = len + 1;
+		end = pre + w + 13;
+		for (i = 0; i < n; i++) {
+			const char *l = got[i];
+
+			if (strncmp(l, "rdmaverbs: rdma_", 16) && strncmp(l, "rdmaverbs: function ", 20))
+				continue;
+			len = strcspn(l + pre, " ");
+			if (strlen(l) <= end || l[end] != ' ' || l[end - 1] == ' ' ||
+			    strspn(l + pre + len, " ") < w - len)
+				FAIL("the exit table's columns: \"%s\" (names %zu wide, calls ending "
+				     "at %zu)", l, w, end);
+		}
+	}
+	printf("trace: ok: %d calls of the %d functions of rdma_verbs.h and later nodes, each trace line as expected; "
+	       "the exit table's %d rows match, in columns as wide as its longest name\n",
+	       lines("expected", want, 1000), m, rows);
 }
 
 static void check_threads(void)

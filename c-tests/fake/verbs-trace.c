@@ -685,6 +685,37 @@ static int row_matches(const char *row, const char *w)
 	return 1;
 }
 
+/* The table's columns (got[0..n)): the names' as wide as the longest name
+ * shown plus a space, 20 at least; every row's calls (13 wide, right
+ * aligned) ending where the header's "calls" ends. */
+static void check_columns(const char *what, int n)
+{
+	const size_t pre = strlen("rdmaverbs: ");
+	size_t w = 20, len, end;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(got[i], "rdmaverbs: ibv_", 15) || !strncmp(got[i], "rdmaverbs: __", 13) ||
+		    !strncmp(got[i], "rdmaverbs: rdma_", 16)) {
+			len = strcspn(got[i] + pre, " ");
+			if (len + 1 > w)
+				w = len + 1;
+		}
+	end = pre + w + 13;
+	for (i = 0; i < n; i++) {
+		const char *l = got[i];
+
+		if (strncmp(l, "rdmaverbs: function ", 20) && strncmp(l, "rdmaverbs: ibv_", 15) &&
+		    strncmp(l, "rdmaverbs: __", 13) && strncmp(l, "rdmaverbs: rdma_", 16))
+			continue;
+		len = strcspn(l + pre, " ");
+		if (strlen(l) <= end || l[end] != ' ' || l[end - 1] == ' ' ||
+		    strspn(l + pre + len, " ") < w - len)
+			FAIL("%s: the table's columns: \"%s\" (names %zu wide, calls ending at %zu)",
+			     what, l, w, end);
+	}
+}
+
 /* The exit table's rows in DIR/stderr against DIR/expected-stats: one
  * table, every row expected, every expected row there once. */
 static void check_table(const char *what)
@@ -715,9 +746,10 @@ static void check_table(const char *what)
 			FAIL("%s: no exit table row \"%s\"", what, want[j]);
 	if (heads != 1)
 		FAIL("%s: %d tables printed, want 1", what, heads);
+	check_columns(what, n);
 	if (failures == before)
 		printf("verbs-trace: ok: %s: the exit table's %d rows (calls, bytes, errors) as "
-		       "counted\n", what, rows);
+		       "counted, in columns as wide as its longest name\n", what, rows);
 }
 
 static void check_traced(void)
