@@ -58,7 +58,7 @@ rust)
 	# it out (a reader's folder is in none).
 	printf '# Not the tree'"'"'s workspace (bindings/install.sh).\n[workspace]\nresolver = "2"\n' > Cargo.toml
 	check='cat > src/main.rs <<EOF
-use rdmaverbs as rv;
+use rdmaverbs::raw as rv;
 fn main() {
     assert_eq!(unsafe { rv::rdma_seterrno(0) }.unwrap(), 0);
     assert_eq!(unsafe { rv::ibv_wc_status_str(rv::IBV_WC_LOC_PROT_ERR as u32) }, "local protection error");

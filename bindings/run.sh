@@ -61,7 +61,8 @@ node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
-		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" cargo test -q --locked ;;
+		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" \
+			cargo test -q --locked --workspace --all-features ;;
 rust:rc) exec "$RUST/rc" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;

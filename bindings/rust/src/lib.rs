@@ -1,20 +1,8 @@
-//! rdmaverbs: librdmacm's inline `<rdma/rdma_verbs.h>` functions (and
-//! `rdma_get_local_addr`, `rdma_get_peer_addr`) from Rust, linked with
-//! `librdmaverbs.so.1` (found by pkg-config at build time, by the dynamic
-//! loader at run time).
-//!
-//! Every function has its C name and C types, as an `unsafe fn` whose
-//! failure (-1, or NULL) is an `Err(std::io::Error)` of the errno the call
-//! left, read right after it; [`sys`] has the C functions themselves. The
-//! structs (`ibv_sge`, `ibv_wc`, `rdma_addrinfo`, ...) and constants are in
-//! `api.rs`, generated from the library's table of functions and checked
-//! against the system headers (`cargo run --example layout`).
-//!
-//! No rdma-core build: the crate declares what it calls, as the C header
-//! does, and links the installed libraries.
+//! rdmaverbs: RDMA from Rust through librdmaverbs. The raw layer, every C
+//! function under its C name (`unsafe`, on `*mut c_void`) with the C
+//! structs and constants, is the rdmaverbs-sys crate, re-exported here as
+//! [`raw`] (see README.md).
 
-#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
-
-#[rustfmt::skip]
-mod api;
-pub use api::*;
+/// The raw layer (the rdmaverbs-sys crate): every C function under its C
+/// name, `unsafe`, on `*mut c_void`; the C structs and constants.
+pub use rdmaverbs_sys as raw;
