@@ -25,7 +25,7 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python"
+VERBS="python rust"
 OBJECTS=""
 ASYNC=""
 case ${1:-} in
@@ -64,6 +64,7 @@ rust:test)
 		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" \
 			cargo test -q --locked --workspace --all-features ;;
 rust:rc) exec "$RUST/rc" "$@" ;;
+rust:verbs) exec "$RUST/verbs" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
