@@ -1,8 +1,25 @@
-//! rdmaverbs: RDMA from Rust through librdmaverbs. The raw layer, every C
-//! function under its C name (`unsafe`, on `*mut c_void`) with the C
-//! structs and constants, is the rdmaverbs-sys crate, re-exported here as
-//! [`raw`] (see README.md).
+//! rdmaverbs: RDMA from Rust through librdmaverbs, with no `unsafe` in the
+//! program: an rdma_cm [`Endpoint`] (an id with its QP), [`Pd`], registered
+//! memory ([`Buf`], [`Window`]), [`Cq`], [`Srq`], [`CompChannel`] and
+//! [`EventChannel`], each closed by `Drop`, in the order they depend on
+//! each other whatever the program drops first; a posted buffer moved into
+//! its queue until its [`Completion`] hands it back; errors as
+//! `std::io::Error` with the errno; every wait bounded. The raw layer, every
+//! C function under its C name, is [`raw`] (the rdmaverbs-sys crate).
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod cm;
+mod fd;
+mod mem;
+mod verbs;
+mod wr;
+
+pub use cm::{AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap};
+pub use mem::{Access, Buf, RemoteAddr, Window};
+pub use verbs::{CompChannel, Context, Cq, CqEvent, Pd, Srq};
+pub use wr::{Completion, IntoSges, PostError, RecvWr, SendWr, WcOpcode, WcStatus};
 
 /// The raw layer (the rdmaverbs-sys crate): every C function under its C
-/// name, `unsafe`, on `*mut c_void`; the C structs and constants.
+/// name, `unsafe`, on `*mut c_void`; the C structs and constants. For what
+/// the objects here do not cover; `as_ptr` gives an object's C pointer.
 pub use rdmaverbs_sys as raw;
