@@ -26,7 +26,7 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python rust"
-OBJECTS=""
+OBJECTS="rust"
 ASYNC=""
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
@@ -65,6 +65,7 @@ rust:test)
 			cargo test -q --locked --workspace --all-features ;;
 rust:rc) exec "$RUST/rc" "$@" ;;
 rust:verbs) exec "$RUST/verbs" "$@" ;;
+rust:objects) exec "$RUST/objects" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
