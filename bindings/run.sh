@@ -27,7 +27,7 @@ LANGUAGES="python java node rust csharp lua"
 # waits).
 VERBS="python rust"
 OBJECTS="rust"
-ASYNC=""
+ASYNC="rust"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -66,6 +66,7 @@ rust:test)
 rust:rc) exec "$RUST/rc" "$@" ;;
 rust:verbs) exec "$RUST/verbs" "$@" ;;
 rust:objects) exec "$RUST/objects" "$@" ;;
+rust:async) exec "$RUST/verbs_async" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;

@@ -9,6 +9,8 @@
 //!
 //! Usage: objects server|client ADDR PORT
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use std::io::{self, Write};

@@ -4,16 +4,21 @@
 //! [`EventChannel`], each closed by `Drop`, in the order they depend on
 //! each other whatever the program drops first; a posted buffer moved into
 //! its queue until its [`Completion`] hands it back; errors as
-//! `std::io::Error` with the errno; every wait bounded. The raw layer, every
-//! C function under its C name, is [`raw`] (the rdmaverbs-sys crate).
+//! `std::io::Error` with the errno; every wait bounded, blocking or (feature
+//! `tokio`) as a future. The raw layer, every C function under its C name,
+//! is [`raw`] (the rdmaverbs-sys crate).
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(feature = "tokio")]
+mod aio;
 mod cm;
 mod fd;
 mod mem;
 mod verbs;
 mod wr;
 
+#[cfg(feature = "tokio")]
+pub use aio::{AsyncCompChannel, AsyncEventChannel};
 pub use cm::{AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap};
 pub use mem::{Access, Buf, RemoteAddr, Window};
 pub use verbs::{CompChannel, Context, Cq, CqEvent, Pd, Srq};
