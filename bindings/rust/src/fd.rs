@@ -56,3 +56,34 @@ pub(crate) fn readable(fd: RawFd, deadline: Instant) -> io::Result<()> {
 pub(crate) fn would_block(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::WouldBlock
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wait ends at its deadline with ETIMEDOUT, not before; a readable
+    /// descriptor ends it at once.
+    #[test]
+    fn a_wait_is_bounded() {
+        let mut p = [0; 2];
+        // SAFETY: an array of two descriptors for pipe(2).
+        assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
+        set_nonblocking(p[0]).unwrap();
+        let start = Instant::now();
+        let e = readable(p[0], deadline(Duration::from_millis(50))).unwrap_err();
+        assert_eq!((e.raw_os_error(), e.kind()), (Some(libc::ETIMEDOUT), io::ErrorKind::TimedOut));
+        assert!(start.elapsed() >= Duration::from_millis(50), "{:?}", start.elapsed());
+        // SAFETY: one byte from a live buffer.
+        assert_eq!(unsafe { libc::write(p[1], b"x".as_ptr().cast(), 1) }, 1);
+        readable(p[0], deadline(Duration::from_secs(5))).unwrap();
+        let mut b = [0u8; 2];
+        // SAFETY: reads into b.
+        assert_eq!(unsafe { libc::read(p[0], b.as_mut_ptr().cast(), 2) }, 1);
+        // non-blocking: nothing more to read is EAGAIN, not a wait
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::read(p[0], b.as_mut_ptr().cast(), 2) }, -1);
+        assert!(would_block(&io::Error::last_os_error()));
+        // SAFETY: our descriptors.
+        unsafe { libc::close(p[0]) + libc::close(p[1]) };
+    }
+}
