@@ -7,6 +7,10 @@
 //! `std::io::Error` with the errno; every wait bounded, blocking or (feature
 //! `tokio`) as a future. The raw layer, every C function under its C name,
 //! is [`raw`] (the rdmaverbs-sys crate).
+//!
+//! README.md follows (its examples are compiled as this crate's doctests).
+//!
+#![doc = include_str!("../README.md")]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 #[cfg(feature = "tokio")]
