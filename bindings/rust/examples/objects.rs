@@ -18,14 +18,18 @@ use std::net::SocketAddr;
 
 use common::*;
 use rdmaverbs::{
-    Access, Buf, CmEventKind, CmId, CompChannel, Completion, ConnParam, Cq, Endpoint, EventChannel, Pd, PortSpace,
-    RecvWr, RemoteAddr, SendWr, Srq,
+    Access, Buf, CmEventKind, CmId, CompChannel, Completion, ConnParam, Cq, Endpoint, EventChannel,
+    Pd, PortSpace, RecvWr, RemoteAddr, SendWr, Srq,
 };
 
 fn main() {
     let (server, addr) = args("objects");
     let role = if server { "server" } else { "client" };
-    match if server { run_server(addr) } else { run_client(addr) } {
+    match if server {
+        run_server(addr)
+    } else {
+        run_client(addr)
+    } {
         Ok(line) => println!("{line}"),
         Err(e) => {
             eprintln!("verbs {role}: {e}");
@@ -52,8 +56,19 @@ impl Side {
         let rcq = ctx.create_cq(16, Some(&comp), CQ_CONTEXT)?;
         let srq = pd.create_srq(SLOTS as u32, 1)?;
         let slots = pd.alloc(SLOTS * SLOT)?.chunks(SLOT);
-        srq.post_recv(slots.into_iter().enumerate().map(|(i, b)| RecvWr::new(0x100 + i as u64, b)))?;
-        Ok(Side { pd, comp, scq, rcq, srq })
+        srq.post_recv(
+            slots
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| RecvWr::new(0x100 + i as u64, b)),
+        )?;
+        Ok(Side {
+            pd,
+            comp,
+            scq,
+            rcq,
+            srq,
+        })
     }
 
     fn endpoint(&self, id: CmId) -> io::Result<Endpoint> {
@@ -65,7 +80,9 @@ impl Side {
     /// up to 8.
     fn next_event(&self, solicited_only: bool) -> io::Result<Vec<Completion>> {
         let ev = self.comp.get_event(WAIT)?;
-        check(ev.is_for(&self.rcq) && ev.context() == CQ_CONTEXT, || "the event is not the receive CQ's".into())?;
+        check(ev.is_for(&self.rcq) && ev.context() == CQ_CONTEXT, || {
+            "the event is not the receive CQ's".into()
+        })?;
         self.rcq.req_notify(solicited_only)?;
         self.rcq.poll(8)
     }
@@ -88,11 +105,18 @@ fn run_client(addr: SocketAddr) -> io::Result<String> {
 
     // 1. Keys, the first event; armed again for solicited completions.
     let wc = s.next_event(true)?;
-    check(wc.len() == 1, || format!("the keys' event: {} completions", wc.len()))?;
+    check(wc.len() == 1, || {
+        format!("the keys' event: {} completions", wc.len())
+    })?;
     completion(&wc[0], 0x100, RECV, SLOT, GRH, 0, qp)?;
     let keys = &wc[0].bufs()[0];
-    let word = RemoteAddr { addr: le64(&keys[..8]), rkey: u32::from_le_bytes(keys[8..12].try_into().unwrap()) };
-    check(le64(&keys[16..24]) == INITIAL, || "the word's value is not the initial one".into())?;
+    let word = RemoteAddr {
+        addr: le64(&keys[..8]),
+        rkey: u32::from_le_bytes(keys[8..12].try_into().unwrap()),
+    };
+    check(le64(&keys[16..24]) == INITIAL, || {
+        "the word's value is not the initial one".into()
+    })?;
 
     // 2. Atomics, one list; their old values land in three 8-byte buffers.
     let [a, b, c]: [Buf; 3] = s.pd.alloc(24)?.chunks(8).try_into().unwrap();
@@ -106,8 +130,13 @@ fn run_client(addr: SocketAddr) -> io::Result<String> {
     for (k, c) in wc.iter().enumerate() {
         completion(c, 0x700 + k as u64, opcodes[k], 8, 0, 0, qp)?;
     }
-    let old: Vec<u64> = wc.iter().map(|c| u64::from_ne_bytes(c.bufs()[0][..8].try_into().unwrap())).collect();
-    check(old == [INITIAL, INITIAL.wrapping_add(ADD), SWAP], || format!("the atomics' old values {old:x?}"))?;
+    let old: Vec<u64> = wc
+        .iter()
+        .map(|c| u64::from_ne_bytes(c.bufs()[0][..8].try_into().unwrap()))
+        .collect();
+    check(old == [INITIAL, INITIAL.wrapping_add(ADD), SWAP], || {
+        format!("the atomics' old values {old:x?}")
+    })?;
 
     // 3. Four sends into the server's SRQ, two SGEs each (16 and 48 bytes
     // of a slot: two buffers), immediate data.
@@ -125,10 +154,25 @@ fn run_client(addr: SocketAddr) -> io::Result<String> {
 
     // 4. The server's five, the event at the last (solicited): five at once.
     let wc = s.next_event(false)?;
-    check(wc.len() == 5, || format!("the solicited event: {} completions in one poll, not 5", wc.len()))?;
+    check(wc.len() == 5, || {
+        format!(
+            "the solicited event: {} completions in one poll, not 5",
+            wc.len()
+        )
+    })?;
     for (k, (c, len)) in wc.iter().zip(SERVER_LENS).enumerate() {
-        completion(c, 0x101 + k as u64, RECV, len, GRH | WITH_IMM, 0x5e4d_0000 + k as u32, qp)?;
-        check(c.bufs()[0][..len] == pattern(0x51, k, len), || format!("message {k}: its bytes differ"))?;
+        completion(
+            c,
+            0x101 + k as u64,
+            RECV,
+            len,
+            GRH | WITH_IMM,
+            0x5e4d_0000 + k as u32,
+            qp,
+        )?;
+        check(c.bufs()[0][..len] == pattern(0x51, k, len), || {
+            format!("message {k}: its bytes differ")
+        })?;
     }
 
     // 5. DONE, and the server's DONE with the word's last value.
@@ -137,10 +181,14 @@ fn run_client(addr: SocketAddr) -> io::Result<String> {
     ep.post_send([SendWr::send(0x500, msg)])?;
     completion(&s.scq.wait(1, WAIT)?[0], 0x500, SEND, SLOT, 0, 0, qp)?;
     let wc = s.next_event(false)?;
-    check(wc.len() == 1, || format!("the DONE event: {} completions", wc.len()))?;
+    check(wc.len() == 1, || {
+        format!("the DONE event: {} completions", wc.len())
+    })?;
     completion(&wc[0], 0x106, RECV, SLOT, GRH, 0, qp)?;
     let last = &wc[0].bufs()[0];
-    check(&last[..4] == b"DONE" && le64(&last[8..16]) == SWAP, || "no DONE with the word's value".into())?;
+    check(&last[..4] == b"DONE" && le64(&last[8..16]) == SWAP, || {
+        "no DONE with the word's value".into()
+    })?;
 
     // 6. Disconnect; the objects close themselves, in order, as they go.
     ep.disconnect()?;
@@ -157,9 +205,13 @@ fn run_server(addr: SocketAddr) -> io::Result<String> {
     listen.listen(1)?;
     println!("verbs: listening");
     io::stdout().flush()?;
-    let id = ch.expect(CmEventKind::ConnectRequest, &listen, WAIT)?.into_request().unwrap();
+    let id = ch
+        .expect(CmEventKind::ConnectRequest, &listen, WAIT)?
+        .into_request()
+        .unwrap();
     let s = Side::new(&id)?;
-    let word = s.pd.alloc_window(24, Access::REMOTE_ATOMIC | Access::REMOTE_READ)?;
+    let word =
+        s.pd.alloc_window(24, Access::REMOTE_ATOMIC | Access::REMOTE_READ)?;
     word.store_u64(0, INITIAL);
     let ep = s.endpoint(id)?;
     let qp = ep.qp_num();
@@ -179,8 +231,18 @@ fn run_server(addr: SocketAddr) -> io::Result<String> {
 
     // 3. The client's four sends, into the SRQ.
     for (k, c) in s.rcq.wait(4, WAIT)?.iter().enumerate() {
-        completion(c, 0x100 + k as u64, RECV, SLOT, GRH | WITH_IMM, 0xc0de_0000 + k as u32, qp)?;
-        check(c.bufs()[0][..] == pattern(0xc1, k, SLOT), || format!("message {k}: a byte differs"))?;
+        completion(
+            c,
+            0x100 + k as u64,
+            RECV,
+            SLOT,
+            GRH | WITH_IMM,
+            0xc0de_0000 + k as u32,
+            qp,
+        )?;
+        check(c.bufs()[0][..] == pattern(0xc1, k, SLOT), || {
+            format!("message {k}: a byte differs")
+        })?;
     }
 
     // 4. Five sends, the last solicited: the client's event.
@@ -209,7 +271,9 @@ fn run_server(addr: SocketAddr) -> io::Result<String> {
     let c = s.rcq.wait(1, WAIT)?.remove(0);
     completion(&c, 0x104, RECV, SLOT, GRH, 0, qp)?;
     check(&c.bufs()[0][..4] == b"DONE", || "no DONE".into())?;
-    check(word.load_u64(0) == SWAP, || "the word is not the compare-and-swap's value".into())?;
+    check(word.load_u64(0) == SWAP, || {
+        "the word is not the compare-and-swap's value".into()
+    })?;
     let mut reply = sent.remove(0).into_bufs().remove(0);
     reply.set_len(SLOT);
     reply.fill(0);
@@ -220,7 +284,10 @@ fn run_server(addr: SocketAddr) -> io::Result<String> {
 
     // 6. The client's disconnect; the objects close themselves as they go.
     ch.expect(CmEventKind::Disconnected, &ep, WAIT)?;
-    Ok(format!("verbs: PASS role=server completions=12 word={:#x}", word.load_u64(0)))
+    Ok(format!(
+        "verbs: PASS role=server completions=12 word={:#x}",
+        word.load_u64(0)
+    ))
 }
 
 /// The atomics' completion opcodes.

@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use common::*;
 use rdmaverbs::{
-    Access, AsyncCompChannel, AsyncEventChannel, Buf, CmEventKind, CmId, Completion, ConnParam, Cq, Endpoint,
-    EventChannel, Pd, PortSpace, RecvWr, RemoteAddr, SendWr, Srq,
+    Access, AsyncCompChannel, AsyncEventChannel, Buf, CmEventKind, CmId, Completion, ConnParam, Cq,
+    Endpoint, EventChannel, Pd, PortSpace, RecvWr, RemoteAddr, SendWr, Srq,
 };
 
 /// Set while the main task awaits a wait of the crate's.
@@ -54,17 +54,27 @@ async fn other_task() {
 fn main() {
     let (server, addr) = args("verbs_async");
     let role = if server { "server" } else { "client" };
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
     let r = rt.block_on(async {
         let other = tokio::spawn(other_task());
-        let r = if server { run_server(addr).await } else { run_client(addr).await };
+        let r = if server {
+            run_server(addr).await
+        } else {
+            run_client(addr).await
+        };
         other.abort();
         r
     });
     match r {
         Ok(line) => {
             println!("{line}");
-            println!("async: other task ran {} times while waiting", RAN.load(Ordering::SeqCst));
+            println!(
+                "async: other task ran {} times while waiting",
+                RAN.load(Ordering::SeqCst)
+            );
         }
         Err(e) => {
             eprintln!("verbs {role}: {e}");
@@ -85,13 +95,27 @@ struct Side {
 impl Side {
     fn new(id: &CmId) -> io::Result<Side> {
         let ctx = id.context()?;
-        let (pd, comp) = (ctx.alloc_pd()?, AsyncCompChannel::new(ctx.create_comp_channel()?)?);
+        let (pd, comp) = (
+            ctx.alloc_pd()?,
+            AsyncCompChannel::new(ctx.create_comp_channel()?)?,
+        );
         let scq = ctx.create_cq(16, None, 0)?;
         let rcq = ctx.create_cq(16, Some(&comp), CQ_CONTEXT)?;
         let srq = pd.create_srq(SLOTS as u32, 1)?;
         let slots = pd.alloc(SLOTS * SLOT)?.chunks(SLOT);
-        srq.post_recv(slots.into_iter().enumerate().map(|(i, b)| RecvWr::new(0x100 + i as u64, b)))?;
-        Ok(Side { pd, comp, scq, rcq, srq })
+        srq.post_recv(
+            slots
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| RecvWr::new(0x100 + i as u64, b)),
+        )?;
+        Ok(Side {
+            pd,
+            comp,
+            scq,
+            rcq,
+            srq,
+        })
     }
 
     fn endpoint(&self, id: CmId) -> io::Result<Endpoint> {
@@ -102,7 +126,9 @@ impl Side {
     /// poll of up to 8.
     async fn next_event(&self, solicited_only: bool) -> io::Result<Vec<Completion>> {
         let ev = waiting(self.comp.get_event(WAIT)).await?;
-        check(ev.is_for(&self.rcq) && ev.context() == CQ_CONTEXT, || "the event is not the receive CQ's".into())?;
+        check(ev.is_for(&self.rcq) && ev.context() == CQ_CONTEXT, || {
+            "the event is not the receive CQ's".into()
+        })?;
         self.rcq.req_notify(solicited_only)?;
         self.rcq.poll(8)
     }
@@ -125,11 +151,18 @@ async fn run_client(addr: SocketAddr) -> io::Result<String> {
 
     // 1. Keys, the first event; armed again for solicited completions.
     let wc = s.next_event(true).await?;
-    check(wc.len() == 1, || format!("the keys' event: {} completions", wc.len()))?;
+    check(wc.len() == 1, || {
+        format!("the keys' event: {} completions", wc.len())
+    })?;
     completion(&wc[0], 0x100, RECV, SLOT, GRH, 0, qp)?;
     let keys = &wc[0].bufs()[0];
-    let word = RemoteAddr { addr: le64(&keys[..8]), rkey: u32::from_le_bytes(keys[8..12].try_into().unwrap()) };
-    check(le64(&keys[16..24]) == INITIAL, || "the word's value is not the initial one".into())?;
+    let word = RemoteAddr {
+        addr: le64(&keys[..8]),
+        rkey: u32::from_le_bytes(keys[8..12].try_into().unwrap()),
+    };
+    check(le64(&keys[16..24]) == INITIAL, || {
+        "the word's value is not the initial one".into()
+    })?;
 
     // 2. Atomics, one list; their old values land in three 8-byte buffers.
     let [a, b, c]: [Buf; 3] = s.pd.alloc(24)?.chunks(8).try_into().unwrap();
@@ -139,12 +172,21 @@ async fn run_client(addr: SocketAddr) -> io::Result<String> {
         SendWr::compare_swap(0x702, c, word, INITIAL.wrapping_add(ADD), STALE_SWAP),
     ])?;
     let wc = waiting(s.scq.wait_async(3, WAIT)).await?;
-    let opcodes = [rdmaverbs::raw::IBV_WC_FETCH_ADD, rdmaverbs::raw::IBV_WC_COMP_SWAP, rdmaverbs::raw::IBV_WC_COMP_SWAP];
+    let opcodes = [
+        rdmaverbs::raw::IBV_WC_FETCH_ADD,
+        rdmaverbs::raw::IBV_WC_COMP_SWAP,
+        rdmaverbs::raw::IBV_WC_COMP_SWAP,
+    ];
     for (k, c) in wc.iter().enumerate() {
         completion(c, 0x700 + k as u64, opcodes[k], 8, 0, 0, qp)?;
     }
-    let old: Vec<u64> = wc.iter().map(|c| u64::from_ne_bytes(c.bufs()[0][..8].try_into().unwrap())).collect();
-    check(old == [INITIAL, INITIAL.wrapping_add(ADD), SWAP], || format!("the atomics' old values {old:x?}"))?;
+    let old: Vec<u64> = wc
+        .iter()
+        .map(|c| u64::from_ne_bytes(c.bufs()[0][..8].try_into().unwrap()))
+        .collect();
+    check(old == [INITIAL, INITIAL.wrapping_add(ADD), SWAP], || {
+        format!("the atomics' old values {old:x?}")
+    })?;
 
     // 3. Four sends into the server's SRQ, two SGEs each, immediate data.
     let mut slots = s.pd.alloc(5 * SLOT)?.chunks(SLOT);
@@ -161,22 +203,49 @@ async fn run_client(addr: SocketAddr) -> io::Result<String> {
 
     // 4. The server's five, the event at the last (solicited): five at once.
     let wc = s.next_event(false).await?;
-    check(wc.len() == 5, || format!("the solicited event: {} completions in one poll, not 5", wc.len()))?;
+    check(wc.len() == 5, || {
+        format!(
+            "the solicited event: {} completions in one poll, not 5",
+            wc.len()
+        )
+    })?;
     for (k, (c, len)) in wc.iter().zip(SERVER_LENS).enumerate() {
-        completion(c, 0x101 + k as u64, RECV, len, GRH | WITH_IMM, 0x5e4d_0000 + k as u32, qp)?;
-        check(c.bufs()[0][..len] == pattern(0x51, k, len), || format!("message {k}: its bytes differ"))?;
+        completion(
+            c,
+            0x101 + k as u64,
+            RECV,
+            len,
+            GRH | WITH_IMM,
+            0x5e4d_0000 + k as u32,
+            qp,
+        )?;
+        check(c.bufs()[0][..len] == pattern(0x51, k, len), || {
+            format!("message {k}: its bytes differ")
+        })?;
     }
 
     // 5. DONE, and the server's DONE with the word's last value.
     let mut msg = done;
     msg[..4].copy_from_slice(b"DONE");
     ep.post_send([SendWr::send(0x500, msg)])?;
-    completion(&waiting(s.scq.wait_async(1, WAIT)).await?[0], 0x500, SEND, SLOT, 0, 0, qp)?;
+    completion(
+        &waiting(s.scq.wait_async(1, WAIT)).await?[0],
+        0x500,
+        SEND,
+        SLOT,
+        0,
+        0,
+        qp,
+    )?;
     let wc = s.next_event(false).await?;
-    check(wc.len() == 1, || format!("the DONE event: {} completions", wc.len()))?;
+    check(wc.len() == 1, || {
+        format!("the DONE event: {} completions", wc.len())
+    })?;
     completion(&wc[0], 0x106, RECV, SLOT, GRH, 0, qp)?;
     let last = &wc[0].bufs()[0];
-    check(&last[..4] == b"DONE" && le64(&last[8..16]) == SWAP, || "no DONE with the word's value".into())?;
+    check(&last[..4] == b"DONE" && le64(&last[8..16]) == SWAP, || {
+        "no DONE with the word's value".into()
+    })?;
 
     // 6. Disconnect; the objects close themselves, in order, as they go.
     ep.disconnect()?;
@@ -195,7 +264,8 @@ async fn run_server(addr: SocketAddr) -> io::Result<String> {
     let request = waiting(ch.expect(CmEventKind::ConnectRequest, &listen, WAIT)).await?;
     let id = request.into_request().unwrap();
     let s = Side::new(&id)?;
-    let word = s.pd.alloc_window(24, Access::REMOTE_ATOMIC | Access::REMOTE_READ)?;
+    let word =
+        s.pd.alloc_window(24, Access::REMOTE_ATOMIC | Access::REMOTE_READ)?;
     word.store_u64(0, INITIAL);
     let ep = s.endpoint(id)?;
     let qp = ep.qp_num();
@@ -215,8 +285,18 @@ async fn run_server(addr: SocketAddr) -> io::Result<String> {
 
     // 3. The client's four sends, into the SRQ (the receive CQ polled).
     for (k, c) in waiting(s.rcq.wait_async(4, WAIT)).await?.iter().enumerate() {
-        completion(c, 0x100 + k as u64, RECV, SLOT, GRH | WITH_IMM, 0xc0de_0000 + k as u32, qp)?;
-        check(c.bufs()[0][..] == pattern(0xc1, k, SLOT), || format!("message {k}: a byte differs"))?;
+        completion(
+            c,
+            0x100 + k as u64,
+            RECV,
+            SLOT,
+            GRH | WITH_IMM,
+            0xc0de_0000 + k as u32,
+            qp,
+        )?;
+        check(c.bufs()[0][..] == pattern(0xc1, k, SLOT), || {
+            format!("message {k}: a byte differs")
+        })?;
     }
 
     // 4. Five sends, the last solicited: the client's event.
@@ -245,16 +325,29 @@ async fn run_server(addr: SocketAddr) -> io::Result<String> {
     let c = waiting(s.rcq.wait_async(1, WAIT)).await?.remove(0);
     completion(&c, 0x104, RECV, SLOT, GRH, 0, qp)?;
     check(&c.bufs()[0][..4] == b"DONE", || "no DONE".into())?;
-    check(word.load_u64(0) == SWAP, || "the word is not the compare-and-swap's value".into())?;
+    check(word.load_u64(0) == SWAP, || {
+        "the word is not the compare-and-swap's value".into()
+    })?;
     let mut reply = sent.remove(0).into_bufs().remove(0);
     reply.set_len(SLOT);
     reply.fill(0);
     reply[..4].copy_from_slice(b"DONE");
     reply[8..16].copy_from_slice(&word.load_u64(0).to_le_bytes());
     ep.post_send([SendWr::send(0x400, reply)])?;
-    completion(&waiting(s.scq.wait_async(1, WAIT)).await?[0], 0x400, SEND, SLOT, 0, 0, qp)?;
+    completion(
+        &waiting(s.scq.wait_async(1, WAIT)).await?[0],
+        0x400,
+        SEND,
+        SLOT,
+        0,
+        0,
+        qp,
+    )?;
 
     // 6. The client's disconnect; the objects close themselves as they go.
     waiting(ch.expect(CmEventKind::Disconnected, &ep, WAIT)).await?;
-    Ok(format!("verbs: PASS role=server completions=12 word={:#x}", word.load_u64(0)))
+    Ok(format!(
+        "verbs: PASS role=server completions=12 word={:#x}",
+        word.load_u64(0)
+    ))
 }

@@ -26,7 +26,9 @@ impl AsyncEventChannel {
         // SAFETY: the channel's descriptor stays open, the same one, as long
         // as the channel (which the AsyncFd owns) lives.
         let fd = unsafe { AsyncFd::register_with_interest(channel, Interest::READABLE) };
-        Ok(AsyncEventChannel { fd: fd.map_err(|e| e.into_parts().1)? })
+        Ok(AsyncEventChannel {
+            fd: fd.map_err(|e| e.into_parts().1)?,
+        })
     }
 
     /// The next event, waiting `timeout` at most (`ETIMEDOUT`).
@@ -40,11 +42,18 @@ impl AsyncEventChannel {
                 }
             }
         };
-        tokio::time::timeout(timeout, wait).await.unwrap_or_else(|_| Err(timed_out()))
+        tokio::time::timeout(timeout, wait)
+            .await
+            .unwrap_or_else(|_| Err(timed_out()))
     }
 
     /// [`EventChannel::expect`], awaited.
-    pub async fn expect(&self, kind: CmEventKind, id: &impl AsRawCmId, timeout: Duration) -> io::Result<CmEvent> {
+    pub async fn expect(
+        &self,
+        kind: CmEventKind,
+        id: &impl AsRawCmId,
+        timeout: Duration,
+    ) -> io::Result<CmEvent> {
         expected(self.next_event(timeout).await?, kind, id)
     }
 }
@@ -66,7 +75,9 @@ impl AsyncCompChannel {
     pub fn new(channel: CompChannel) -> io::Result<AsyncCompChannel> {
         // SAFETY: as AsyncEventChannel::new's.
         let fd = unsafe { AsyncFd::register_with_interest(channel, Interest::READABLE) };
-        Ok(AsyncCompChannel { fd: fd.map_err(|e| e.into_parts().1)? })
+        Ok(AsyncCompChannel {
+            fd: fd.map_err(|e| e.into_parts().1)?,
+        })
     }
 
     /// The next event, waiting `timeout` at most (`ETIMEDOUT`); acknowledged.
@@ -80,7 +91,9 @@ impl AsyncCompChannel {
                 }
             }
         };
-        tokio::time::timeout(timeout, wait).await.unwrap_or_else(|_| Err(timed_out()))
+        tokio::time::timeout(timeout, wait)
+            .await
+            .unwrap_or_else(|_| Err(timed_out()))
     }
 }
 
@@ -103,7 +116,12 @@ impl Cq {
     }
 
     /// [`Cq::wait_into`] as a future.
-    pub async fn wait_into_async(&self, out: &mut Vec<Completion>, n: usize, timeout: Duration) -> io::Result<()> {
+    pub async fn wait_into_async(
+        &self,
+        out: &mut Vec<Completion>,
+        n: usize,
+        timeout: Duration,
+    ) -> io::Result<()> {
         let deadline = tokio::time::Instant::from_std(fd::deadline(timeout));
         let want = out.len() + n;
         while out.len() < want {

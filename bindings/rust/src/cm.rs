@@ -57,7 +57,13 @@ impl EventChannel {
         let mut id = std::ptr::null_mut();
         // SAFETY: our channel; the out-pointer lives across the call.
         unsafe { raw::rdma_create_id(self.inner.ch, &mut id, std::ptr::null_mut(), ps.raw()) }?;
-        Ok(CmId { inner: Arc::new(IdInner { id, owned: true, _channel: Some(self.inner.clone()) }) })
+        Ok(CmId {
+            inner: Arc::new(IdInner {
+                id,
+                owned: true,
+                _channel: Some(self.inner.clone()),
+            }),
+        })
     }
 
     /// The next event, waiting `timeout` at most (`ETIMEDOUT`); read and
@@ -89,15 +95,30 @@ impl EventChannel {
         // A connection request's id is new, on this channel: the program's
         // (destroyed, the request refused, if it drops it).
         let request = (kind == CmEventKind::ConnectRequest).then(|| CmId {
-            inner: Arc::new(IdInner { id: e.id, owned: true, _channel: Some(self.inner.clone()) }),
+            inner: Arc::new(IdInner {
+                id: e.id,
+                owned: true,
+                _channel: Some(self.inner.clone()),
+            }),
         });
-        Ok(Some(CmEvent { kind, status: e.status, id: e.id as usize, listen_id: e.listen_id as usize, request }))
+        Ok(Some(CmEvent {
+            kind,
+            status: e.status,
+            id: e.id as usize,
+            listen_id: e.listen_id as usize,
+            request,
+        }))
     }
 
     /// The next event, which must be `kind`, of `id` (for a connection
     /// request: of the listening `id`), with status 0: else an error naming
     /// what came (`ConnectionRefused` for a rejection, `TimedOut` for none).
-    pub fn expect(&self, kind: CmEventKind, id: &impl AsRawCmId, timeout: Duration) -> io::Result<CmEvent> {
+    pub fn expect(
+        &self,
+        kind: CmEventKind,
+        id: &impl AsRawCmId,
+        timeout: Duration,
+    ) -> io::Result<CmEvent> {
         expected(self.next_event(timeout)?, kind, id)
     }
 }
@@ -106,7 +127,10 @@ pub(crate) fn expected(ev: CmEvent, kind: CmEventKind, id: &impl AsRawCmId) -> i
     if ev.kind == kind && ev.status == 0 && ev.concerns(id) {
         return Ok(ev);
     }
-    let what = format!("rdma_cm event {} (status {}); want {kind}", ev.kind, ev.status);
+    let what = format!(
+        "rdma_cm event {} (status {}); want {kind}",
+        ev.kind, ev.status
+    );
     Err(match ev.kind {
         CmEventKind::Rejected => io::Error::new(io::ErrorKind::ConnectionRefused, what),
         _ => io::Error::other(what),
@@ -307,8 +331,15 @@ impl CmId {
     pub fn resolve_addr(&self, dst: SocketAddr, timeout: Duration) -> io::Result<()> {
         let mut sa = SockAddr::from(dst);
         // SAFETY: our id; the address lives across the call.
-        unsafe { raw::rdma_resolve_addr(self.inner.id, std::ptr::null_mut(), sa.as_mut_ptr(), millis(timeout)) }
-            .map(drop)
+        unsafe {
+            raw::rdma_resolve_addr(
+                self.inner.id,
+                std::ptr::null_mut(),
+                sa.as_mut_ptr(),
+                millis(timeout),
+            )
+        }
+        .map(drop)
     }
 
     /// Resolves the route (`rdma_resolve_route`): `RouteResolved` follows.
@@ -341,7 +372,10 @@ impl CmId {
                 "the id has no device yet: resolve its address or bind it first",
             ));
         }
-        Ok(Context { id: self.inner.clone(), ctx })
+        Ok(Context {
+            id: self.inner.clone(),
+            ctx,
+        })
     }
 
     /// Its QP (`rdma_create_qp`, RC), on `pd`, with its completions on
@@ -375,7 +409,16 @@ impl CmId {
         let qp = unsafe { (*self.inner.id.cast::<raw::rdma_cm_id>()).qp };
         // SAFETY: as above.
         let qp_num = unsafe { (*qp.cast::<raw::ibv_qp>()).qp_num };
-        Ok(Endpoint::new(self.inner, qp, qp_num, true, Some(pd.clone()), send_cq, recv_cq, srq))
+        Ok(Endpoint::new(
+            self.inner,
+            qp,
+            qp_num,
+            true,
+            Some(pd.clone()),
+            send_cq,
+            recv_cq,
+            srq,
+        ))
     }
 
     /// Its local address (`rdma_get_local_addr`).
@@ -399,7 +442,13 @@ pub struct QpCap {
 
 impl Default for QpCap {
     fn default() -> QpCap {
-        QpCap { max_send_wr: 16, max_recv_wr: 16, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 }
+        QpCap {
+            max_send_wr: 16,
+            max_recv_wr: 16,
+            max_send_sge: 1,
+            max_recv_sge: 1,
+            max_inline_data: 0,
+        }
     }
 }
 
@@ -417,7 +466,12 @@ pub struct ConnParam {
 
 impl Default for ConnParam {
     fn default() -> ConnParam {
-        ConnParam { responder_resources: 1, initiator_depth: 1, retry_count: 7, rnr_retry_count: 7 }
+        ConnParam {
+            responder_resources: 1,
+            initiator_depth: 1,
+            retry_count: 7,
+            rnr_retry_count: 7,
+        }
     }
 }
 
@@ -480,7 +534,11 @@ impl AsRawCmId for Endpoint {
 
 impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Endpoint {{ id: {:p}, qp_num: {} }}", self.id.id, self.qp_num)
+        write!(
+            f,
+            "Endpoint {{ id: {:p}, qp_num: {} }}",
+            self.id.id, self.qp_num
+        )
     }
 }
 
@@ -523,19 +581,33 @@ impl Endpoint {
     /// # Safety
     /// `id` is a `struct rdma_cm_id *` whose `qp` is set, and both outlive
     /// this endpoint; the QP's completions go to those CQs.
-    pub unsafe fn from_raw(id: *mut c_void, send_cq: &Cq, recv_cq: &Cq, srq: Option<&Srq>) -> Endpoint {
+    pub unsafe fn from_raw(
+        id: *mut c_void,
+        send_cq: &Cq,
+        recv_cq: &Cq,
+        srq: Option<&Srq>,
+    ) -> Endpoint {
         // SAFETY: as the caller promised.
         let qp = unsafe { (*id.cast::<raw::rdma_cm_id>()).qp };
         // SAFETY: as the caller promised.
         let qp_num = unsafe { (*qp.cast::<raw::ibv_qp>()).qp_num };
-        let inner = Arc::new(IdInner { id, owned: false, _channel: None });
+        let inner = Arc::new(IdInner {
+            id,
+            owned: false,
+            _channel: None,
+        });
         Endpoint::new(inner, qp, qp_num, false, None, send_cq, recv_cq, srq)
     }
 
     /// The usual client: an event channel and an id of its own, the
     /// address and route of `addr` resolved, a PD, one CQ for both
     /// directions, the QP, connected; each step waits `timeout` at most.
-    pub fn connect_to(addr: impl ToSocketAddrs, cap: QpCap, param: &ConnParam, timeout: Duration) -> io::Result<Endpoint> {
+    pub fn connect_to(
+        addr: impl ToSocketAddrs,
+        cap: QpCap,
+        param: &ConnParam,
+        timeout: Duration,
+    ) -> io::Result<Endpoint> {
         let addr = addr
             .to_socket_addrs()?
             .next()
@@ -547,7 +619,10 @@ impl Endpoint {
         id.resolve_route(timeout)?;
         ch.expect(CmEventKind::RouteResolved, &id, timeout)?;
         let ctx = id.context()?;
-        let (pd, cq) = (ctx.alloc_pd()?, ctx.create_cq(cap.max_send_wr as i32 + cap.max_recv_wr as i32, None, 0)?);
+        let (pd, cq) = (
+            ctx.alloc_pd()?,
+            ctx.create_cq(cap.max_send_wr as i32 + cap.max_recv_wr as i32, None, 0)?,
+        );
         let ep = id.create_qp(&pd, &cq, &cq, None, cap)?;
         ep.connect(param)?;
         ch.expect(CmEventKind::Established, &ep, timeout)?;
@@ -578,7 +653,10 @@ impl Endpoint {
     /// Posts send work requests, in one `ibv_post_send` of a list: each
     /// request's buffers are the queue's until its completion hands them
     /// back. On an error, those not posted come back in it.
-    pub fn post_send(&self, wrs: impl IntoIterator<Item = SendWr>) -> Result<(), PostError<SendWr>> {
+    pub fn post_send(
+        &self,
+        wrs: impl IntoIterator<Item = SendWr>,
+    ) -> Result<(), PostError<SendWr>> {
         let qp = self.qp;
         wr::post_send(&self.send, wrs.into_iter().collect(), |first, bad| {
             // SAFETY: our QP; the list and its SGEs live across the call.
@@ -588,7 +666,10 @@ impl Endpoint {
 
     /// Posts receives on its own receive queue (not its SRQ's: that is
     /// [`Srq::post_recv`]), in one `ibv_post_recv`.
-    pub fn post_recv(&self, wrs: impl IntoIterator<Item = RecvWr>) -> Result<(), PostError<RecvWr>> {
+    pub fn post_recv(
+        &self,
+        wrs: impl IntoIterator<Item = RecvWr>,
+    ) -> Result<(), PostError<RecvWr>> {
         let qp = self.qp;
         wr::post_recv(&self.recv, wrs.into_iter().collect(), |first, bad| {
             // SAFETY: our QP; the list and its SGEs live across the call.
@@ -611,7 +692,9 @@ impl Endpoint {
     /// # Panics
     /// For an endpoint made by [`from_raw`](Self::from_raw).
     pub fn pd(&self) -> &Pd {
-        self.pd.as_ref().expect("an endpoint made by from_raw has no Pd of this crate's")
+        self.pd
+            .as_ref()
+            .expect("an endpoint made by from_raw has no Pd of this crate's")
     }
 
     pub fn send_cq(&self) -> &Cq {
@@ -628,7 +711,10 @@ impl Endpoint {
 
     /// Its device context (what more objects are made on).
     pub fn context(&self) -> io::Result<Context> {
-        CmId { inner: self.id.clone() }.context()
+        CmId {
+            inner: self.id.clone(),
+        }
+        .context()
     }
 
     /// Its local address (`rdma_get_local_addr`).
@@ -701,13 +787,24 @@ unsafe fn socket_addr(sa: *mut c_void) -> io::Result<SocketAddr> {
         // SAFETY: an AF_INET address is a sockaddr_in.
         let a = unsafe { *sa.cast::<raw::sockaddr_in>() };
         let ip = Ipv4Addr::from(a.sin_addr.to_ne_bytes());
-        Ok(SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(a.sin_port))))
+        Ok(SocketAddr::V4(SocketAddrV4::new(
+            ip,
+            u16::from_be(a.sin_port),
+        )))
     } else if family == raw::AF_INET6 {
         // SAFETY: an AF_INET6 address is a sockaddr_in6.
         let a = unsafe { *sa.cast::<SockAddrIn6>() };
         let ip = Ipv6Addr::from(a.addr);
-        Ok(SocketAddr::V6(SocketAddrV6::new(ip, u16::from_be(a.port), u32::from_be(a.flowinfo), a.scope_id)))
+        Ok(SocketAddr::V6(SocketAddrV6::new(
+            ip,
+            u16::from_be(a.port),
+            u32::from_be(a.flowinfo),
+            a.scope_id,
+        )))
     } else {
-        Err(io::Error::new(io::ErrorKind::Unsupported, format!("address family {family}")))
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("address family {family}"),
+        ))
     }
 }

@@ -25,7 +25,9 @@ pub(crate) fn timed_out() -> io::Error {
 
 /// The deadline of a wait of `timeout` from now.
 pub(crate) fn deadline(timeout: Duration) -> Instant {
-    Instant::now().checked_add(timeout).unwrap_or_else(|| Instant::now() + Duration::from_secs(86400 * 365))
+    Instant::now()
+        .checked_add(timeout)
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(86400 * 365))
 }
 
 /// Waits until fd is readable, or the deadline: `ETIMEDOUT` then.
@@ -37,7 +39,11 @@ pub(crate) fn readable(fd: RawFd, deadline: Instant) -> io::Result<()> {
         }
         // whole milliseconds, rounded up (a wait never ends early)
         let ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
-        let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one pollfd, alive across the call.
         match unsafe { libc::poll(&mut p, 1, ms) } {
             n if n > 0 => return Ok(()),
@@ -71,8 +77,15 @@ mod tests {
         set_nonblocking(p[0]).unwrap();
         let start = Instant::now();
         let e = readable(p[0], deadline(Duration::from_millis(50))).unwrap_err();
-        assert_eq!((e.raw_os_error(), e.kind()), (Some(libc::ETIMEDOUT), io::ErrorKind::TimedOut));
-        assert!(start.elapsed() >= Duration::from_millis(50), "{:?}", start.elapsed());
+        assert_eq!(
+            (e.raw_os_error(), e.kind()),
+            (Some(libc::ETIMEDOUT), io::ErrorKind::TimedOut)
+        );
+        assert!(
+            start.elapsed() >= Duration::from_millis(50),
+            "{:?}",
+            start.elapsed()
+        );
         // SAFETY: one byte from a live buffer.
         assert_eq!(unsafe { libc::write(p[1], b"x".as_ptr().cast(), 1) }, 1);
         readable(p[0], deadline(Duration::from_secs(5))).unwrap();

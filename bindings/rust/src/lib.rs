@@ -23,7 +23,9 @@ mod wr;
 
 #[cfg(feature = "tokio")]
 pub use aio::{AsyncCompChannel, AsyncEventChannel};
-pub use cm::{AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap};
+pub use cm::{
+    AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap,
+};
 pub use mem::{Access, Buf, RemoteAddr, Window};
 pub use verbs::{CompChannel, Context, Cq, CqEvent, Pd, Srq};
 pub use wr::{Completion, IntoSges, PostError, RecvWr, SendWr, WcOpcode, WcStatus};

@@ -79,9 +79,16 @@ unsafe impl Sync for MrInner {}
 
 impl MrInner {
     /// Allocates `len` zeroed bytes (page-aligned) and registers them on pd.
-    pub(crate) fn new(pd: &Arc<PdInner>, len: usize, access: Access) -> std::io::Result<Arc<MrInner>> {
+    pub(crate) fn new(
+        pd: &Arc<PdInner>,
+        len: usize,
+        access: Access,
+    ) -> std::io::Result<Arc<MrInner>> {
         if len == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "a buffer of 0 bytes"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a buffer of 0 bytes",
+            ));
         }
         let layout = Layout::from_size_align(len, 4096)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
@@ -129,7 +136,10 @@ impl Drop for MrInner {
             Memory::Ours(layout) => unsafe { std::alloc::dealloc(self.mem.as_ptr(), layout) },
             // SAFETY: the Box<[u8]> of Buf::from_raw, len bytes.
             Memory::Boxed => drop(unsafe {
-                Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.mem.as_ptr(), self.len))
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    self.mem.as_ptr(),
+                    self.len,
+                ))
             }),
         }
     }
@@ -199,7 +209,12 @@ unsafe impl Sync for Buf {}
 impl Buf {
     pub(crate) fn whole(mr: Arc<MrInner>) -> Buf {
         let (ptr, len) = (mr.mem, mr.len);
-        Buf { mr, ptr, len, cap: len }
+        Buf {
+            mr,
+            ptr,
+            len,
+            cap: len,
+        }
     }
 
     /// A buffer over memory registered elsewhere (the raw layer's
@@ -245,7 +260,11 @@ impl Buf {
     /// # Panics
     /// If `len` is larger than its capacity.
     pub fn set_len(&mut self, len: usize) {
-        assert!(len <= self.cap, "set_len({len}) beyond the capacity {}", self.cap);
+        assert!(
+            len <= self.cap,
+            "set_len({len}) beyond the capacity {}",
+            self.cap
+        );
         self.len = len;
     }
 
@@ -255,12 +274,29 @@ impl Buf {
     /// # Panics
     /// If `at` is larger than its capacity.
     pub fn split_at(self, at: usize) -> (Buf, Buf) {
-        assert!(at <= self.cap, "split_at({at}) beyond the capacity {}", self.cap);
+        assert!(
+            at <= self.cap,
+            "split_at({at}) beyond the capacity {}",
+            self.cap
+        );
         // SAFETY: at <= cap: within the range this Buf owns.
         let tail = unsafe { NonNull::new_unchecked(self.ptr.as_ptr().add(at)) };
         let (len, cap) = (self.len, self.cap);
-        let second = Buf { mr: self.mr.clone(), ptr: tail, len: len.saturating_sub(at), cap: cap - at };
-        (Buf { mr: self.mr, ptr: self.ptr, len: len.min(at), cap: at }, second)
+        let second = Buf {
+            mr: self.mr.clone(),
+            ptr: tail,
+            len: len.saturating_sub(at),
+            cap: cap - at,
+        };
+        (
+            Buf {
+                mr: self.mr,
+                ptr: self.ptr,
+                len: len.min(at),
+                cap: at,
+            },
+            second,
+        )
     }
 
     /// Cuts it into pieces of `size` bytes (the last one shorter if the
@@ -292,12 +328,21 @@ impl Buf {
             return Err((self, other));
         }
         let cap = self.cap + other.cap;
-        Ok(Buf { mr: self.mr, ptr: self.ptr, len: cap, cap })
+        Ok(Buf {
+            mr: self.mr,
+            ptr: self.ptr,
+            len: cap,
+            cap,
+        })
     }
 
     /// The SGE a post hands the card: address, length, lkey.
     pub(crate) fn sge(&self) -> raw::ibv_sge {
-        raw::ibv_sge { addr: self.addr(), length: self.len as u32, lkey: self.mr.lkey }
+        raw::ibv_sge {
+            addr: self.addr(),
+            length: self.len as u32,
+            lkey: self.mr.lkey,
+        }
     }
 }
 
@@ -338,7 +383,10 @@ pub struct RemoteAddr {
 impl RemoteAddr {
     /// `offset` bytes further on.
     pub fn offset(self, offset: u64) -> RemoteAddr {
-        RemoteAddr { addr: self.addr + offset, rkey: self.rkey }
+        RemoteAddr {
+            addr: self.addr + offset,
+            rkey: self.rkey,
+        }
     }
 }
 
@@ -381,7 +429,10 @@ impl Window {
 
     /// What to send the peer: address and key.
     pub fn remote(&self) -> RemoteAddr {
-        RemoteAddr { addr: self.addr(), rkey: self.rkey() }
+        RemoteAddr {
+            addr: self.addr(),
+            rkey: self.rkey(),
+        }
     }
 
     fn word(&self, offset: usize) -> &AtomicU64 {

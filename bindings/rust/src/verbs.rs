@@ -38,7 +38,12 @@ impl Context {
     pub fn alloc_pd(&self) -> io::Result<Pd> {
         // SAFETY: a live context.
         let pd = unsafe { raw::ibv_alloc_pd(self.ctx) }?;
-        Ok(Pd { inner: Arc::new(PdInner { pd, _ctx: self.clone() }) })
+        Ok(Pd {
+            inner: Arc::new(PdInner {
+                pd,
+                _ctx: self.clone(),
+            }),
+        })
     }
 
     /// A completion channel (`ibv_create_comp_channel`), its descriptor
@@ -48,14 +53,23 @@ impl Context {
         let ch = unsafe { raw::ibv_create_comp_channel(self.ctx) }?;
         // SAFETY: the channel libibverbs made.
         let fd = unsafe { (*ch.cast::<raw::ibv_comp_channel>()).fd };
-        let inner = Arc::new(CompChannelInner { ch, fd, _ctx: self.clone() });
+        let inner = Arc::new(CompChannelInner {
+            ch,
+            fd,
+            _ctx: self.clone(),
+        });
         fd::set_nonblocking(fd)?;
         Ok(CompChannel { inner })
     }
 
     /// A CQ of `cqe` entries (`ibv_create_cq`); on `channel`, if given,
     /// whose events for it carry `context` ([`CqEvent::context`]).
-    pub fn create_cq(&self, cqe: i32, channel: Option<&CompChannel>, context: usize) -> io::Result<Cq> {
+    pub fn create_cq(
+        &self,
+        cqe: i32,
+        channel: Option<&CompChannel>,
+        context: usize,
+    ) -> io::Result<Cq> {
         let ch = channel.map_or(std::ptr::null_mut(), |c| c.inner.ch);
         // SAFETY: a live context and channel.
         let cq = unsafe { raw::ibv_create_cq(self.ctx, cqe, context as *mut c_void, ch, 0) }?;
@@ -100,7 +114,11 @@ impl Pd {
     /// and write (`IBV_ACCESS_LOCAL_WRITE`): sends, receives, the local side
     /// of RDMA reads and writes, atomics' results.
     pub fn alloc(&self, len: usize) -> io::Result<Buf> {
-        Ok(Buf::whole(MrInner::new(&self.inner, len, Access::LOCAL_WRITE)?))
+        Ok(Buf::whole(MrInner::new(
+            &self.inner,
+            len,
+            Access::LOCAL_WRITE,
+        )?))
     }
 
     /// A registered buffer holding a copy of `bytes`.
@@ -114,14 +132,22 @@ impl Pd {
     /// (`REMOTE_READ`, `REMOTE_WRITE`, `REMOTE_ATOMIC`; `LOCAL_WRITE` is
     /// added, as verbs requires with the last two).
     pub fn alloc_window(&self, len: usize, access: Access) -> io::Result<Window> {
-        Ok(Window::new(MrInner::new(&self.inner, len, access | Access::LOCAL_WRITE)?))
+        Ok(Window::new(MrInner::new(
+            &self.inner,
+            len,
+            access | Access::LOCAL_WRITE,
+        )?))
     }
 
     /// A shared receive queue of `max_wr` requests of up to `max_sge` SGEs
     /// (`ibv_create_srq`).
     pub fn create_srq(&self, max_wr: u32, max_sge: u32) -> io::Result<Srq> {
         let mut attr = raw::ibv_srq_init_attr {
-            attr: raw::ibv_srq_attr { max_wr, max_sge, srq_limit: 0 },
+            attr: raw::ibv_srq_attr {
+                max_wr,
+                max_sge,
+                srq_limit: 0,
+            },
             ..Default::default()
         };
         // SAFETY: a live PD; attr lives across the call.
@@ -190,7 +216,10 @@ impl CompChannel {
                 // SAFETY: the CQ of the event, alive (ibv_destroy_cq waits for
                 // this acknowledgement).
                 unsafe { raw::ibv_ack_cq_events(cq, 1) };
-                Ok(Some(CqEvent { cq: cq as usize, context: context as usize }))
+                Ok(Some(CqEvent {
+                    cq: cq as usize,
+                    context: context as usize,
+                }))
             }
             Err(e) if fd::would_block(&e) => Ok(None),
             Err(e) => Err(e),
@@ -272,7 +301,13 @@ impl Cq {
     /// with it here.
     pub unsafe fn from_raw(cq: *mut c_void) -> Cq {
         Cq {
-            inner: Arc::new(CqInner { cq, owned: false, sources: Mutex::new(Vec::new()), _channel: None, _ctx: None }),
+            inner: Arc::new(CqInner {
+                cq,
+                owned: false,
+                sources: Mutex::new(Vec::new()),
+                _channel: None,
+                _ctx: None,
+            }),
         }
     }
 
@@ -326,7 +361,12 @@ impl Cq {
 
     /// As [`wait`](Self::wait), into `out`, which keeps what was polled
     /// when the wait ends in an error.
-    pub fn wait_into(&self, out: &mut Vec<Completion>, n: usize, timeout: Duration) -> io::Result<()> {
+    pub fn wait_into(
+        &self,
+        out: &mut Vec<Completion>,
+        n: usize,
+        timeout: Duration,
+    ) -> io::Result<()> {
         let deadline = fd::deadline(timeout);
         let want = out.len() + n;
         while out.len() < want {
@@ -389,17 +429,31 @@ impl Srq {
     /// `srq` is a `struct ibv_srq *` that outlives this Srq and every QP
     /// made with it here.
     pub unsafe fn from_raw(srq: *mut c_void) -> Srq {
-        Srq { inner: Arc::new(SrqInner { srq, owned: false, pending: Arc::new(Pending::default()), _pd: None }) }
+        Srq {
+            inner: Arc::new(SrqInner {
+                srq,
+                owned: false,
+                pending: Arc::new(Pending::default()),
+                _pd: None,
+            }),
+        }
     }
 
     /// Posts receives, in one `ibv_post_srq_recv` of a list: each buffer is
     /// the SRQ's until its completion hands it back.
-    pub fn post_recv(&self, wrs: impl IntoIterator<Item = RecvWr>) -> Result<(), PostError<RecvWr>> {
+    pub fn post_recv(
+        &self,
+        wrs: impl IntoIterator<Item = RecvWr>,
+    ) -> Result<(), PostError<RecvWr>> {
         let srq = self.inner.srq;
-        wr::post_recv(&self.inner.pending, wrs.into_iter().collect(), |first, bad| {
-            // SAFETY: our SRQ; the list and its SGEs live across the call.
-            unsafe { raw::ibv_post_srq_recv(srq, first.cast(), bad) }.map(drop)
-        })
+        wr::post_recv(
+            &self.inner.pending,
+            wrs.into_iter().collect(),
+            |first, bad| {
+                // SAFETY: our SRQ; the list and its SGEs live across the call.
+                unsafe { raw::ibv_post_srq_recv(srq, first.cast(), bad) }.map(drop)
+            },
+        )
     }
 
     /// How many receives are posted and not completed.

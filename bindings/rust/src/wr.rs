@@ -59,7 +59,13 @@ pub struct SendWr {
 
 impl SendWr {
     fn new(wr_id: u64, op: Op, bufs: Vec<Buf>) -> SendWr {
-        SendWr { wr_id, op, imm: None, flags: raw::IBV_SEND_SIGNALED as u32, bufs }
+        SendWr {
+            wr_id,
+            op,
+            imm: None,
+            flags: raw::IBV_SEND_SIGNALED as u32,
+            bufs,
+        }
     }
 
     /// A send of the buffers' bytes, in order (`IBV_WR_SEND`).
@@ -71,7 +77,10 @@ impl SendWr {
     /// network order here; the receiver's [`Completion::imm_data`] gives it
     /// back in host order): `IBV_WR_SEND_WITH_IMM`.
     pub fn send_with_imm(wr_id: u64, imm: u32, bufs: impl IntoSges) -> SendWr {
-        SendWr { imm: Some(imm), ..SendWr::send(wr_id, bufs) }
+        SendWr {
+            imm: Some(imm),
+            ..SendWr::send(wr_id, bufs)
+        }
     }
 
     /// An RDMA write of the buffers' bytes into the peer's memory
@@ -95,7 +104,13 @@ impl SendWr {
 
     /// Sets the peer's word to `swap` if it is `compare`; its old value
     /// lands in `result` (`IBV_WR_ATOMIC_CMP_AND_SWP`).
-    pub fn compare_swap(wr_id: u64, result: Buf, remote: RemoteAddr, compare: u64, swap: u64) -> SendWr {
+    pub fn compare_swap(
+        wr_id: u64,
+        result: Buf,
+        remote: RemoteAddr,
+        compare: u64,
+        swap: u64,
+    ) -> SendWr {
         SendWr::new(wr_id, Op::CompareSwap(remote, compare, swap), vec![result])
     }
 
@@ -132,32 +147,53 @@ impl SendWr {
             ..Default::default()
         };
         let atomic = |remote: RemoteAddr, compare_add, swap| {
-            let ok = self.bufs.len() == 1 && self.bufs[0].len() == 8 && self.bufs[0].addr() % 8 == 0;
+            let ok =
+                self.bufs.len() == 1 && self.bufs[0].len() == 8 && self.bufs[0].addr() % 8 == 0;
             if !ok {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    format!("wr_id {:#x}: an atomic's result is one buffer of 8 bytes, 8-byte aligned", self.wr_id),
+                    format!(
+                        "wr_id {:#x}: an atomic's result is one buffer of 8 bytes, 8-byte aligned",
+                        self.wr_id
+                    ),
                 ));
             }
-            Ok(raw::ibv_send_wr_wr_atomic { remote_addr: remote.addr, compare_add, swap, rkey: remote.rkey })
+            Ok(raw::ibv_send_wr_wr_atomic {
+                remote_addr: remote.addr,
+                compare_add,
+                swap,
+                rkey: remote.rkey,
+            })
         };
         let (opcode, imm_opcode) = match self.op {
             Op::Send => (raw::IBV_WR_SEND, raw::IBV_WR_SEND_WITH_IMM),
             Op::Write(remote) => {
-                w.wr.rdma = raw::ibv_send_wr_wr_rdma { remote_addr: remote.addr, rkey: remote.rkey };
+                w.wr.rdma = raw::ibv_send_wr_wr_rdma {
+                    remote_addr: remote.addr,
+                    rkey: remote.rkey,
+                };
                 (raw::IBV_WR_RDMA_WRITE, raw::IBV_WR_RDMA_WRITE_WITH_IMM)
             }
             Op::Read(remote) => {
-                w.wr.rdma = raw::ibv_send_wr_wr_rdma { remote_addr: remote.addr, rkey: remote.rkey };
+                w.wr.rdma = raw::ibv_send_wr_wr_rdma {
+                    remote_addr: remote.addr,
+                    rkey: remote.rkey,
+                };
                 (raw::IBV_WR_RDMA_READ, raw::IBV_WR_RDMA_READ)
             }
             Op::FetchAdd(remote, add) => {
                 w.wr.atomic = atomic(remote, add, 0)?;
-                (raw::IBV_WR_ATOMIC_FETCH_AND_ADD, raw::IBV_WR_ATOMIC_FETCH_AND_ADD)
+                (
+                    raw::IBV_WR_ATOMIC_FETCH_AND_ADD,
+                    raw::IBV_WR_ATOMIC_FETCH_AND_ADD,
+                )
             }
             Op::CompareSwap(remote, compare, swap) => {
                 w.wr.atomic = atomic(remote, compare, swap)?;
-                (raw::IBV_WR_ATOMIC_CMP_AND_SWP, raw::IBV_WR_ATOMIC_CMP_AND_SWP)
+                (
+                    raw::IBV_WR_ATOMIC_CMP_AND_SWP,
+                    raw::IBV_WR_ATOMIC_CMP_AND_SWP,
+                )
             }
         };
         w.opcode = match self.imm {
@@ -181,7 +217,10 @@ pub struct RecvWr {
 
 impl RecvWr {
     pub fn new(wr_id: u64, bufs: impl IntoSges) -> RecvWr {
-        RecvWr { wr_id, bufs: bufs.into_sges() }
+        RecvWr {
+            wr_id,
+            bufs: bufs.into_sges(),
+        }
     }
 
     /// Its `wr_id`.
@@ -254,13 +293,23 @@ pub struct PostError<W> {
 
 impl<W> fmt::Debug for PostError<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PostError {{ error: {:?}, unposted: {} }}", self.error, self.unposted.len())
+        write!(
+            f,
+            "PostError {{ error: {:?}, unposted: {} }}",
+            self.error,
+            self.unposted.len()
+        )
     }
 }
 
 impl<W> fmt::Display for PostError<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "post: {} ({} work requests not posted)", self.error, self.unposted.len())
+        write!(
+            f,
+            "post: {} ({} work requests not posted)",
+            self.error,
+            self.unposted.len()
+        )
     }
 }
 
@@ -287,8 +336,14 @@ pub(crate) fn post<W>(
     if wrs.is_empty() {
         return Ok(());
     }
-    let mut sges: Vec<raw::ibv_sge> = wrs.iter().flat_map(|w| bufs_of(w).iter().map(Buf::sge)).collect();
-    let tokens: Vec<u64> = wrs.iter().map(|_| TOKENS.fetch_add(1, Ordering::Relaxed)).collect();
+    let mut sges: Vec<raw::ibv_sge> = wrs
+        .iter()
+        .flat_map(|w| bufs_of(w).iter().map(Buf::sge))
+        .collect();
+    let tokens: Vec<u64> = wrs
+        .iter()
+        .map(|_| TOKENS.fetch_add(1, Ordering::Relaxed))
+        .collect();
     let mut at = 0;
     let built: io::Result<Vec<Raw>> = wrs
         .iter()
@@ -302,7 +357,12 @@ pub(crate) fn post<W>(
         .collect();
     let mut raws = match built {
         Ok(raws) => raws,
-        Err(error) => return Err(PostError { error, unposted: wrs }),
+        Err(error) => {
+            return Err(PostError {
+                error,
+                unposted: wrs,
+            })
+        }
     };
     for i in 1..raws.len() {
         let next = raws[i].as_ptr();
@@ -324,7 +384,11 @@ pub(crate) fn post<W>(
             // the queue knows (their buffers go with the queue).
             let from = raws.iter().position(|r| r.as_ptr() == bad);
             let unposted = match from {
-                Some(i) => tokens[i..].iter().filter_map(|t| pending.take(*t)).map(&unwrap).collect(),
+                Some(i) => tokens[i..]
+                    .iter()
+                    .filter_map(|t| pending.take(*t))
+                    .map(&unwrap)
+                    .collect(),
                 None => Vec::new(),
             };
             Err(PostError { error, unposted })
@@ -496,7 +560,8 @@ impl Completion {
     /// The immediate data, in host order, if it came with some
     /// (`IBV_WC_WITH_IMM`).
     pub fn imm_data(&self) -> Option<u32> {
-        (self.wc.wc_flags & raw::IBV_WC_WITH_IMM as u32 != 0).then(|| u32::from_be(self.wc.imm_data))
+        (self.wc.wc_flags & raw::IBV_WC_WITH_IMM as u32 != 0)
+            .then(|| u32::from_be(self.wc.imm_data))
     }
 
     /// `IBV_WC_*` flags: `IBV_WC_GRH`, `IBV_WC_WITH_IMM`, ...
@@ -542,6 +607,9 @@ impl Completion {
 
 impl fmt::Debug for Completion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Completion").field("wc", &self.wc).field("bufs", &self.bufs).finish()
+        f.debug_struct("Completion")
+            .field("wc", &self.wc)
+            .field("bufs", &self.bufs)
+            .finish()
     }
 }

@@ -12,7 +12,11 @@ use std::process::Command;
 
 /// The folder of this test's own dependencies (target/debug/deps).
 fn deps() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().to_path_buf()
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The rdmaverbs library this test was built against: the newest there.
@@ -44,7 +48,16 @@ fn compile(name: &str, body: &str) -> (bool, String) {
     .unwrap();
     let deps = deps();
     let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .args(["--edition", "2021", "--crate-type", "lib", "--emit", "metadata", "--error-format", "short"])
+        .args([
+            "--edition",
+            "2021",
+            "--crate-type",
+            "lib",
+            "--emit",
+            "metadata",
+            "--error-format",
+            "short",
+        ])
         .args(["--crate-name", name, "--out-dir"])
         .arg(&dir)
         .arg("-L")
@@ -54,7 +67,10 @@ fn compile(name: &str, body: &str) -> (bool, String) {
         .arg(&src)
         .output()
         .expect("rustc runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `body` compiles; `body` and then `use_` does not, for E0382 on `var`.
@@ -72,10 +88,14 @@ fn refused(name: &str, body: &str, use_: &str, var: &str) {
     // the only error, on the line of the use
     assert_eq!(errors.matches("error[").count(), 1, "{name}:\n{errors}");
     let line = body.lines().count() + 3;
-    assert!(errors.contains(&format!("{name}.rs:{line}:")), "{name}: not on line {line}:\n{errors}");
+    assert!(
+        errors.contains(&format!("{name}.rs:{line}:")),
+        "{name}: not on line {line}:\n{errors}"
+    );
 }
 
-const SEND: &str = "    let msg = ep.pd().alloc_from(b\"hello\")?;\n    ep.post_send([SendWr::send(1, msg)])?;";
+const SEND: &str =
+    "    let msg = ep.pd().alloc_from(b\"hello\")?;\n    ep.post_send([SendWr::send(1, msg)])?;";
 const RECV: &str = "    let mut slot = ep.pd().alloc(64)?;\n    slot[0] = 1;\n    ep.post_recv([RecvWr::new(1, slot)])?;";
 
 #[test]
@@ -85,12 +105,22 @@ fn a_posted_send_buffer_cannot_be_dropped() {
 
 #[test]
 fn a_posted_send_buffer_cannot_be_written() {
-    refused("send_write", SEND, "    let mut msg = msg;\n    msg[0] = b'j';", "msg");
+    refused(
+        "send_write",
+        SEND,
+        "    let mut msg = msg;\n    msg[0] = b'j';",
+        "msg",
+    );
 }
 
 #[test]
 fn a_posted_send_buffer_cannot_be_posted_again() {
-    refused("send_twice", SEND, "    ep.post_send([SendWr::send(2, msg)])?;", "msg");
+    refused(
+        "send_twice",
+        SEND,
+        "    ep.post_send([SendWr::send(2, msg)])?;",
+        "msg",
+    );
 }
 
 #[test]

@@ -30,7 +30,8 @@ struct Recorder {
 static ONE: Mutex<()> = Mutex::new(());
 
 fn recorder() -> Recorder {
-    let path = std::env::var("RDMAVERBS_RECORDER").expect("RDMAVERBS_RECORDER names the recording provider");
+    let path = std::env::var("RDMAVERBS_RECORDER")
+        .expect("RDMAVERBS_RECORDER names the recording provider");
     let path = CString::new(path).unwrap();
     // SAFETY: dlopen and dlsym of the recorder, whose functions have these
     // types (bindings/recorder.c).
@@ -43,16 +44,30 @@ fn recorder() -> Recorder {
             p
         };
         Recorder {
-            id: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(c"recorder_id")),
-            srq: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(c"recorder_srq")),
-            cq: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(c"recorder_cq")),
-            fail: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(sym(c"recorder_fail")),
-            posts: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> c_int>(sym(c"recorder_posts")),
-            last: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *const c_char>(sym(c"recorder_last")),
-            bytes: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *const c_char>(sym(
-                c"recorder_bytes",
+            id: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_id",
             )),
-            complete_last: std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(sym(c"recorder_complete_last")),
+            srq: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_srq",
+            )),
+            cq: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_cq",
+            )),
+            fail: std::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(sym(
+                c"recorder_fail",
+            )),
+            posts: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> c_int>(sym(
+                c"recorder_posts",
+            )),
+            last: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *const c_char>(sym(
+                c"recorder_last",
+            )),
+            bytes: std::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *const c_char>(
+                sym(c"recorder_bytes"),
+            ),
+            complete_last: std::mem::transmute::<*mut c_void, unsafe extern "C" fn()>(sym(
+                c"recorder_complete_last",
+            )),
         }
     }
 }
@@ -137,7 +152,8 @@ fn a_posted_send_buffer_is_held_until_its_completion() {
     let bytes = pattern(0x3c, 64);
     let msg = buf(&bytes, 0x1234);
     let addr = msg.addr();
-    ep.post_send([SendWr::send_with_imm(0x42, 0xc0de_0001, msg)]).unwrap();
+    ep.post_send([SendWr::send_with_imm(0x42, 0xc0de_0001, msg)])
+        .unwrap();
     // The program has no reference to the buffer: it is the queue's.
     let junk = churn(64);
     let record = rec.last();
@@ -156,11 +172,17 @@ fn a_posted_send_buffer_is_held_until_its_completion() {
     let mut done = cq.poll(4).unwrap();
     assert_eq!(done.len(), 1);
     let c = done.remove(0);
-    assert_eq!((c.wr_id(), c.status().is_success(), c.opcode(), c.byte_len()), (0x42, true, WcOpcode::Send, 64));
+    assert_eq!(
+        (c.wr_id(), c.status().is_success(), c.opcode(), c.byte_len()),
+        (0x42, true, WcOpcode::Send, 64)
+    );
     assert_eq!(ep.sends_posted(), 0);
     let back = c.into_bufs();
     assert_eq!(back.len(), 1);
-    assert_eq!((back[0].addr(), back[0].lkey(), &back[0][..]), (addr, 0x1234, &bytes[..]));
+    assert_eq!(
+        (back[0].addr(), back[0].lkey(), &back[0][..]),
+        (addr, 0x1234, &bytes[..])
+    );
 }
 
 #[test]
@@ -171,24 +193,48 @@ fn receives_posted_on_an_srq_come_back_with_their_completions() {
     // One buffer of 4 slots of 16 bytes, each slot a receive, one list.
     let ring = buf(&pattern(0x90, 64), 0x77);
     let base = ring.addr();
-    srq.post_recv(ring.chunks(16).into_iter().enumerate().map(|(i, b)| RecvWr::new(0x100 + i as u64, b))).unwrap();
+    srq.post_recv(
+        ring.chunks(16)
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| RecvWr::new(0x100 + i as u64, b)),
+    )
+    .unwrap();
     assert_eq!(srq.posted(), 4);
     let junk = churn(64);
     let t = tokens(&rec.last());
     let want: Vec<String> = (0..4)
-        .map(|i| format!("srq_recv wr_id={:#x} sge={:#x}:0x10:0x77", t[i], base + 16 * i as u64))
+        .map(|i| {
+            format!(
+                "srq_recv wr_id={:#x} sge={:#x}:0x10:0x77",
+                t[i],
+                base + 16 * i as u64
+            )
+        })
         .collect();
     assert_eq!(rec.last(), want.join(" | "));
-    let slots: Vec<String> = pattern(0x90, 64).chunks(16).map(|s| format!(" {}", hex(s))).collect();
+    let slots: Vec<String> = pattern(0x90, 64)
+        .chunks(16)
+        .map(|s| format!(" {}", hex(s)))
+        .collect();
     assert_eq!(rec.bytes(), slots.join(" |"));
     drop(junk);
     rec.complete_last();
     let done = cq.poll(8).unwrap();
     assert_eq!(done.len(), 4);
     for (i, c) in done.into_iter().enumerate() {
-        assert_eq!((c.wr_id(), c.opcode(), c.byte_len()), (0x100 + i as u64, WcOpcode::Recv, 16));
+        assert_eq!(
+            (c.wr_id(), c.opcode(), c.byte_len()),
+            (0x100 + i as u64, WcOpcode::Recv, 16)
+        );
         let b = c.into_bufs().remove(0);
-        assert_eq!((b.addr(), &b[..]), (base + 16 * i as u64, &pattern(0x90, 64)[16 * i..16 * (i + 1)]));
+        assert_eq!(
+            (b.addr(), &b[..]),
+            (
+                base + 16 * i as u64,
+                &pattern(0x90, 64)[16 * i..16 * (i + 1)]
+            )
+        );
     }
     assert_eq!(srq.posted(), 0);
 }
@@ -202,19 +248,46 @@ fn a_failed_post_hands_back_what_it_did_not_post() {
     let posts = rec.posts();
     rec.fail(libc::ENOMEM);
     let e = ep
-        .post_send([SendWr::send(0x1, buf(&a, 1)), SendWr::fetch_add(0x2, buf(&b, 2), RemoteAddr { addr: 0x1000, rkey: 9 }, 5)])
+        .post_send([
+            SendWr::send(0x1, buf(&a, 1)),
+            SendWr::fetch_add(
+                0x2,
+                buf(&b, 2),
+                RemoteAddr {
+                    addr: 0x1000,
+                    rkey: 9,
+                },
+                5,
+            ),
+        ])
         .unwrap_err();
     assert_eq!(e.error.raw_os_error(), Some(libc::ENOMEM));
     assert_eq!(rec.posts(), posts, "nothing recorded");
     assert_eq!(ep.sends_posted(), 0);
-    let back: Vec<(u64, Vec<u8>)> = e.unposted.into_iter().map(|w| (w.wr_id(), w.into_bufs()[0].to_vec())).collect();
+    let back: Vec<(u64, Vec<u8>)> = e
+        .unposted
+        .into_iter()
+        .map(|w| (w.wr_id(), w.into_bufs()[0].to_vec()))
+        .collect();
     assert_eq!(back, [(0x1, a), (0x2, b)]);
     // An atomic's result must be one 8-byte buffer: refused before C.
     let e = ep
-        .post_send([SendWr::compare_swap(0x3, buf(&[0; 4], 3), RemoteAddr { addr: 0x1000, rkey: 9 }, 1, 2)])
+        .post_send([SendWr::compare_swap(
+            0x3,
+            buf(&[0; 4], 3),
+            RemoteAddr {
+                addr: 0x1000,
+                rkey: 9,
+            },
+            1,
+            2,
+        )])
         .unwrap_err();
     assert_eq!(e.error.kind(), std::io::ErrorKind::InvalidInput);
-    assert_eq!((rec.posts(), e.unposted.len(), ep.sends_posted()), (posts, 1, 0));
+    assert_eq!(
+        (rec.posts(), e.unposted.len(), ep.sends_posted()),
+        (posts, 1, 0)
+    );
     let as_io: std::io::Error = e.into();
     assert!(as_io.to_string().contains("8 bytes"), "{as_io}");
 }
@@ -226,7 +299,10 @@ fn atomics_carry_their_operands_and_a_failed_poll_its_errno() {
     let (ep, cq, _srq) = rec.endpoint();
     let [r0, r1]: [Buf; 2] = buf(&[0; 16], 0x55).chunks(8).try_into().unwrap();
     let (at0, at1) = (r0.addr(), r1.addr());
-    let word = RemoteAddr { addr: 0xfedc_0000_0000_3000, rkey: 0x8000_0066 };
+    let word = RemoteAddr {
+        addr: 0xfedc_0000_0000_3000,
+        rkey: 0x8000_0066,
+    };
     ep.post_send([
         SendWr::fetch_add(0x700, r0, word, 0x1000_0000_0000_0001),
         SendWr::compare_swap(0x701, r1, word.offset(8), 0x1111, 0x2222).fence(),
@@ -245,6 +321,15 @@ fn atomics_carry_their_operands_and_a_failed_poll_its_errno() {
     assert_eq!(cq.poll(4).unwrap_err().raw_os_error(), Some(libc::EIO));
     rec.complete_last();
     let done = cq.poll(4).unwrap();
-    let got: Vec<(u64, WcOpcode, u64)> = done.iter().map(|c| (c.wr_id(), c.opcode(), c.bufs()[0].addr())).collect();
-    assert_eq!(got, [(0x700, WcOpcode::FetchAdd, at0), (0x701, WcOpcode::CompareSwap, at1)]);
+    let got: Vec<(u64, WcOpcode, u64)> = done
+        .iter()
+        .map(|c| (c.wr_id(), c.opcode(), c.bufs()[0].addr()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0x700, WcOpcode::FetchAdd, at0),
+            (0x701, WcOpcode::CompareSwap, at1)
+        ]
+    );
 }

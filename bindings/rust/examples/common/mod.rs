@@ -26,7 +26,13 @@ pub const WAIT: Duration = Duration::from_secs(60);
 pub const RESOLVE: Duration = Duration::from_millis(2000);
 pub const SERVER_LENS: [usize; 5] = [8, 16, 24, 32, 40];
 /// The QP: 8 sends of up to 2 SGEs; its receives are the SRQ's.
-pub const CAP: QpCap = QpCap { max_send_wr: 8, max_recv_wr: 0, max_send_sge: 2, max_recv_sge: 0, max_inline_data: 0 };
+pub const CAP: QpCap = QpCap {
+    max_send_wr: 8,
+    max_recv_wr: 0,
+    max_send_sge: 2,
+    max_recv_sge: 0,
+    max_inline_data: 0,
+};
 /// A receive's flags on RoCE (rxe): every packet has a GRH.
 pub const GRH: u32 = raw::IBV_WC_GRH as u32;
 pub const WITH_IMM: u32 = raw::IBV_WC_WITH_IMM as u32;
@@ -44,7 +50,15 @@ pub fn check(ok: bool, what: impl FnOnce() -> String) -> io::Result<()> {
 
 /// One completion, every field (bindings/verbs-protocol.md): what verbs
 /// defines, and rxe's values where it does not (0 for what RC leaves).
-pub fn completion(c: &Completion, wr_id: u64, opcode: i32, len: usize, flags: u32, imm: u32, qp_num: u32) -> io::Result<()> {
+pub fn completion(
+    c: &Completion,
+    wr_id: u64,
+    opcode: i32,
+    len: usize,
+    flags: u32,
+    imm: u32,
+    qp_num: u32,
+) -> io::Result<()> {
     let w = c.raw();
     let got = (
         w.wr_id,
@@ -54,10 +68,28 @@ pub fn completion(c: &Completion, wr_id: u64, opcode: i32, len: usize, flags: u3
         w.wc_flags,
         u32::from_be(w.imm_data),
         w.qp_num,
-        (w.vendor_err, w.src_qp, w.pkey_index, w.slid, w.sl, w.dlid_path_bits),
+        (
+            w.vendor_err,
+            w.src_qp,
+            w.pkey_index,
+            w.slid,
+            w.sl,
+            w.dlid_path_bits,
+        ),
     );
-    let want = (wr_id, raw::IBV_WC_SUCCESS as u32, opcode as u32, len as u32, flags, imm, qp_num, (0, 0, 0, 0, 0, 0));
-    check(got == want, || format!("completion {got:x?}; want {want:x?} ({})", c.status()))
+    let want = (
+        wr_id,
+        raw::IBV_WC_SUCCESS as u32,
+        opcode as u32,
+        len as u32,
+        flags,
+        imm,
+        qp_num,
+        (0, 0, 0, 0, 0, 0),
+    );
+    check(got == want, || {
+        format!("completion {got:x?}; want {want:x?} ({})", c.status())
+    })
 }
 
 /// Byte j of message k of a side: (seed + 7k + j) mod 256.

@@ -56,7 +56,11 @@ unsafe extern "C" {
 
 /// Waits (WAIT_MS) for a channel's file descriptor to be readable.
 fn readable(fd: c_int, what: &str) {
-    let mut p = PollFd { fd, events: 1 /* POLLIN */, revents: 0 };
+    let mut p = PollFd {
+        fd,
+        events: 1, /* POLLIN */
+        revents: 0,
+    };
     // SAFETY: one pollfd, alive across the call.
     let n = unsafe { poll(&mut p, 1, WAIT_MS) };
     check(n == 1, format!("{what} (poll: {n})"));
@@ -70,7 +74,10 @@ struct Mem(*mut u64, usize);
 impl Mem {
     fn new(bytes: usize) -> Mem {
         let words = bytes.div_ceil(8);
-        Mem(Box::into_raw(vec![0u64; words].into_boxed_slice()).cast(), words)
+        Mem(
+            Box::into_raw(vec![0u64; words].into_boxed_slice()).cast(),
+            words,
+        )
     }
     fn ptr(&self) -> *mut c_void {
         self.0.cast()
@@ -91,7 +98,9 @@ impl Mem {
     fn write(&self, at: usize, bytes: &[u8]) {
         assert!(at + bytes.len() <= self.len());
         // SAFETY: within the allocation; the card reads it only once posted.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.0.cast::<u8>().add(at), bytes.len()) }
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.0.cast::<u8>().add(at), bytes.len())
+        }
     }
     fn word(&self, k: usize) -> u64 {
         assert!(k < self.1);
@@ -111,7 +120,10 @@ impl Drop for Mem {
 /// read, then acknowledged (its memory is librdmacm's).
 unsafe fn event(channel: *mut c_void, want: i32, id: *mut c_void) {
     unsafe {
-        readable((*channel.cast::<rv::rdma_event_channel>()).fd, "no rdma_cm event within the wait");
+        readable(
+            (*channel.cast::<rv::rdma_event_channel>()).fd,
+            "no rdma_cm event within the wait",
+        );
         let mut ev = null_mut();
         ok("rdma_get_cm_event", rv::rdma_get_cm_event(channel, &mut ev));
         let e = *ev.cast::<rv::rdma_cm_event>();
@@ -130,7 +142,15 @@ unsafe fn event(channel: *mut c_void, want: i32, id: *mut c_void) {
 
 /// One completion, every field (bindings/verbs-protocol.md): what verbs
 /// defines, and rxe's values where it does not (0 for what RC leaves).
-fn completion(wc: &rv::ibv_wc, wr_id: u64, opcode: i32, len: u32, flags: i32, imm: u32, qp_num: u32) {
+fn completion(
+    wc: &rv::ibv_wc,
+    wr_id: u64,
+    opcode: i32,
+    len: u32,
+    flags: i32,
+    imm: u32,
+    qp_num: u32,
+) {
     let got = (
         wc.wr_id,
         wc.status,
@@ -139,7 +159,14 @@ fn completion(wc: &rv::ibv_wc, wr_id: u64, opcode: i32, len: u32, flags: i32, im
         wc.wc_flags,
         u32::from_be(wc.imm_data),
         wc.qp_num,
-        (wc.vendor_err, wc.src_qp, wc.pkey_index, wc.slid, wc.sl, wc.dlid_path_bits),
+        (
+            wc.vendor_err,
+            wc.src_qp,
+            wc.pkey_index,
+            wc.slid,
+            wc.sl,
+            wc.dlid_path_bits,
+        ),
     );
     let want = (
         wr_id,
@@ -153,7 +180,10 @@ fn completion(wc: &rv::ibv_wc, wr_id: u64, opcode: i32, len: u32, flags: i32, im
     );
     // SAFETY: ibv_wc_status_str takes any value.
     let status = unsafe { rv::ibv_wc_status_str(wc.status) };
-    check(got == want, format!("completion {got:x?}; want {want:x?} ({status})"));
+    check(
+        got == want,
+        format!("completion {got:x?}; want {want:x?} ({status})"),
+    );
 }
 
 /// Polls cq (up to 8 at once) until n completions: them.
@@ -162,7 +192,9 @@ unsafe fn completions(cq: *mut c_void, n: usize) -> Vec<rv::ibv_wc> {
     while out.len() < n {
         let mut wc = [rv::ibv_wc::default(); 8];
         let want = (n - out.len()).min(8);
-        let got = ok("ibv_poll_cq", unsafe { rv::ibv_poll_cq(cq, want as c_int, &mut wc) }) as usize;
+        let got = ok("ibv_poll_cq", unsafe {
+            rv::ibv_poll_cq(cq, want as c_int, &mut wc)
+        }) as usize;
         out.extend_from_slice(&wc[..got]);
         if got == 0 {
             polls += 1;
@@ -196,13 +228,20 @@ impl Side {
             let ctx = (*id.cast::<rv::rdma_cm_id>()).verbs;
             let pd = ok("ibv_alloc_pd", rv::ibv_alloc_pd(ctx));
             let channel = ok("ibv_create_comp_channel", rv::ibv_create_comp_channel(ctx));
-            let scq = ok("ibv_create_cq", rv::ibv_create_cq(ctx, 16, null_mut(), null_mut(), 0));
+            let scq = ok(
+                "ibv_create_cq",
+                rv::ibv_create_cq(ctx, 16, null_mut(), null_mut(), 0),
+            );
             let rcq = ok(
                 "ibv_create_cq",
                 rv::ibv_create_cq(ctx, 16, CQ_CONTEXT as *mut c_void, channel, 0),
             );
             let mut srq_attr = rv::ibv_srq_init_attr {
-                attr: rv::ibv_srq_attr { max_wr: SLOTS as u32, max_sge: 1, srq_limit: 0 },
+                attr: rv::ibv_srq_attr {
+                    max_wr: SLOTS as u32,
+                    max_sge: 1,
+                    srq_limit: 0,
+                },
                 ..Default::default()
             };
             let srq = ok("ibv_create_srq", rv::ibv_create_srq(pd, &mut srq_attr));
@@ -210,7 +249,11 @@ impl Side {
                 send_cq: scq,
                 recv_cq: rcq,
                 srq,
-                cap: rv::ibv_qp_cap { max_send_wr: 8, max_send_sge: 2, ..Default::default() },
+                cap: rv::ibv_qp_cap {
+                    max_send_wr: 8,
+                    max_send_sge: 2,
+                    ..Default::default()
+                },
                 qp_type: rv::IBV_QPT_RC as u32,
                 ..Default::default()
             };
@@ -235,15 +278,34 @@ impl Side {
                 reg(&send, 0),
                 reg(
                     &atom,
-                    rv::IBV_ACCESS_LOCAL_WRITE | rv::IBV_ACCESS_REMOTE_ATOMIC | rv::IBV_ACCESS_REMOTE_READ,
+                    rv::IBV_ACCESS_LOCAL_WRITE
+                        | rv::IBV_ACCESS_REMOTE_ATOMIC
+                        | rv::IBV_ACCESS_REMOTE_READ,
                 ),
             ];
-            let s = Side { id, pd, channel, scq, rcq, srq, qp, qp_num: q.qp_num, recv, send, atom, mrs };
+            let s = Side {
+                id,
+                pd,
+                channel,
+                scq,
+                rcq,
+                srq,
+                qp,
+                qp_num: q.qp_num,
+                recv,
+                send,
+                atom,
+                mrs,
+            };
             // The SRQ's receives, one list: slot i, wr_id 0x100 + i. The
             // list and its SGEs need only live across the call.
             let lkey = s.lkey(0);
             let sges: Vec<rv::ibv_sge> = (0..SLOTS)
-                .map(|i| rv::ibv_sge { addr: s.recv.addr(SLOT * i), length: SLOT as u32, lkey })
+                .map(|i| rv::ibv_sge {
+                    addr: s.recv.addr(SLOT * i),
+                    length: SLOT as u32,
+                    lkey,
+                })
                 .collect();
             let mut recvs: Vec<rv::ibv_recv_wr> = (0..SLOTS)
                 .map(|i| rv::ibv_recv_wr {
@@ -257,7 +319,10 @@ impl Side {
                 recvs[i].next = (&mut recvs[i + 1] as *mut rv::ibv_recv_wr).cast();
             }
             let mut bad = null_mut();
-            ok("ibv_post_srq_recv", rv::ibv_post_srq_recv(srq, recvs.as_mut_ptr(), &mut bad));
+            ok(
+                "ibv_post_srq_recv",
+                rv::ibv_post_srq_recv(srq, recvs.as_mut_ptr(), &mut bad),
+            );
             s
         }
     }
@@ -275,7 +340,9 @@ impl Side {
             wrs[i].next = (&mut wrs[i + 1] as *mut rv::ibv_send_wr).cast();
         }
         let mut bad = null_mut();
-        ok("ibv_post_send", unsafe { rv::ibv_post_send(self.qp, wrs.as_mut_ptr(), &mut bad) });
+        ok("ibv_post_send", unsafe {
+            rv::ibv_post_send(self.qp, wrs.as_mut_ptr(), &mut bad)
+        });
         unsafe { completions(self.scq, wrs.len()) }
     }
 
@@ -289,13 +356,19 @@ impl Side {
                 "no completion event within the wait",
             );
             let (mut cq, mut context) = (null_mut(), null_mut());
-            ok("ibv_get_cq_event", rv::ibv_get_cq_event(self.channel, &mut cq, &mut context));
+            ok(
+                "ibv_get_cq_event",
+                rv::ibv_get_cq_event(self.channel, &mut cq, &mut context),
+            );
             check(
                 (cq, context as usize) == (self.rcq, CQ_CONTEXT),
                 "the event is not the receive CQ's, with its context",
             );
             rv::ibv_ack_cq_events(cq, 1);
-            ok("ibv_req_notify_cq", rv::ibv_req_notify_cq(cq, solicited_only as c_int));
+            ok(
+                "ibv_req_notify_cq",
+                rv::ibv_req_notify_cq(cq, solicited_only as c_int),
+            );
             let mut wc = [rv::ibv_wc::default(); 8];
             let n = ok("ibv_poll_cq", rv::ibv_poll_cq(cq, 8, &mut wc)) as usize;
             wc[..n].to_vec()
@@ -310,7 +383,10 @@ impl Side {
             ok("ibv_destroy_srq", rv::ibv_destroy_srq(self.srq));
             ok("ibv_destroy_cq", rv::ibv_destroy_cq(self.scq));
             ok("ibv_destroy_cq", rv::ibv_destroy_cq(self.rcq));
-            ok("ibv_destroy_comp_channel", rv::ibv_destroy_comp_channel(self.channel));
+            ok(
+                "ibv_destroy_comp_channel",
+                rv::ibv_destroy_comp_channel(self.channel),
+            );
             for mr in self.mrs {
                 ok("ibv_dereg_mr", rv::ibv_dereg_mr(mr));
             }
@@ -340,9 +416,15 @@ unsafe fn client(node: &CString, service: &CString) {
         // 0. Set up: an event channel and an id, the address and route
         // resolved, the objects and the QP, the SRQ's receives, the receive
         // CQ armed; connect.
-        let hints = rv::rdma_addrinfo { ai_port_space: rv::RDMA_PS_TCP, ..Default::default() };
+        let hints = rv::rdma_addrinfo {
+            ai_port_space: rv::RDMA_PS_TCP,
+            ..Default::default()
+        };
         let mut res = null_mut();
-        ok("rdma_getaddrinfo", rv::rdma_getaddrinfo(node.as_ptr(), service.as_ptr(), &hints, &mut res));
+        ok(
+            "rdma_getaddrinfo",
+            rv::rdma_getaddrinfo(node.as_ptr(), service.as_ptr(), &hints, &mut res),
+        );
         let channel = ok("rdma_create_event_channel", rv::rdma_create_event_channel());
         let mut id = null_mut();
         ok(
@@ -350,7 +432,10 @@ unsafe fn client(node: &CString, service: &CString) {
             rv::rdma_create_id(channel, &mut id, null_mut(), rv::RDMA_PS_TCP as u32),
         );
         let dst = (*res.cast::<rv::rdma_addrinfo>()).ai_dst_addr;
-        ok("rdma_resolve_addr", rv::rdma_resolve_addr(id, null_mut(), dst, 2000));
+        ok(
+            "rdma_resolve_addr",
+            rv::rdma_resolve_addr(id, null_mut(), dst, 2000),
+        );
         event(channel, rv::RDMA_CM_EVENT_ADDR_RESOLVED, id);
         ok("rdma_resolve_route", rv::rdma_resolve_route(id, 2000));
         event(channel, rv::RDMA_CM_EVENT_ROUTE_RESOLVED, id);
@@ -370,18 +455,37 @@ unsafe fn client(node: &CString, service: &CString) {
         // 1. Keys, the first event; the CQ armed again for solicited
         // completions.
         let wc = s.next_event(true);
-        check(wc.len() == 1, format!("the keys' event: {} completions", wc.len()));
-        completion(&wc[0], 0x100, rv::IBV_WC_RECV, SLOT as u32, recv_flags, 0, s.qp_num);
+        check(
+            wc.len() == 1,
+            format!("the keys' event: {} completions", wc.len()),
+        );
+        completion(
+            &wc[0],
+            0x100,
+            rv::IBV_WC_RECV,
+            SLOT as u32,
+            recv_flags,
+            0,
+            s.qp_num,
+        );
         let keys = s.recv.read(0, 24);
         let word = u64::from_le_bytes(keys[..8].try_into().unwrap());
         let rkey = u32::from_le_bytes(keys[8..12].try_into().unwrap());
         let initial = u64::from_le_bytes(keys[16..24].try_into().unwrap());
-        check(initial == INITIAL, format!("the word's value {initial:#x} is not the initial one"));
+        check(
+            initial == INITIAL,
+            format!("the word's value {initial:#x} is not the initial one"),
+        );
 
         // 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one.
         let lkey = s.lkey(2);
-        let sges: Vec<rv::ibv_sge> =
-            (0..3).map(|k| rv::ibv_sge { addr: s.atom.addr(8 * k), length: 8, lkey }).collect();
+        let sges: Vec<rv::ibv_sge> = (0..3)
+            .map(|k| rv::ibv_sge {
+                addr: s.atom.addr(8 * k),
+                length: 8,
+                lkey,
+            })
+            .collect();
         let mut wrs: Vec<rv::ibv_send_wr> = (0..3)
             .map(|k| {
                 let mut w = rv::ibv_send_wr {
@@ -391,19 +495,33 @@ unsafe fn client(node: &CString, service: &CString) {
                     send_flags: rv::IBV_SEND_SIGNALED as u32,
                     ..Default::default()
                 };
-                w.opcode = if k == 0 { rv::IBV_WR_ATOMIC_FETCH_AND_ADD } else { rv::IBV_WR_ATOMIC_CMP_AND_SWP }
-                    as u32;
+                w.opcode = if k == 0 {
+                    rv::IBV_WR_ATOMIC_FETCH_AND_ADD
+                } else {
+                    rv::IBV_WR_ATOMIC_CMP_AND_SWP
+                } as u32;
                 w.wr.atomic = rv::ibv_send_wr_wr_atomic {
                     remote_addr: word,
                     rkey,
-                    compare_add: if k == 0 { ADD } else { INITIAL.wrapping_add(ADD) },
+                    compare_add: if k == 0 {
+                        ADD
+                    } else {
+                        INITIAL.wrapping_add(ADD)
+                    },
                     swap: [0, SWAP, STALE_SWAP][k],
                 };
                 w
             })
             .collect();
         let wc = s.post(&mut wrs);
-        for (k, opcode) in [rv::IBV_WC_FETCH_ADD, rv::IBV_WC_COMP_SWAP, rv::IBV_WC_COMP_SWAP].into_iter().enumerate() {
+        for (k, opcode) in [
+            rv::IBV_WC_FETCH_ADD,
+            rv::IBV_WC_COMP_SWAP,
+            rv::IBV_WC_COMP_SWAP,
+        ]
+        .into_iter()
+        .enumerate()
+        {
             completion(&wc[k], 0x700 + k as u64, opcode, 8, 0, 0, s.qp_num);
         }
         let old = [s.atom.word(0), s.atom.word(1), s.atom.word(2)];
@@ -419,8 +537,16 @@ unsafe fn client(node: &CString, service: &CString) {
         for k in 0..4 {
             let message: Vec<u8> = (0..SLOT).map(|j| (0xc1 + 7 * k + j) as u8).collect();
             s.send.write(SLOT * k, &message);
-            sges.push(rv::ibv_sge { addr: s.send.addr(SLOT * k), length: 16, lkey });
-            sges.push(rv::ibv_sge { addr: s.send.addr(SLOT * k + 16), length: SLOT as u32 - 16, lkey });
+            sges.push(rv::ibv_sge {
+                addr: s.send.addr(SLOT * k),
+                length: 16,
+                lkey,
+            });
+            sges.push(rv::ibv_sge {
+                addr: s.send.addr(SLOT * k + 16),
+                length: SLOT as u32 - 16,
+                lkey,
+            });
         }
         let mut wrs: Vec<rv::ibv_send_wr> = (0..4)
             .map(|k| {
@@ -437,12 +563,26 @@ unsafe fn client(node: &CString, service: &CString) {
             })
             .collect();
         for (k, c) in s.post(&mut wrs).iter().enumerate() {
-            completion(c, 0x300 + k as u64, rv::IBV_WC_SEND, SLOT as u32, rv::IBV_WC_WITH_IMM, 0, s.qp_num);
+            completion(
+                c,
+                0x300 + k as u64,
+                rv::IBV_WC_SEND,
+                SLOT as u32,
+                rv::IBV_WC_WITH_IMM,
+                0,
+                s.qp_num,
+            );
         }
 
         // 4. The server's five, the event at the last (solicited): five at once.
         let wc = s.next_event(false);
-        check(wc.len() == 5, format!("the solicited event: {} completions in one poll, not 5", wc.len()));
+        check(
+            wc.len() == 5,
+            format!(
+                "the solicited event: {} completions in one poll, not 5",
+                wc.len()
+            ),
+        );
         for (k, &len) in SERVER_LENS.iter().enumerate() {
             completion(
                 &wc[k],
@@ -453,15 +593,24 @@ unsafe fn client(node: &CString, service: &CString) {
                 0x5e4d_0000 + k as u32,
                 s.qp_num,
             );
-            let want: Vec<u8> = (0..len as usize).map(|j| (0x51 + 7 * k + j) as u8).collect();
-            check(s.recv.read(SLOT * (1 + k), len as usize) == want, format!("message {k}: its bytes differ"));
+            let want: Vec<u8> = (0..len as usize)
+                .map(|j| (0x51 + 7 * k + j) as u8)
+                .collect();
+            check(
+                s.recv.read(SLOT * (1 + k), len as usize) == want,
+                format!("message {k}: its bytes differ"),
+            );
         }
 
         // 5. DONE, and the server's DONE with the word's last value.
         let mut done = [0u8; SLOT];
         done[..4].copy_from_slice(b"DONE");
         s.send.write(0, &done);
-        let sge = rv::ibv_sge { addr: s.send.addr(0), length: SLOT as u32, lkey };
+        let sge = rv::ibv_sge {
+            addr: s.send.addr(0),
+            length: SLOT as u32,
+            lkey,
+        };
         let mut wrs = [rv::ibv_send_wr {
             wr_id: 0x500,
             sg_list: (&sge as *const rv::ibv_sge).cast_mut().cast(),
@@ -470,10 +619,29 @@ unsafe fn client(node: &CString, service: &CString) {
             send_flags: rv::IBV_SEND_SIGNALED as u32,
             ..Default::default()
         }];
-        completion(&s.post(&mut wrs)[0], 0x500, rv::IBV_WC_SEND, SLOT as u32, 0, 0, s.qp_num);
+        completion(
+            &s.post(&mut wrs)[0],
+            0x500,
+            rv::IBV_WC_SEND,
+            SLOT as u32,
+            0,
+            0,
+            s.qp_num,
+        );
         let wc = s.next_event(false);
-        check(wc.len() == 1, format!("the DONE event: {} completions", wc.len()));
-        completion(&wc[0], 0x106, rv::IBV_WC_RECV, SLOT as u32, recv_flags, 0, s.qp_num);
+        check(
+            wc.len() == 1,
+            format!("the DONE event: {} completions", wc.len()),
+        );
+        completion(
+            &wc[0],
+            0x106,
+            rv::IBV_WC_RECV,
+            SLOT as u32,
+            recv_flags,
+            0,
+            s.qp_num,
+        );
         let last = s.recv.read(6 * SLOT, 16);
         let value = u64::from_le_bytes(last[8..16].try_into().unwrap());
         check(
