@@ -97,6 +97,6 @@ mod tests {
         assert_eq!(unsafe { libc::read(p[0], b.as_mut_ptr().cast(), 2) }, -1);
         assert!(would_block(&io::Error::last_os_error()));
         // SAFETY: our descriptors.
-        unsafe { libc::close(p[0]) + libc::close(p[1]) };
+        assert_eq!(unsafe { libc::close(p[0]) + libc::close(p[1]) }, 0);
     }
 }
