@@ -461,7 +461,8 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
-	$(wildcard bindings/rust/src/*.rs)
+	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
+	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua
@@ -492,11 +493,12 @@ $(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
-# The crate, linked as pkg-config finds librdmaverbs (here: this tree's
-# uninstalled .pc); cargo decides what is stale.
+# The crates (rdmaverbs-sys, and rdmaverbs over it, tokio's feature on),
+# linked as pkg-config finds librdmaverbs (here: this tree's uninstalled
+# .pc); cargo decides what is stale.
 $(BIND)/rust/debug/examples/rc: $(PC) FORCE
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
-		$(CARGO) build -q --locked --examples
+		$(CARGO) build -q --locked --workspace --all-features --examples
 
 test-bindings: $(LIBRARY) $(BINDINGS)
 	bindings/test.sh $(B)

@@ -868,7 +868,7 @@ def files():
         "python/rdmaverbs/_api.py": python(fns, consts),
         "java/src/org/rdmaverbs/RdmaVerbs.java": java(fns, consts),
         "node/api.js": node(fns, consts),
-        "rust/src/api.rs": rust(fns, consts),
+        "rust/rdmaverbs-sys/src/api.rs": rust(fns, consts),
         "csharp/Api.cs": csharp(fns, consts),
         "lua/rdmaverbs.lua": lua(fns, consts),
     }

@@ -60,8 +60,8 @@ rust)
 	check='cat > src/main.rs <<EOF
 use rdmaverbs as rv;
 fn main() {
-    assert_eq!(unsafe { rv::rdma_seterrno(0) }.unwrap(), 0);
-    assert_eq!(unsafe { rv::ibv_wc_status_str(rv::IBV_WC_LOC_PROT_ERR as u32) }, "local protection error");
+    assert_eq!(unsafe { rv::raw::rdma_seterrno(0) }.unwrap(), 0);
+    assert_eq!(rv::WcStatus(rv::raw::IBV_WC_LOC_PROT_ERR as u32).to_string(), "local protection error");
     println!("rust: installed: ok");
 }
 EOF

@@ -25,9 +25,9 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python"
-OBJECTS=""
-ASYNC=""
+VERBS="python rust"
+OBJECTS="rust"
+ASYNC="rust"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -61,8 +61,12 @@ node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
-		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" cargo test -q --locked ;;
+		exec env PKG_CONFIG_PATH="$B/pkgconfig" CARGO_TARGET_DIR="$BIND/rust" \
+			cargo test -q --locked --workspace --all-features ;;
 rust:rc) exec "$RUST/rc" "$@" ;;
+rust:verbs) exec "$RUST/verbs" "$@" ;;
+rust:objects) exec "$RUST/objects" "$@" ;;
+rust:async) exec "$RUST/verbs_async" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;

@@ -26,6 +26,8 @@ done
 check "bindings/python/pyproject.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/python/pyproject.toml)"
 check "bindings/node/package.json" "$(sed -n 's/^  "version": "\(.*\)",/\1/p' bindings/node/package.json)"
 check "bindings/rust/Cargo.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/rust/Cargo.toml | head -n 1)"
+check "bindings/rust/rdmaverbs-sys/Cargo.toml" \
+	"$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/rust/rdmaverbs-sys/Cargo.toml | head -n 1)"
 # The tarball npm pack writes, as the Node.js README installs it.
 check "bindings/node/README.md's npm install" \
 	"$(sed -n 's|^npm install \./rdmaverbs-\(.*\)\.tgz$|\1|p' bindings/node/README.md)"

@@ -1,20 +1,36 @@
-//! rdmaverbs: librdmacm's inline `<rdma/rdma_verbs.h>` functions (and
-//! `rdma_get_local_addr`, `rdma_get_peer_addr`) from Rust, linked with
-//! `librdmaverbs.so.1` (found by pkg-config at build time, by the dynamic
-//! loader at run time).
+//! rdmaverbs: RDMA from Rust through librdmaverbs, with no `unsafe` in the
+//! program: an rdma_cm [`Endpoint`] (an id with its QP), [`Pd`], registered
+//! memory ([`Buf`], [`Window`]), [`Cq`], [`Srq`], [`CompChannel`] and
+//! [`EventChannel`], each closed by `Drop`, in the order they depend on
+//! each other whatever the program drops first; a posted buffer moved into
+//! its queue until its [`Completion`] hands it back; errors as
+//! `std::io::Error` with the errno; every wait bounded, blocking or (feature
+//! `tokio`) as a future. The raw layer, every C function under its C name,
+//! is [`raw`] (the rdmaverbs-sys crate).
 //!
-//! Every function has its C name and C types, as an `unsafe fn` whose
-//! failure (-1, or NULL) is an `Err(std::io::Error)` of the errno the call
-//! left, read right after it; [`sys`] has the C functions themselves. The
-//! structs (`ibv_sge`, `ibv_wc`, `rdma_addrinfo`, ...) and constants are in
-//! `api.rs`, generated from the library's table of functions and checked
-//! against the system headers (`cargo run --example layout`).
+//! README.md follows (its examples are compiled as this crate's doctests).
 //!
-//! No rdma-core build: the crate declares what it calls, as the C header
-//! does, and links the installed libraries.
+#![doc = include_str!("../README.md")]
+#![deny(unsafe_op_in_unsafe_fn)]
 
-#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
+#[cfg(feature = "tokio")]
+mod aio;
+mod cm;
+mod fd;
+mod mem;
+mod verbs;
+mod wr;
 
-#[rustfmt::skip]
-mod api;
-pub use api::*;
+#[cfg(feature = "tokio")]
+pub use aio::{AsyncCompChannel, AsyncEventChannel};
+pub use cm::{
+    AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap,
+};
+pub use mem::{Access, Buf, RemoteAddr, Window};
+pub use verbs::{CompChannel, Context, Cq, CqEvent, Pd, Srq};
+pub use wr::{Completion, IntoSges, PostError, RecvWr, SendWr, WcOpcode, WcStatus};
+
+/// The raw layer (the rdmaverbs-sys crate): every C function under its C
+/// name, `unsafe`, on `*mut c_void`; the C structs and constants. For what
+/// the objects here do not cover; `as_ptr` gives an object's C pointer.
+pub use rdmaverbs_sys as raw;

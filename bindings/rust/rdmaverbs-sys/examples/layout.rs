@@ -2,13 +2,13 @@
 //! headers': `STRUCT sizeof N`, `STRUCT.FIELD offset N`, `NAME value N`.
 
 fn main() {
-    for (name, size, fields) in rdmaverbs::layout() {
+    for (name, size, fields) in rdmaverbs_sys::layout() {
         println!("{name} sizeof {size}");
         for (field, offset) in fields {
             println!("{name}.{field} offset {offset}");
         }
     }
-    for (name, value) in rdmaverbs::CONSTANTS {
+    for (name, value) in rdmaverbs_sys::CONSTANTS {
         println!("{name} value {value}");
     }
 }

@@ -13,7 +13,7 @@ use std::io;
 use std::ptr::null_mut;
 use std::sync::Mutex;
 
-use rdmaverbs as rv;
+use rdmaverbs_sys as rv;
 
 fn errno<T>(r: io::Result<T>) -> Option<i32> {
     r.err().and_then(|e| e.raw_os_error())
@@ -157,7 +157,7 @@ const SC: &str = " sge=0x3000:0x40:0x33";
 fn listed() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../c-tests/functions.h"
+        "/../../../c-tests/functions.h"
     ))
     .expect("c-tests/functions.h");
     let mut out = Vec::new();

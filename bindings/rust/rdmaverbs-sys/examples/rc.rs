@@ -1,5 +1,5 @@
-//! The RC exchange of bindings/rc-protocol.md from Rust, with the rdmaverbs
-//! crate. Usage: rc server|client ADDR PORT
+//! The RC exchange of bindings/rc-protocol.md from Rust, with the raw layer
+//! (the rdmaverbs-sys crate). Usage: rc server|client ADDR PORT
 
 use std::ffi::{c_void, CString};
 use std::io;
@@ -8,7 +8,7 @@ use std::process::exit;
 use std::ptr::null_mut;
 use std::sync::OnceLock;
 
-use rdmaverbs as rv;
+use rdmaverbs_sys as rv;
 
 const SIZE: usize = 64;
 static ROLE: OnceLock<String> = OnceLock::new();

@@ -4,7 +4,7 @@
 //! one).
 
 fn main() {
-    for (name, version, _) in rdmaverbs::versioned() {
+    for (name, version, _) in rdmaverbs_sys::versioned() {
         println!("{name} {version}");
     }
 }

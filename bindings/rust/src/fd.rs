@@ -1,0 +1,102 @@
+//! The channels' file descriptors: made non-blocking, waited on with
+//! poll(2) until a deadline.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::{Duration, Instant};
+
+/// Sets O_NONBLOCK on a channel's descriptor: its get call then fails with
+/// EAGAIN rather than block, and tokio's AsyncFd can watch it.
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor the caller owns; no pointer.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The error of a wait that ran out: `ETIMEDOUT` (`ErrorKind::TimedOut`).
+pub(crate) fn timed_out() -> io::Error {
+    io::Error::from_raw_os_error(libc::ETIMEDOUT)
+}
+
+/// The deadline of a wait of `timeout` from now.
+pub(crate) fn deadline(timeout: Duration) -> Instant {
+    Instant::now()
+        .checked_add(timeout)
+        .unwrap_or_else(|| Instant::now() + Duration::from_secs(86400 * 365))
+}
+
+/// Waits until fd is readable, or the deadline: `ETIMEDOUT` then.
+pub(crate) fn readable(fd: RawFd, deadline: Instant) -> io::Result<()> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out());
+        }
+        // whole milliseconds, rounded up (a wait never ends early)
+        let ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, alive across the call.
+        match unsafe { libc::poll(&mut p, 1, ms) } {
+            n if n > 0 => return Ok(()),
+            0 => continue,
+            _ => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// Whether an error is the EAGAIN of a non-blocking descriptor.
+pub(crate) fn would_block(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::WouldBlock
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wait ends at its deadline with ETIMEDOUT, not before; a readable
+    /// descriptor ends it at once.
+    #[test]
+    fn a_wait_is_bounded() {
+        let mut p = [0; 2];
+        // SAFETY: an array of two descriptors for pipe(2).
+        assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
+        set_nonblocking(p[0]).unwrap();
+        let start = Instant::now();
+        let e = readable(p[0], deadline(Duration::from_millis(50))).unwrap_err();
+        assert_eq!(
+            (e.raw_os_error(), e.kind()),
+            (Some(libc::ETIMEDOUT), io::ErrorKind::TimedOut)
+        );
+        assert!(
+            start.elapsed() >= Duration::from_millis(50),
+            "{:?}",
+            start.elapsed()
+        );
+        // SAFETY: one byte from a live buffer.
+        assert_eq!(unsafe { libc::write(p[1], b"x".as_ptr().cast(), 1) }, 1);
+        readable(p[0], deadline(Duration::from_secs(5))).unwrap();
+        let mut b = [0u8; 2];
+        // SAFETY: reads into b.
+        assert_eq!(unsafe { libc::read(p[0], b.as_mut_ptr().cast(), 2) }, 1);
+        // non-blocking: nothing more to read is EAGAIN, not a wait
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::read(p[0], b.as_mut_ptr().cast(), 2) }, -1);
+        assert!(would_block(&io::Error::last_os_error()));
+        // SAFETY: our descriptors.
+        assert_eq!(unsafe { libc::close(p[0]) + libc::close(p[1]) }, 0);
+    }
+}
