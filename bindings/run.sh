@@ -25,7 +25,7 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python"
+VERBS="python node lua"
 OBJECTS=""
 ASYNC=""
 case ${1:-} in
@@ -58,6 +58,7 @@ java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) exec node bindings/node/test/test.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
+node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
@@ -69,5 +70,6 @@ csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) exec luajit bindings/lua/test/test.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
+lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
 *) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
 esac
