@@ -33,6 +33,11 @@
  *     "notify solicited_only=N"
  *   each number in hex, every SGE of the request in order, the work
  *   requests of a list (next) joined by " | ".
+ *   const char *recorder_bytes(void)      the bytes the last post's SGEs
+ *                                          point to, read now, as a card
+ *                                          reads a posted buffer after the
+ *                                          post returned: hex, an SGE's
+ *                                          bytes joined, SGEs by " "
  *
  * The completions of a poll, i = 0, 1, 2: wr_id 0x5000+i, status
  * SUCCESS, SUCCESS, REM_ACCESS_ERR, opcode RECV, COMP_SWAP, FETCH_ADD,
@@ -79,8 +84,11 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void keep_sges(const struct ibv_sge *sgl, int n);
+
 static void record_sges(const struct ibv_sge *sgl, int n)
 {
+	keep_sges(sgl, n);
 	for (int i = 0; i < n; i++)
 		say(" sge=0x%" PRIx64 ":0x%" PRIx32 ":0x%" PRIx32, sgl[i].addr, sgl[i].length,
 		    sgl[i].lkey);
@@ -290,4 +298,42 @@ int recorder_posts(void)
 const char *recorder_last(void)
 {
 	return last;
+}
+
+/* The last post's SGEs (recorder_bytes): their addresses and lengths, kept
+ * at the post, the bytes read only when asked. */
+static struct {
+	uint64_t addr;
+	uint32_t length;
+} kept[16];
+static int kept_n, kept_at = -1;
+
+static void keep_sges(const struct ibv_sge *sgl, int n)
+{
+	if (kept_at != posts) {	/* the first work request of a new post */
+		kept_n = 0;
+		kept_at = posts;
+	}
+	for (int i = 0; i < n && kept_n < 16; i++, kept_n++) {
+		kept[kept_n].addr = sgl[i].addr;
+		kept[kept_n].length = sgl[i].length;
+	}
+}
+
+const char *recorder_bytes(void)
+{
+	static char out[4096];
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < kept_n; i++) {
+		const uint8_t *at = (const uint8_t *)(uintptr_t)kept[i].addr;
+
+		if (i && used + 1 < sizeof(out))
+			out[used++] = ' ';
+		for (uint32_t j = 0; j < kept[i].length && used + 3 < sizeof(out); j++)
+			used += (size_t)snprintf(out + used, sizeof(out) - used, "%02x", at[j]);
+	}
+	out[used] = '\0';
+	return out;
 }
