@@ -87,9 +87,10 @@ function completions(cq, n) {
   return out;
 }
 
-// C memory of n structs of a type, with each element's address.
+// C memory of n structs of a type (a Buffer: it lives while referenced),
+// with each element's address.
 function cArray(type, n) {
-  const mem = koffi.alloc(type, n);
+  const mem = Buffer.alloc(n * koffi.sizeof(type));
   const size = BigInt(koffi.sizeof(type));
   return { mem, at: (i) => koffi.address(mem) + size * BigInt(i) };
 }
