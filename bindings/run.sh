@@ -26,8 +26,8 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python node lua"
-OBJECTS=""
-ASYNC=""
+OBJECTS="node"
+ASYNC="node"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -56,9 +56,11 @@ java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
-node:test) exec node bindings/node/test/test.js ;;
+node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
+node:objects) exec node bindings/node/examples/objects.js "$@" ;;
+node:async) exec node bindings/node/examples/async.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
