@@ -26,7 +26,7 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python node lua"
-OBJECTS="node"
+OBJECTS="node lua"
 ASYNC="node"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
@@ -70,8 +70,9 @@ csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
-lua:test) exec luajit bindings/lua/test/test.lua ;;
+lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
+lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;
 *) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
 esac
