@@ -1449,8 +1449,26 @@ local function objects(rv)
     end, function(h) q.recv[#q.recv + 1] = h end)
   end
 
+  --- An MR on the endpoint's PD (pd:reg's arguments), closed with the endpoint.
+  function Endpoint:reg(buf, len, access)
+    local ok, m, e = self._id:check("ibv_reg_mr_iova2")
+    if not ok then
+      return nil, m, e
+    end
+    if not self.pd then
+      return failure("ibv_reg_mr_iova2", EINVAL)   -- no QP (no PD) yet
+    end
+    local mr
+    mr, m, e = self.pd:reg(buf, len, access)
+    if not mr then
+      return nil, m, e
+    end
+    self._owned[#self._owned + 1] = mr
+    return mr
+  end
+
   --- The QP, the id, and what the endpoint made itself (setup, connect,
-  --- listen), each once nothing depends on it.
+  --- listen, reg), each once nothing depends on it.
   Endpoint.close = close
 
   --- An id made with the raw functions (and its QP): its posts held as

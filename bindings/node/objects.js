@@ -684,6 +684,15 @@ module.exports = function objects(rv) {
         (h) => q.recv.push(h));
     }
 
+    /** An MR on the endpoint's PD (pd.reg), closed with the endpoint. */
+    reg(buffer, access = rv.IBV_ACCESS_LOCAL_WRITE) {
+      this._id.check('ibv_reg_mr_iova2');
+      if (!this.pd) throw fail('ibv_reg_mr_iova2', rv.EINVAL);   // no QP (no PD) yet
+      const mr = this.pd.reg(buffer, access);
+      this._owned.push(mr);
+      return mr;
+    }
+
     /** The local and the peer's port, in host order. */
     get srcPort() {
       return rv.src_port(this._id.check('rdma_get_src_port'));
