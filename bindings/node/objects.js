@@ -106,6 +106,19 @@ module.exports = function objects(rv) {
       });
     },
 
+    // Wakes the Promises waiting on fd (its channel was closed: each then
+    // reads it, and rejects with EBADF).
+    wakeAll(fd) {
+      const set = this.waiting.get(fd);
+      if (!set) return;
+      this.waiting.delete(fd);
+      for (const w of set) {
+        if (w.timer) clearTimeout(w.timer);
+        w.done(true);
+      }
+      if (this.polling) this.kick();
+    },
+
     remove(w) {
       const set = this.waiting.get(w.fd);
       if (!set) return;
@@ -373,6 +386,14 @@ module.exports = function objects(rv) {
       } catch (e) {
         this.close();
         throw e;
+      }
+    }
+
+    close() {
+      try {
+        super.close();
+      } finally {
+        reactor.wakeAll(this.fd);
       }
     }
 
@@ -783,6 +804,14 @@ module.exports = function objects(rv) {
       } catch (e) {
         this.close();
         throw e;
+      }
+    }
+
+    close() {
+      try {
+        super.close();
+      } finally {
+        reactor.wakeAll(this.fd);
       }
     }
 

@@ -162,6 +162,8 @@ function standIn() {
     }
   };
   const completions = [];
+  const read = libc.func('long read(int fd, void *buf, unsigned long count)');
+  const cqOf = new Map();   // a completion channel's address -> the CQ its events name
   const fake = {
     ...rv,
     rdma_create_event_channel: () => {
@@ -187,7 +189,13 @@ function standIn() {
       return make('CompletionChannel', types.ibv_comp_channel, { context, fd });
     },
     ibv_destroy_comp_channel: gone('CompletionChannel'),
-    ibv_create_cq: () => (maybeFail('ibv_create_cq'), make('CompletionQueue', null)),
+    ibv_create_cq: (ctx, cqe, context, channel) => {
+      maybeFail('ibv_create_cq');
+      const p = make('CompletionQueue', null);
+      if (channel !== null) cqOf.set(channel, [p, context]);
+      return p;
+    },
+    ibv_ack_cq_events: () => {},
     ibv_destroy_cq: gone('CompletionQueue'),
     ibv_create_srq: () => make('SharedReceiveQueue', null),
     ibv_destroy_srq: gone('SharedReceiveQueue'),
@@ -203,7 +211,14 @@ function standIn() {
       got.forEach((c, i) => Object.assign(wc[i], c));
       return got.length;
     },
-    raw: { ...rv.raw, ibv_post_send: () => 0, ibv_post_recv: () => 0, ibv_post_srq_recv: () => 0 },
+    raw: { ...rv.raw, ibv_post_send: () => 0, ibv_post_recv: () => 0, ibv_post_srq_recv: () => 0,
+      // An event: 8 bytes of the channel's eventfd (none: -1, EAGAIN, as its
+      // non-blocking read leaves it), naming the channel's CQ.
+      ibv_get_cq_event: (channel, cq, context) => {
+        if (read(koffi.decode(channel, types.ibv_comp_channel).fd, Buffer.alloc(8), 8) !== 8) return -1;
+        [cq[0], context[0]] = cqOf.get(channel);
+        return 0;
+      } },
   };
   const done = () => fds.forEach((fd) => close(fd));
   return { o: require('rdmaverbs/objects.js')(fake), log, failNext, completions, done };
@@ -223,6 +238,46 @@ function ordered(log, what) {
     const d = destroyed.get(dependent), p = destroyed.get(dependency);
     check(d && p && d[0] < p[0], `${what}: ${why}`);
   };
+}
+
+// A Promise's wait, on the stand-in's completion channel (an eventfd):
+// the event loop runs while it waits; it resolves once the fd is readable;
+// its bound; a channel closed under it; the blocking form's bound.
+async function waits() {
+  const { o, done } = standIn();
+  const libc = koffi.load('libc.so.6');
+  const write = libc.func('long write(int fd, void *buf, unsigned long count)');
+  const one = Buffer.alloc(8);
+  one.writeBigUInt64LE(1n);
+  const cc = new o.CompletionChannel(0xc0n);
+  const cq = new o.CompletionQueue(0xc0n, { channel: cc, context: 0x77n });
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 1);
+  const pending = cc.getEvent({ timeout: 5000 });
+  setTimeout(() => write(cc.fd, one, 8), 200);
+  const t0 = Date.now();
+  const ev = await pending;
+  const waited = Date.now() - t0;
+  check(ev.cq === cq && ev.context === 0x77n && waited >= 190 && ticks > 0,
+    `getEvent(): resolved once its fd was readable, ${waited} ms; the event loop ran meanwhile (a 1 ms timer ${ticks} times)`);
+  let t1 = Date.now();
+  const late = await cc.getEvent({ timeout: 100 }).then(() => 'resolved', (e) => e.code);
+  check(late === 'ETIMEDOUT' && Date.now() - t1 >= 95, `getEvent({ timeout: 100 }) with nothing to come: ETIMEDOUT after ${Date.now() - t1} ms`);
+  t1 = Date.now();
+  const before = ticks;
+  check(code(() => cc.getEventSync(50)) === 'ETIMEDOUT -110 ibv_get_cq_event' && Date.now() - t1 >= 45 &&
+    ticks === before, 'getEventSync(50): ETIMEDOUT, blocking (the timer did not run)');
+  const orphan = cc.getEvent({ timeout: 5000 }).then(() => 'resolved', (e) => e.code);
+  await tick();
+  t1 = Date.now();
+  cq.close();
+  cc.close();
+  const closed = await orphan;
+  check(closed === 'EBADF' && Date.now() - t1 < 1000, `a channel closed under a pending getEvent(): it rejects with EBADF at once (${closed})`);
+  for (let i = 0; i < 100 && o._reactor.polling !== null; i++) await tick();
+  check(o._reactor.polling === null && o._reactor.waiting.size === 0, 'nothing waited on: no poll() in flight (no pool thread held)');
+  clearInterval(ticker);
+  done();
 }
 
 async function order() {
@@ -344,6 +399,7 @@ async function order() {
 
 (async () => {
   await lifetimes();
+  await waits();
   await order();
   if (failures) process.exit(1);
   console.log('node objects: all checks passed');
