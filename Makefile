@@ -459,7 +459,8 @@ $(BIND)/librecorder.so: bindings/recorder.c
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py)
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
-	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js
+	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
+	bindings/node/index.d.ts bindings/node/api.d.ts
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
 	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)

@@ -530,6 +530,73 @@ def node(fns, consts):
     return s + "\nmodule.exports = { constants, structs, functions, hostOrder };\n"
 
 
+# ---- Node.js's TypeScript declarations of api.js (index.d.ts adds the rest) ----
+
+def ts_scalar(t):
+    return "number | bigint" if t in ("uint64_t", "size_t", "ssize_t") else "number"
+
+
+def ts_param(f, i, ctype):
+    k = kind(ctype)
+    if k[0] == "scalar":
+        return ts_scalar(k[1])
+    if k[0] == "cstr":
+        return "string | null"
+    if k[0] == "outptr":
+        return "Pointer[]"
+    if k[0] == "struct":
+        if i in {j for j, _, _, _ in f.arrays}:
+            return f"Partial<{k[1]}>[]"
+        return f"Partial<{k[1]}>" if k[2] else f"Partial<{k[1]}> | Memory"
+    return "Memory"
+
+
+def ts_return(ctype):
+    k = kind(ctype)
+    return {"void": "void", "cstr": "string | null", "ptr": "Pointer", "outptr": "Pointer",
+            "struct": "Pointer"}.get(k[0]) or ts_scalar(k[1])
+
+
+def ts_field(ftype):
+    k = field_kind(ftype)
+    if k[0] == "scalar":
+        return ts_scalar(k[1])
+    if k[0] == "ptr":
+        return "Pointer"
+    if k[0] == "bytes":
+        return "number[]"
+    return f"Partial<{k[1]}>"
+
+
+def node_dts(fns, consts):
+    s = f"// {NOTE}\n// The declarations of api.js's functions, structs and constants, as index.js exports\n"
+    s += "// them (index.d.ts adds the objects).\n\n"
+    s += "/** A pointer as koffi gives it: its address, or null. */\nexport type Pointer = bigint | null;\n"
+    s += "/** What a void * parameter takes: a pointer, an address, or JS memory (its address). */\n"
+    s += "export type Memory = Pointer | number | ArrayBuffer | ArrayBufferView;\n\n"
+    for n, v in consts:
+        s += f"export declare const {n}: {v};\n"
+    s += "\n"
+    for t in types():
+        s += f"/** {t.c.replace('__typeof__', 'typeof')}{' (a union: an object of one member)' if t.union else ''} */\n"
+        s += f"export interface {t.name} {{\n"
+        s += "".join(f"  {f}{'?' if t.union else ''}: {ts_field(ft)};\n" for f, ft in t.fields)
+        s += "}\n"
+    sigs = []
+    for f in fns:
+        params = ", ".join(f"{n}: {ts_param(f, i, c)}" for i, (c, n) in enumerate(f.params))
+        doc = f"  /** {f.note} */\n" if f.note else ""
+        sigs.append((doc, f"{f.name}({params}): {ts_return(f.ret)}"))
+    s += "\n/** The functions as C has them, unchecked (rv.raw). */\nexport interface RawFunctions {\n"
+    s += "".join(f"{doc}  {sig};\n" for doc, sig in sigs) + "}\n\n"
+    s += "// Each function, its failure thrown as RdmaVerbsError (index.js).\n"
+    s += "".join(f"{doc.replace('  /**', '/**')}export declare function {sig};\n" for doc, sig in sigs)
+    s += "".join(f"/** {f.name}'s value in host order. */\nexport declare function {f.host}("
+                 + ", ".join(f"{n}: {ts_param(f, i, c)}" for i, (c, n) in enumerate(f.params))
+                 + "): number;\n" for f in fns if f.host)
+    return s
+
+
 # ---- Rust ----
 
 RUST_SCALAR = {"int": "c_int", "uint8_t": "u8", "uint16_t": "u16", "uint32_t": "u32",
@@ -868,6 +935,7 @@ def files():
         "python/rdmaverbs/_api.py": python(fns, consts),
         "java/src/org/rdmaverbs/RdmaVerbs.java": java(fns, consts),
         "node/api.js": node(fns, consts),
+        "node/api.d.ts": node_dts(fns, consts),
         "rust/rdmaverbs-sys/src/api.rs": rust(fns, consts),
         "csharp/Api.cs": csharp(fns, consts),
         "lua/rdmaverbs.lua": lua(fns, consts),

@@ -47,7 +47,47 @@ assert rv.rdma_seterrno(0) == 0
 assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"
 print(\"python: installed: ok\")"' ;;
 node)
-	check='node -e "const rv = require(\"rdmaverbs\");
+	# The tarball has the TypeScript declarations, and a typed program
+	# checks against them with tsc (TypeScript 5 and Node's types from npm,
+	# beside the package; a line says so when npm cannot give them), as
+	# does one the declarations must refuse.
+	cat > prog.ts <<'EOF'
+import rv = require('rdmaverbs');
+
+async function client(host: string, port: number): Promise<string | null> {
+  const ep: rv.Endpoint = await rv.connect(host, port, { timeout: 5000, cap: { max_send_wr: 4 } });
+  try {
+    const recv: rv.MemoryRegion = ep.reg(Buffer.alloc(16));
+    ep.postRecv({ wrId: 1, sg: [recv] });
+    ep.postSend({ wrId: 2n, sg: [recv.sge(0, 8)], flags: rv.IBV_SEND_SIGNALED, imm: 5 });
+    const [wc]: rv.Completion[] = await ep.recvCq!.next(1, { timeout: 5000 });
+    return rv.ibv_wc_status_str(wc.status);
+  } finally {
+    ep.close();
+  }
+}
+const wcs: Partial<rv.ibv_wc>[] = [{}, {}];
+const n: number = rv.raw.ibv_poll_cq(null, 2, wcs) + rv.rdma_seterrno(0);
+const e: rv.RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
+void client; void n; void e.errno;
+EOF
+	printf '%s\n' "import rv = require('rdmaverbs');" "new rv.ProtectionDomain(1n).reg('not memory');" > bad.ts
+	types='tar -tzf rdmaverbs-*.tgz > package.list
+grep -qx package/index.d.ts package.list
+grep -qx package/api.d.ts package.list
+echo "node: the package has index.d.ts and api.d.ts"
+if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-install.log 2>&1; then
+	tsc="npx --no-install tsc --noEmit --strict --module commonjs --target es2020 --types node"
+	$tsc prog.ts
+	echo "node: tsc --noEmit --strict prog.ts: no error"
+	if $tsc bad.ts > bad.log; then echo "node: tsc accepted bad.ts"; exit 1; fi
+	grep "TS2345" bad.log
+	echo "node: tsc refuses bad.ts"
+else
+	echo "node: TypeScript not available from npm: tsc not run"; cat ts-install.log
+fi'
+	check=$types'
+node -e "const rv = require(\"rdmaverbs\");
 if (!require.resolve(\"rdmaverbs\").startsWith(process.cwd() + \"/node_modules/\")) process.exit(1);
 if (rv.rdma_seterrno(0) !== 0) process.exit(1);
 if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);

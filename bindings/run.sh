@@ -25,9 +25,9 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python rust"
-OBJECTS="rust"
-ASYNC="rust"
+VERBS="python node rust lua"
+OBJECTS="node rust lua"
+ASYNC="node rust"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -56,8 +56,11 @@ java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
-node:test) exec node bindings/node/test/test.js ;;
+node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
+node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
+node:objects) exec node bindings/node/examples/objects.js "$@" ;;
+node:async) exec node bindings/node/examples/async.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
@@ -71,7 +74,9 @@ csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
-lua:test) exec luajit bindings/lua/test/test.lua ;;
+lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
+lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
+lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;
 *) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
 esac

@@ -517,6 +517,7 @@ char *strerror(int errnum);
 void *dlopen(const char *file, int mode);
 void *dlvsym(void *handle, const char *name, const char *version);
 char *dlerror(void);
+void *dlsym(void *handle, const char *name);
 ]])
 
 local M = { ffi = ffi, raw = {} }
@@ -720,6 +721,1164 @@ function M.layout()
     out[#out + 1] = c[1] .. " value " .. c[2]
   end
   return out
+end
+
+-- ---- Objects: rv.event_channel(), an endpoint (an rdma_cm id with its
+-- QP), rv.protection_domain(), MRs, rv.completion_channel(),
+-- rv.completion_queue(), rv.shared_receive_queue(), rv.connect(),
+-- rv.listen() ----
+--
+-- Each closes with :close() or, collected unclosed, by its ffi.gc
+-- finalizer (also at the state's end, lua_close); either way the C objects
+-- go in the order they depend on each other, whatever the program does: an
+-- object others depend on (a PD under its MRs and QPs, a CQ under its QPs,
+-- a channel under its CQs or ids) is destroyed once the last of them is,
+-- and an MR once no posted work request uses it. An MR holds its buffer; a
+-- posted work request holds the MRs of its SGEs until its completion is
+-- reaped by a CQ's :poll() or :next(), or its QP (its SRQ) is destroyed. A
+-- failure returns nil, message, errno, as the functions do; a closed
+-- object's methods EBADF; a wait's bound (milliseconds; nil: none),
+-- ETIMEDOUT. The channels' fds are made non-blocking; a wait is poll() on
+-- the fd, then the non-blocking read.
+local function objects(rv)
+  local O = {}
+  local EBADF, EAGAIN, EINTR, ETIMEDOUT, EINVAL = 9, 11, 4, 110, 22
+  local POLLIN, F_GETFL, F_SETFL, O_NONBLOCK = 1, 3, 4, 2048
+  -- libc's, by address (a program may declare them itself with other types)
+  local function libc(name, ctype)
+    return ffi.cast(ctype, ffi.C.dlsym(nil, name))
+  end
+  local c_poll = libc("poll", "int (*)(void *, unsigned long, int)")
+  local c_fcntl = libc("fcntl", "int (*)(int, int, ...)")
+  local c_clock = libc("clock_gettime", "int (*)(int, int64_t *)")
+  local now_ts = ffi.new("int64_t[2]")
+  local function now_ms()
+    c_clock(1, now_ts)   -- CLOCK_MONOTONIC
+    return tonumber(now_ts[0]) * 1000 + tonumber(now_ts[1]) / 1e6
+  end
+
+  local function failure(fn, errno)
+    return nil, fn .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
+  end
+  local function deadline(ms)
+    return ms and now_ms() + ms or math.huge
+  end
+  local function left(at)
+    return at == math.huge and -1 or math.max(0, math.floor(at - now_ms()))
+  end
+
+  local function nonblocking(fd, fn)
+    local flags = c_fcntl(fd, F_GETFL, ffi.new("int", 0))
+    if flags < 0 or c_fcntl(fd, F_SETFL, ffi.new("int", bit.bor(flags, O_NONBLOCK))) < 0 then
+      return failure(fn, ffi.errno())
+    end
+    return true
+  end
+
+  -- Blocks until fd is readable (true) or ms pass (false; -1: no bound).
+  local pfd = ffi.new("int32_t[2]")
+  local function readable(fd, ms, fn)
+    local at = ms < 0 and math.huge or now_ms() + ms
+    while true do
+      pfd[0], pfd[1] = fd, POLLIN
+      local n = c_poll(pfd, 1, left(at))
+      if n >= 0 then
+        return n > 0
+      end
+      local errno = ffi.errno()
+      if errno ~= EINTR then
+        return failure(fn .. ": poll", errno)
+      end
+    end
+  end
+
+  -- ---- the C objects behind the objects, closed in order ----
+
+  -- One C object: destroyed once, when closed and nothing that depends on
+  -- it (nor any posted work request, for an MR) is left. destroy returns
+  -- the function's own nil, message, errno on a failure.
+  local Native = {}
+  Native.__index = Native
+  local function native(kind, ptr, destroy, ...)
+    local n = setmetatable({ kind = kind, ptr = ptr, destroy = destroy, deps = {}, refs = 0, state = "open",
+      keep = {}, on_destroy = {} }, Native)
+    for i = 1, select("#", ...) do
+      local d = select(i, ...)
+      if d then
+        n.deps[#n.deps + 1] = d
+        d.refs = d.refs + 1
+      end
+    end
+    return n
+  end
+  function Native:check(fn)
+    if self.state ~= "open" then
+      return failure(fn, EBADF)
+    end
+    return self.ptr
+  end
+  function Native:drop()
+    self.refs = self.refs - 1
+    if self.refs == 0 and self.state == "closing" then
+      return self:finish()
+    end
+  end
+  function Native:close()
+    if self.state ~= "open" then
+      return
+    end
+    self.state = "closing"
+    if self.refs == 0 then
+      return self:finish()
+    end
+  end
+  -- The first failure's message and errno, if any.
+  function Native:finish()
+    self.state = "closed"
+    local message, errno
+    if self.destroy then
+      local ok, m, e = self.destroy(self.ptr)
+      if ok == nil and m then
+        message, errno = m, e
+      end
+    end
+    for _, f in ipairs(self.on_destroy) do
+      f()
+    end
+    self.keep, self.on_destroy = nil, nil
+    for _, d in ipairs(self.deps) do
+      local m, e = d:drop()
+      if m and not message then
+        message, errno = m, e
+      end
+    end
+    self.deps = {}
+    return message, errno
+  end
+
+  local function close_all(natives)
+    local message, errno
+    for _, n in ipairs(natives) do
+      local m, e = n:close()
+      if m and not message then
+        message, errno = m, e
+      end
+    end
+    return message, errno
+  end
+
+  -- An object: its natives (closed by :close(), in that order; each waits
+  -- for what depends on it) and, unless adopted, a finalizer closing them.
+  local function object(class, natives, collect)
+    local o = setmetatable({ _natives = natives }, class)
+    if collect then
+      o._anchor = ffi.gc(ffi.cast("void *", 0), function()
+        close_all(natives)
+      end)
+    end
+    return o
+  end
+  -- :close(): true, or nil, message, errno (its own destroy's, or that of
+  -- what it was the last to depend on).
+  local function close(self)
+    if self._anchor then
+      ffi.gc(self._anchor, nil)
+    end
+    local message, errno = close_all(self._natives)
+    if self._owned then
+      for _, o in ipairs(self._owned) do
+        local ok, m, e = o:close()
+        if not ok and not message then
+          message, errno = m, e
+        end
+      end
+      self._owned = {}
+    end
+    if message then
+      return nil, message, errno
+    end
+    return true
+  end
+  local function class(name)
+    local k = { close = close, __name = name }
+    k.__index = k
+    k.closed = function(self)
+      return self._natives[1].state ~= "open"
+    end
+    return k
+  end
+
+  -- ---- work requests held until their completions ----
+
+  local qps = {}   -- qp_num -> { send, recv, srq, send_cq, recv_cq }
+  local function key(wr_id)
+    return tostring(ffi.cast("uint64_t", wr_id))
+  end
+  local function release(hold)
+    for _, m in ipairs(hold.mrs) do
+      m:drop()
+    end
+  end
+  -- Releases a queue's holds up to the one of k (RC completes a queue's
+  -- requests in order; an unsignaled one with the next signaled).
+  local function release_up_to(queue, k)
+    for i, h in ipairs(queue) do
+      if h.key == k then
+        for _ = 1, i do
+          release(table.remove(queue, 1))
+        end
+        return
+      end
+    end
+  end
+  local function reaped(cq, wc)
+    local q = qps[tonumber(wc.qp_num)]
+    if not q then
+      return
+    end
+    local k, recv = key(wc.wr_id), nil
+    if wc.status == rv.IBV_WC_SUCCESS then
+      recv = bit.band(wc.opcode, rv.IBV_WC_RECV) ~= 0
+    elseif q.send_cq ~= q.recv_cq then
+      recv = cq == q.recv_cq
+    else   -- an error's opcode is undefined
+      recv = true
+      for _, h in ipairs(q.send) do
+        if h.key == k then recv = false end
+      end
+    end
+    if not recv then
+      release_up_to(q.send, k)
+    elseif q.srq then
+      local held = q.srq[k]
+      if held and #held > 0 then
+        release(table.remove(held, 1))
+        if #held == 0 then q.srq[k] = nil end
+      end
+    else
+      release_up_to(q.recv, k)
+    end
+  end
+
+  local MR = class("MemoryRegion")
+  local mr_native = setmetatable({}, { __mode = "k" })   -- MR -> its native
+
+  -- An SGE: an MR (all of it) or { mr, offset, length } (mr:sge()).
+  local function sge(s, fn)
+    local region = getmetatable(s) == MR and s or s.mr
+    if getmetatable(region) ~= MR then
+      error(fn .. ": an SGE is an MR or {mr = ..., offset = ..., length = ...}", 4)
+    end
+    local n = mr_native[region]
+    if not n:check(fn) then
+      return nil, n
+    end
+    local offset = region == s and 0 or s.offset or 0
+    local length = (region == s or s.length == nil) and region.length - offset or s.length
+    if offset < 0 or length < 0 or offset + length > region.length then
+      error(string.format("%s: SGE [%d, %d) outside the MR's %d bytes", fn, offset, offset + length, region.length), 4)
+    end
+    return { addr = region.addr + offset, length = length, lkey = region.lkey }, n
+  end
+
+  local function send_wr(w, wr)
+    wr.opcode = w.opcode or rv.IBV_WR_SEND
+    wr.send_flags = w.flags or 0
+    wr.imm_data = w.imm and bit.bswap(w.imm) % 0x100000000 or 0
+    if w.rdma then
+      wr.wr.rdma.remote_addr, wr.wr.rdma.rkey = w.rdma.remote_addr, w.rdma.rkey
+    elseif w.atomic then
+      local a = w.atomic
+      wr.wr.atomic.remote_addr, wr.wr.atomic.rkey = a.remote_addr, a.rkey
+      wr.wr.atomic.compare_add, wr.wr.atomic.swap = a.compare_add or 0, a.swap or 0
+    elseif w.ud then
+      wr.wr.ud.ah, wr.wr.ud.remote_qpn, wr.wr.ud.remote_qkey = w.ud.ah, w.ud.remote_qpn, w.ud.remote_qkey
+    end
+    return bit.band(wr.send_flags, rv.IBV_SEND_SIGNALED) ~= 0
+  end
+
+  -- Lays out a work request or a list of them (tables with wr_id and sg),
+  -- posts them with post(first, bad) (an errno value), keeps the holds of
+  -- those posted (keep(hold)): true, or nil, message, errno with the index
+  -- of the first not posted (0-based) fourth.
+  local function posted(fn, list, struct, fill, post, keep)
+    if list.wr_id ~= nil or list.sg ~= nil then
+      list = { list }
+    end
+    local n = #list
+    if n == 0 then
+      error(fn .. ": no work request", 3)
+    end
+    local wrs = rv.new(struct, n)
+    local sgs, total = {}, 0
+    for i, w in ipairs(list) do
+      sgs[i] = {}
+      for j, s in ipairs(w.sg or {}) do
+        local c, native = sge(s, fn)
+        if not c then
+          return failure(fn, EBADF)
+        end
+        sgs[i][j] = { c = c, native = native }
+        total = total + 1
+      end
+    end
+    local sges = rv.new("ibv_sge", math.max(total, 1))
+    local holds, at = {}, 0
+    for i, w in ipairs(list) do
+      local wr = wrs[i - 1]
+      wr.wr_id = w.wr_id or 0
+      wr.next = i < n and wrs + i or nil
+      wr.sg_list = #sgs[i] > 0 and sges + at or nil
+      wr.num_sge = #sgs[i]
+      local mrs = {}
+      for _, s in ipairs(sgs[i]) do
+        sges[at].addr, sges[at].length, sges[at].lkey = s.c.addr, s.c.length, s.c.lkey
+        at = at + 1
+        mrs[#mrs + 1] = s.native
+        s.native.refs = s.native.refs + 1
+      end
+      local signaled = fill(w, wr)
+      holds[i] = { key = key(wr.wr_id), signaled = signaled ~= false, mrs = mrs }
+    end
+    local bad = ffi.new("void *[1]")
+    local r = post(wrs, bad)
+    local first_bad = n
+    if r ~= 0 then
+      first_bad = bad[0] == nil and 0 or
+        tonumber((ffi.cast("uintptr_t", bad[0]) - ffi.cast("uintptr_t", wrs)) / ffi.sizeof("struct " .. struct))
+    end
+    for i, h in ipairs(holds) do
+      if i <= first_bad then keep(h) else release(h) end
+    end
+    if r ~= 0 then
+      local _, message, errno = failure(fn, r)
+      return nil, message, errno, first_bad
+    end
+    return true
+  end
+
+  -- ---- the objects ----
+
+  local EventChannel = class("EventChannel")
+  local Endpoint = class("Endpoint")
+
+  --- An rdma_cm event channel (rdma_create_event_channel), its fd non-blocking.
+  function O.event_channel()
+    local ptr, message, errno = rv.rdma_create_event_channel()
+    if not ptr then
+      return nil, message, errno
+    end
+    local ch = object(EventChannel, { native("EventChannel", ptr, rv.rdma_destroy_event_channel) }, true)
+    ch.ptr, ch.fd, ch._queued = ptr, ffi.cast("struct rdma_event_channel *", ptr).fd, {}
+    local ok, m, e = nonblocking(ch.fd, "rdma_create_event_channel")
+    if not ok then
+      ch:close()
+      return nil, m, e
+    end
+    return ch
+  end
+
+  local function endpoint(channel, id, adopted)
+    local idn = native("Endpoint", id, not adopted and rv.rdma_destroy_id or nil, channel and channel._natives[1])
+    local ep = object(Endpoint, { idn }, not adopted)
+    ep.id, ep.channel, ep._id, ep._owned = id, channel, idn, {}
+    ep._key = key(ffi.cast("uintptr_t", id))
+    return ep
+  end
+
+  --- A new id on this channel (rdma_create_id; ps RDMA_PS_TCP by default).
+  function EventChannel:create_id(ps)
+    local ok, m, e = self._natives[1]:check("rdma_create_id")
+    if not ok then
+      return nil, m, e
+    end
+    local out = ffi.new("void *[1]")
+    ok, m, e = rv.rdma_create_id(self.ptr, out, nil, ps or rv.RDMA_PS_TCP)
+    if not ok then
+      return nil, m, e
+    end
+    return endpoint(self, out[0])
+  end
+
+  -- The next event for k (an id's key; a listener's for its requests),
+  -- read without blocking and acked: { event, name, status, id, listen_id };
+  -- false if none is there yet.
+  function EventChannel:_take(k)
+    local q = self._queued[k]
+    if q and #q > 0 then
+      return table.remove(q, 1)
+    end
+    local ok, m, e = self._natives[1]:check("rdma_get_cm_event")
+    if not ok then
+      return nil, m, e
+    end
+    while true do
+      local out = ffi.new("void *[1]")
+      if rv.raw.rdma_get_cm_event(self.ptr, out) ~= 0 then
+        local errno = ffi.errno()
+        if errno == EAGAIN then
+          return false
+        end
+        return failure("rdma_get_cm_event", errno)
+      end
+      local ev = ffi.cast("struct rdma_cm_event *", out[0])
+      local got = { event = ev.event, name = rv.rdma_event_str(ev.event), status = ev.status, id = ev.id,
+        listen_id = ev.listen_id }
+      rv.rdma_ack_cm_event(out[0])
+      local to = key(ffi.cast("uintptr_t", got.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST and got.listen_id or got.id))
+      if to == k then
+        return got
+      end
+      self._queued[to] = self._queued[to] or {}
+      table.insert(self._queued[to], got)
+    end
+  end
+
+  function EventChannel:_event(k, timeout_ms)
+    local at = deadline(timeout_ms)
+    while true do
+      local ev, m, e = self:_take(k)
+      if ev then
+        return ev
+      elseif ev == nil then
+        return nil, m, e
+      end
+      local ok
+      ok, m, e = readable(self.fd, left(at), "rdma_get_cm_event")
+      if ok == nil then
+        return nil, m, e
+      elseif not ok then
+        return failure("rdma_get_cm_event", ETIMEDOUT)
+      end
+    end
+  end
+
+  -- The endpoint's next event, of the type wanted, status 0; else nil, a
+  -- message (the event's name and status) and the status's errno if it is
+  -- one (EPROTO if not).
+  function Endpoint:_wait(want, timeout_ms)
+    if not self.channel then
+      return failure(rv.rdma_event_str(want), EBADF)
+    end
+    local ev, m, e = self.channel:_event(self._key, timeout_ms)
+    if not ev then
+      return nil, m, e
+    end
+    if ev.event ~= want or ev.status ~= 0 then
+      return nil, string.format("%s (status %d), not %s", ev.name, ev.status, rv.rdma_event_str(want)),
+        ev.status < 0 and -ev.status or 71
+    end
+    return ev
+  end
+
+  local function addrinfo(host, port, passive)
+    local hints = rv.new("rdma_addrinfo")
+    hints.ai_port_space, hints.ai_flags = rv.RDMA_PS_TCP, passive and rv.RAI_PASSIVE or 0
+    local res = ffi.new("void *[1]")
+    local ok, m, e = rv.rdma_getaddrinfo(tostring(host), tostring(port), hints, res)
+    if not ok then
+      return nil, m, e
+    end
+    return res[0]
+  end
+
+  --- Resolves host:port's address and route (rdma_resolve_addr,
+  --- rdma_resolve_route, each event awaited): the endpoint.
+  function Endpoint:resolve(host, port, timeout_ms)
+    local id, m, e = self._id:check("rdma_resolve_addr")
+    if not id then
+      return nil, m, e
+    end
+    local res
+    res, m, e = addrinfo(host, port, false)
+    if not res then
+      return nil, m, e
+    end
+    local ms = math.max(1, math.min(timeout_ms or 2000, 0x7fffffff))
+    local ok
+    ok, m, e = rv.rdma_resolve_addr(id, nil, ffi.cast("struct rdma_addrinfo *", res).ai_dst_addr, ms)
+    rv.rdma_freeaddrinfo(res)
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms) end
+    if ok then ok, m, e = rv.rdma_resolve_route(id, ms) end
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms) end
+    if not ok then
+      return nil, m, e
+    end
+    return self
+  end
+
+  --- Binds to host:port and listens (rdma_bind_addr, rdma_listen).
+  function Endpoint:listen(host, port, backlog)
+    local id, m, e = self._id:check("rdma_bind_addr")
+    if not id then
+      return nil, m, e
+    end
+    local res
+    res, m, e = addrinfo(host, port, true)
+    if not res then
+      return nil, m, e
+    end
+    local ok
+    ok, m, e = rv.rdma_bind_addr(id, ffi.cast("struct rdma_addrinfo *", res).ai_src_addr)
+    rv.rdma_freeaddrinfo(res)
+    if ok then ok, m, e = rv.rdma_listen(id, backlog or 1) end
+    if not ok then
+      return nil, m, e
+    end
+    return self
+  end
+
+  --- A listener's next connection request: a new endpoint (no QP yet).
+  function Endpoint:get_request(timeout_ms)
+    local ok, m, e = self._id:check("rdma_get_cm_event")
+    if not ok then
+      return nil, m, e
+    end
+    local ev
+    ev, m, e = self:_wait(rv.RDMA_CM_EVENT_CONNECT_REQUEST, timeout_ms)
+    if not ev then
+      return nil, m, e
+    end
+    return endpoint(self.channel, ev.id)
+  end
+
+  function Endpoint:_attach(qp, pd, send_cq, recv_cq, srq, adopted)
+    local id = self.id
+    local n = native("QP", qp, not adopted and function() rv.rdma_destroy_qp(id) return true end or nil,
+      self._id, pd and pd._natives[1], send_cq and send_cq._natives[1], recv_cq and recv_cq._natives[1],
+      srq and srq._natives[1])
+    local s = ffi.cast("struct ibv_qp *", qp)
+    local q = { send = {}, recv = {}, srq = srq and srq._held or nil,
+      send_cq = send_cq and send_cq.ptr or s.send_cq, recv_cq = recv_cq and recv_cq.ptr or s.recv_cq }
+    local num = tonumber(s.qp_num)
+    qps[num] = q
+    table.insert(n.on_destroy, function()
+      if qps[num] == q then qps[num] = nil end
+      for _, h in ipairs(q.send) do release(h) end
+      for _, h in ipairs(q.recv) do release(h) end
+      q.send, q.recv = {}, {}
+    end)
+    self._qp, self._q, self.qp, self.qp_num = n, q, qp, num
+    table.insert(self._natives, 1, n)
+  end
+
+  --- Makes the id's QP (rdma_create_qp) on opts.pd, send_cq, recv_cq and
+  --- srq (objects); opts.cap as struct ibv_qp_cap's fields, qp_type
+  --- (IBV_QPT_RC), sq_sig_all.
+  function Endpoint:create_qp(opts)
+    local id, m, e = self._id:check("rdma_create_qp")
+    if not id then
+      return nil, m, e
+    end
+    if self._qp then
+      return failure("rdma_create_qp", EINVAL)
+    end
+    for _, o in ipairs({ opts.pd, opts.send_cq, opts.recv_cq, opts.srq or false }) do
+      if o and not o._natives[1]:check("rdma_create_qp") then
+        return failure("rdma_create_qp", EBADF)
+      end
+    end
+    local attr = rv.new("ibv_qp_init_attr")
+    attr.send_cq, attr.recv_cq = opts.send_cq.ptr, opts.recv_cq.ptr
+    attr.srq = opts.srq and opts.srq.ptr or nil
+    local cap = opts.cap or {}
+    local recv = opts.srq and 0 or 16
+    attr.cap.max_send_wr, attr.cap.max_recv_wr = cap.max_send_wr or 16, cap.max_recv_wr or recv
+    attr.cap.max_send_sge, attr.cap.max_recv_sge = cap.max_send_sge or 4, cap.max_recv_sge or (opts.srq and 0 or 4)
+    attr.cap.max_inline_data = cap.max_inline_data or 0
+    attr.qp_type, attr.sq_sig_all = opts.qp_type or rv.IBV_QPT_RC, opts.sq_sig_all and 1 or 0
+    local ok
+    ok, m, e = rv.rdma_create_qp(id, opts.pd.ptr, attr)
+    if not ok then
+      return nil, m, e
+    end
+    self:_attach(ffi.cast("struct rdma_cm_id *", id).qp, opts.pd, opts.send_cq, opts.recv_cq, opts.srq)
+    self.pd, self.send_cq, self.recv_cq, self.srq = opts.pd, opts.send_cq, opts.recv_cq, opts.srq
+    return self
+  end
+
+  --- The id's device context (id->verbs).
+  function Endpoint:context()
+    local id, m, e = self._id:check("context")
+    if not id then
+      return nil, m, e
+    end
+    return ffi.cast("struct rdma_cm_id *", id).verbs
+  end
+
+  --- A QP's objects, made where opts does not give them (a PD, a
+  --- completion channel, a send and a receive CQ on it), then the QP: the
+  --- endpoint. What it made is closed with it.
+  function Endpoint:setup(opts)
+    opts = opts or {}
+    local made, ctx, m, e = {}, self:context()
+    local function undo(...)
+      for i = #made, 1, -1 do made[i]:close() end
+      return ...
+    end
+    if not ctx then
+      return nil, m, e
+    end
+    local pd, send_cq, recv_cq, channel = opts.pd, opts.send_cq, opts.recv_cq, nil
+    local cap = opts.cap or {}
+    if not pd then
+      pd, m, e = O.protection_domain(ctx)
+      if not pd then return undo(nil, m, e) end
+      made[#made + 1] = pd
+    end
+    if not send_cq or not recv_cq then
+      channel, m, e = O.completion_channel(ctx)
+      if not channel then return undo(nil, m, e) end
+      made[#made + 1] = channel
+    end
+    if not send_cq then
+      send_cq, m, e = O.completion_queue(ctx, { cqe = cap.max_send_wr or 16, channel = channel })
+      if not send_cq then return undo(nil, m, e) end
+      made[#made + 1] = send_cq
+    end
+    if not recv_cq then
+      recv_cq, m, e = O.completion_queue(ctx, { cqe = cap.max_recv_wr or 16, channel = channel })
+      if not recv_cq then return undo(nil, m, e) end
+      made[#made + 1] = recv_cq
+    end
+    local ok
+    ok, m, e = self:create_qp({ pd = pd, send_cq = send_cq, recv_cq = recv_cq, srq = opts.srq, cap = cap,
+      qp_type = opts.qp_type, sq_sig_all = opts.sq_sig_all })
+    if not ok then return undo(nil, m, e) end
+    for _, o in ipairs(made) do
+      self._owned[#self._owned + 1] = o
+    end
+    return self
+  end
+
+  local function conn_param(p)
+    local param = rv.new("rdma_conn_param")
+    param.responder_resources, param.initiator_depth, param.retry_count, param.rnr_retry_count = 1, 1, 7, 7
+    for k, v in pairs(p or {}) do
+      param[k] = v
+    end
+    return param
+  end
+
+  function Endpoint:_connect(fn, param, timeout_ms)
+    local id, m, e = self._id:check(fn)
+    if not id then
+      return nil, m, e
+    end
+    local ok
+    ok, m, e = rv[fn](id, conn_param(param))
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeout_ms) end
+    if not ok then
+      return nil, m, e
+    end
+    return self
+  end
+
+  --- rdma_connect (param: struct rdma_conn_param's fields; responder_resources
+  --- and initiator_depth 1, retry_count and rnr_retry_count 7 unless given), then ESTABLISHED.
+  function Endpoint:connect(param, timeout_ms)
+    return self:_connect("rdma_connect", param, timeout_ms)
+  end
+
+  --- rdma_accept (param as connect's), then ESTABLISHED.
+  function Endpoint:accept(param, timeout_ms)
+    return self:_connect("rdma_accept", param, timeout_ms)
+  end
+
+  --- rdma_disconnect, then DISCONNECTED.
+  function Endpoint:disconnect(timeout_ms)
+    local id, m, e = self._id:check("rdma_disconnect")
+    if not id then
+      return nil, m, e
+    end
+    local ok
+    ok, m, e = rv.rdma_disconnect(id)
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout_ms) end
+    if not ok then
+      return nil, m, e
+    end
+    return true
+  end
+
+  --- Waits for DISCONNECTED (the peer's rdma_disconnect).
+  function Endpoint:disconnected(timeout_ms)
+    local ok, m, e = self:_wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout_ms)
+    if not ok then
+      return nil, m, e
+    end
+    return true
+  end
+
+  function Endpoint:_qp_of(fn)
+    local ok, m, e = self._id:check(fn)
+    if not ok then
+      return nil, m, e
+    end
+    if not self._qp then
+      return failure(fn, EINVAL)
+    end
+    return self._qp:check(fn)
+  end
+
+  --- ibv_post_send of a work request or a list of them, each { wr_id, sg =
+  --- { SGE, ... }, opcode (IBV_WR_SEND), flags, imm (host order), rdma =
+  --- { remote_addr, rkey }, atomic = { remote_addr, rkey, compare_add, swap },
+  --- ud = { ah, remote_qpn, remote_qkey } }; an SGE is an MR or
+  --- mr:sge(offset, length). Their MRs are held until their completions are
+  --- reaped. A failure: nil, message, errno, the index of the first not posted.
+  function Endpoint:post_send(wrs)
+    local qp, m, e = self:_qp_of("ibv_post_send")
+    if not qp then
+      return nil, m, e
+    end
+    local q = self._q
+    return posted("ibv_post_send", wrs, "ibv_send_wr", send_wr, function(first, bad)
+      return rv.raw.ibv_post_send(qp, first, bad)
+    end, function(h) q.send[#q.send + 1] = h end)
+  end
+
+  --- ibv_post_recv of { wr_id, sg } or a list (the QP's own receive queue).
+  function Endpoint:post_recv(wrs)
+    local qp, m, e = self:_qp_of("ibv_post_recv")
+    if not qp then
+      return nil, m, e
+    end
+    local q = self._q
+    return posted("ibv_post_recv", wrs, "ibv_recv_wr", function() end, function(first, bad)
+      return rv.raw.ibv_post_recv(qp, first, bad)
+    end, function(h) q.recv[#q.recv + 1] = h end)
+  end
+
+  --- An MR on the endpoint's PD (pd:reg's arguments), closed with the endpoint.
+  function Endpoint:reg(buf, len, access)
+    local ok, m, e = self._id:check("ibv_reg_mr_iova2")
+    if not ok then
+      return nil, m, e
+    end
+    if not self.pd then
+      return failure("ibv_reg_mr_iova2", EINVAL)   -- no QP (no PD) yet
+    end
+    local mr
+    mr, m, e = self.pd:reg(buf, len, access)
+    if not mr then
+      return nil, m, e
+    end
+    self._owned[#self._owned + 1] = mr
+    return mr
+  end
+
+  --- The QP, the id, and what the endpoint made itself (setup, connect,
+  --- listen, reg), each once nothing depends on it.
+  Endpoint.close = close
+
+  --- An id made with the raw functions (and its QP): its posts held as
+  --- any; not destroyed by :close().
+  function O.adopt_endpoint(id)
+    local ep = endpoint(nil, id, true)
+    local qp = ffi.cast("struct rdma_cm_id *", id).qp
+    if qp ~= nil then
+      ep:_attach(qp, nil, nil, nil, nil, true)
+    end
+    return ep
+  end
+
+  local PD = class("ProtectionDomain")
+  local function context_of(x)
+    if getmetatable(x) == Endpoint then
+      return x:context()
+    end
+    return x
+  end
+
+  --- ibv_alloc_pd on a context (or an endpoint's).
+  function O.protection_domain(context)
+    local ctx, m, e = context_of(context)
+    if not ctx then
+      return nil, m, e
+    end
+    local ptr
+    ptr, m, e = rv.ibv_alloc_pd(ctx)
+    if not ptr then
+      return nil, m, e
+    end
+    local pd = object(PD, { native("ProtectionDomain", ptr, rv.ibv_dealloc_pd) }, true)
+    pd.ptr = ptr
+    return pd
+  end
+
+  local function memory_region(ptr, buf, destroy, pd_native)
+    local n = native("MemoryRegion", ptr, destroy, pd_native)
+    n.keep[1] = buf
+    local mr = object(MR, { n }, destroy ~= nil)
+    mr_native[mr] = n
+    local s = ffi.cast("struct ibv_mr *", ptr)
+    mr.ptr, mr.buf, mr.length, mr.lkey, mr.rkey = ptr, ffi.cast("uint8_t *", buf), tonumber(s.length), s.lkey, s.rkey
+    mr.addr = ffi.cast("uint64_t", ffi.cast("uintptr_t", s.addr))
+    return mr
+  end
+
+  --- Registers buf (cdata) of len bytes with ibv_reg_mr_iova2 (iova its
+  --- address), or len new zeroed bytes when buf is a number (pd:reg(64)):
+  --- an MR that holds it (mr.buf: its bytes, uint8_t *).
+  function PD:reg(buf, len, access)
+    if type(buf) == "number" then
+      buf, len, access = ffi.new("uint8_t[?]", buf), buf, len
+    end
+    local pd, m, e = self._natives[1]:check("ibv_reg_mr_iova2")
+    if not pd then
+      return nil, m, e
+    end
+    local address = ffi.cast("uint64_t", ffi.cast("uintptr_t", buf))
+    local ptr
+    ptr, m, e = rv.ibv_reg_mr_iova2(pd, buf, len, address, access or rv.IBV_ACCESS_LOCAL_WRITE)
+    if not ptr then
+      return nil, m, e
+    end
+    return memory_region(ptr, buf, rv.ibv_dereg_mr, self._natives[1])
+  end
+
+  --- An MR made with the raw functions, over buf: held as any, not
+  --- deregistered by :close().
+  function O.adopt_mr(ptr, buf)
+    return memory_region(ptr, buf, nil, nil)
+  end
+
+  --- An SGE of length bytes at offset (the rest of the MR by default).
+  function MR:sge(offset, length)
+    offset = offset or 0
+    return { mr = self, offset = offset, length = length or self.length - offset }
+  end
+
+  local CC = class("CompletionChannel")
+  local cqs_of = setmetatable({}, { __mode = "k" })   -- channel -> { [cq address] = cq } (weak values)
+
+  --- ibv_create_comp_channel on a context (or an endpoint's), its fd non-blocking.
+  function O.completion_channel(context)
+    local ctx, m, e = context_of(context)
+    if not ctx then
+      return nil, m, e
+    end
+    local ptr
+    ptr, m, e = rv.ibv_create_comp_channel(ctx)
+    if not ptr then
+      return nil, m, e
+    end
+    local cc = object(CC, { native("CompletionChannel", ptr, rv.ibv_destroy_comp_channel) }, true)
+    cc.ptr, cc.fd = ptr, ffi.cast("struct ibv_comp_channel *", ptr).fd
+    cqs_of[cc] = setmetatable({}, { __mode = "v" })
+    local ok
+    ok, m, e = nonblocking(cc.fd, "ibv_create_comp_channel")
+    if not ok then
+      cc:close()
+      return nil, m, e
+    end
+    return cc
+  end
+
+  -- The next event if there is one (false if not): the CQ (the object, or
+  -- its pointer), its cq_context; acked.
+  function CC:_take()
+    local ch, m, e = self._natives[1]:check("ibv_get_cq_event")
+    if not ch then
+      return nil, m, e
+    end
+    local cq, context = ffi.new("void *[1]"), ffi.new("void *[1]")
+    if rv.raw.ibv_get_cq_event(ch, cq, context) ~= 0 then
+      local errno = ffi.errno()
+      if errno == EAGAIN then
+        return false
+      end
+      return failure("ibv_get_cq_event", errno)
+    end
+    rv.ibv_ack_cq_events(cq[0], 1)
+    local found = cqs_of[self][key(ffi.cast("uintptr_t", cq[0]))]
+    if found then
+      found._evented = true
+    end
+    return found or cq[0], context[0]
+  end
+
+  --- The next completion event (ibv_get_cq_event), already acknowledged:
+  --- the CompletionQueue and its cq_context. Arm the CQ again
+  --- (cq:req_notify()), then poll it.
+  function CC:get_event(timeout_ms)
+    local at = deadline(timeout_ms)
+    while true do
+      local cq, context, e = self:_take()
+      if cq then
+        return cq, context
+      elseif cq == nil then
+        return nil, context, e
+      end
+      local ok, m
+      ok, m, e = readable(self.fd, left(at), "ibv_get_cq_event")
+      if ok == nil then
+        return nil, m, e
+      elseif not ok then
+        return failure("ibv_get_cq_event", ETIMEDOUT)
+      end
+    end
+  end
+
+  local CQ = class("CompletionQueue")
+
+  local function completion_queue(ptr, channel, cq_context, adopted)
+    local n = native("CompletionQueue", ptr, not adopted and rv.ibv_destroy_cq or nil, channel and channel._natives[1])
+    local cq = object(CQ, { n }, not adopted)
+    cq.ptr, cq.channel, cq.cq_context, cq._evented = ptr, channel, cq_context, false
+    cq._wc = rv.new("ibv_wc", 16)
+    if channel then
+      cqs_of[channel][key(ffi.cast("uintptr_t", ptr))] = cq
+    end
+    return cq
+  end
+
+  --- ibv_create_cq on a context (or an endpoint's): opts.cqe entries (16),
+  --- on opts.channel (a completion channel) or none, opts.context its
+  --- cq_context, opts.comp_vector.
+  function O.completion_queue(context, opts)
+    opts = opts or {}
+    local ctx, m, e = context_of(context)
+    if not ctx then
+      return nil, m, e
+    end
+    local ptr
+    ptr, m, e = rv.ibv_create_cq(ctx, opts.cqe or 16, opts.context, opts.channel and opts.channel.ptr or nil,
+      opts.comp_vector or 0)
+    if not ptr then
+      return nil, m, e
+    end
+    return completion_queue(ptr, opts.channel, opts.context, false)
+  end
+
+  --- A CQ made with the raw functions: its completions release holds as
+  --- any; not destroyed by :close().
+  function O.adopt_cq(ptr)
+    return completion_queue(ptr, nil, nil, true)
+  end
+
+  --- Up to max (16) completions, without waiting (ibv_poll_cq): a table
+  --- of struct ibv_wc (imm_data in network order).
+  function CQ:poll(max)
+    max = max or 16
+    local cq, m, e = self._natives[1]:check("ibv_poll_cq")
+    if not cq then
+      return nil, m, e
+    end
+    if max > ffi.sizeof(self._wc) / ffi.sizeof("struct ibv_wc") then
+      self._wc = rv.new("ibv_wc", max)
+    end
+    local n
+    n, m, e = rv.ibv_poll_cq(cq, max, self._wc)
+    if not n then
+      return nil, m, e
+    end
+    local out = {}
+    for i = 0, n - 1 do
+      local wc = rv.new("ibv_wc")
+      ffi.copy(wc, self._wc + i, ffi.sizeof("struct ibv_wc"))
+      out[i + 1] = wc
+      reaped(cq, wc)
+    end
+    return out
+  end
+
+  --- Arms the CQ (ibv_req_notify_cq): its next completion (solicited_only:
+  --- its next solicited one) makes an event on its channel.
+  function CQ:req_notify(solicited_only)
+    local cq, m, e = self._natives[1]:check("ibv_req_notify_cq")
+    if not cq then
+      return nil, m, e
+    end
+    local r
+    r, m, e = rv.ibv_req_notify_cq(cq, solicited_only and solicited_only ~= 0 and 1 or 0)
+    if r == nil then
+      return nil, m, e
+    end
+    return true
+  end
+
+  --- Exactly n completions (a table), waiting as long as timeout_ms allows
+  --- (then ETIMEDOUT): on its channel (armed, polled again, waited for),
+  --- or, without one, polled every millisecond.
+  function CQ:next(n, timeout_ms)
+    local at, out = deadline(timeout_ms), {}
+    local function more()
+      local got, m, e = self:poll(n - #out)
+      if not got then
+        return nil, m, e
+      end
+      for _, wc in ipairs(got) do
+        out[#out + 1] = wc
+      end
+      return true
+    end
+    local ok, m, e = more()
+    while ok and #out < n do
+      if self.channel then
+        self._evented = false
+        ok, m, e = self:req_notify(false)
+        if ok then ok, m, e = more() end
+        if ok and #out < n then
+          if left(at) == 0 then
+            return failure("ibv_poll_cq", ETIMEDOUT)
+          end
+          local ch = self.channel
+          local got, gm, ge = ch:_take()
+          if got == nil then
+            return nil, gm, ge
+          end
+          if not got and not self._evented then
+            local r
+            r, m, e = readable(ch.fd, left(at), "ibv_get_cq_event")
+            if r == nil then
+              return nil, m, e
+            end
+            got = true   -- (false, a time-out: the next pass says so)
+          end
+          while got do   -- every event there, acked, its CQ marked
+            got, gm, ge = ch:_take()
+            if got == nil then
+              return nil, gm, ge
+            end
+          end
+          ok, m, e = more()
+        end
+      else
+        if left(at) == 0 then
+          return failure("ibv_poll_cq", ETIMEDOUT)
+        end
+        c_poll(nil, 0, 1)
+        ok, m, e = more()
+      end
+    end
+    if not ok then
+      return nil, m, e
+    end
+    return out
+  end
+
+  local SRQ = class("SharedReceiveQueue")
+
+  --- ibv_create_srq on pd: opts.max_wr (16) receives of opts.max_sge (1) SGEs.
+  function O.shared_receive_queue(pd, opts)
+    opts = opts or {}
+    local p, m, e = pd._natives[1]:check("ibv_create_srq")
+    if not p then
+      return nil, m, e
+    end
+    local attr = rv.new("ibv_srq_init_attr")
+    attr.attr.max_wr, attr.attr.max_sge, attr.attr.srq_limit = opts.max_wr or 16, opts.max_sge or 1, opts.limit or 0
+    local ptr
+    ptr, m, e = rv.ibv_create_srq(p, attr)
+    if not ptr then
+      return nil, m, e
+    end
+    local n = native("SharedReceiveQueue", ptr, rv.ibv_destroy_srq, pd._natives[1])
+    local srq = object(SRQ, { n }, true)
+    local held = {}   -- wr_id's key -> the holds of its receives (an SRQ's are not consumed in order)
+    srq.ptr, srq._held = ptr, held
+    table.insert(n.on_destroy, function()
+      for k, hs in pairs(held) do
+        for _, h in ipairs(hs) do release(h) end
+        held[k] = nil
+      end
+    end)
+    return srq
+  end
+
+  --- ibv_post_srq_recv of { wr_id, sg } or a list.
+  function SRQ:post_recv(wrs)
+    local srq, m, e = self._natives[1]:check("ibv_post_srq_recv")
+    if not srq then
+      return nil, m, e
+    end
+    local held = self._held
+    return posted("ibv_post_srq_recv", wrs, "ibv_recv_wr", function() end, function(first, bad)
+      return rv.raw.ibv_post_srq_recv(srq, first, bad)
+    end, function(h)
+      held[h.key] = held[h.key] or {}
+      table.insert(held[h.key], h)
+    end)
+  end
+
+  --- An RC endpoint connected to host:port: its own event channel, the
+  --- address and route resolved, ep:setup(opts), rdma_connect
+  --- (opts.param), each wait bounded by opts.timeout (ms).
+  function O.connect(host, port, opts)
+    opts = opts or {}
+    local ch, m, e = O.event_channel()
+    if not ch then
+      return nil, m, e
+    end
+    local ep
+    ep, m, e = ch:create_id()
+    if not ep then
+      ch:close()
+      return nil, m, e
+    end
+    ep._owned[1] = ch
+    local ok
+    ok, m, e = ep:resolve(host, port, opts.timeout)
+    if ok then ok, m, e = ep:setup(opts) end
+    if ok then ok, m, e = ep:connect(opts.param, opts.timeout) end
+    if not ok then
+      ep:close()
+      return nil, m, e
+    end
+    return ep
+  end
+
+  --- An endpoint listening on host:port on its own event channel: take
+  --- requests with :get_request(), or :accept_next(opts) one whole.
+  function O.listen(host, port, backlog)
+    local ch, m, e = O.event_channel()
+    if not ch then
+      return nil, m, e
+    end
+    local ep
+    ep, m, e = ch:create_id()
+    if not ep then
+      ch:close()
+      return nil, m, e
+    end
+    ep._owned[1] = ch
+    local ok
+    ok, m, e = ep:listen(host, port, backlog)
+    if not ok then
+      ep:close()
+      return nil, m, e
+    end
+    return ep
+  end
+
+  --- A listener's next connection, set up (setup's opts) and accepted.
+  function Endpoint:accept_next(opts)
+    opts = opts or {}
+    local ep, m, e = self:get_request(opts.timeout)
+    if not ep then
+      return nil, m, e
+    end
+    local ok
+    ok, m, e = ep:setup(opts)
+    if ok then ok, m, e = ep:accept(opts.param, opts.timeout) end
+    if not ok then
+      ep:close()
+      return nil, m, e
+    end
+    return ep
+  end
+
+  function O.htonl(v)
+    return bit.bswap(v) % 0x100000000
+  end
+  O.ntohl = O.htonl
+  return O
+end
+
+M._objects = objects
+for name, value in pairs(objects(M)) do
+  M[name] = value
 end
 
 M.FUNCTIONS = FUNCTIONS

@@ -147,6 +147,10 @@ api.layout = function layout() {
   return out;
 };
 
+// The objects (objects.js): Endpoint, ProtectionDomain, MemoryRegion,
+// CompletionQueue, ... over these functions.
+Object.assign(api, require('./objects.js')(api));
+
 module.exports = api;
 
 if (require.main === module && process.argv[2] === '--layout') {

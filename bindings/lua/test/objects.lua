@@ -1,0 +1,372 @@
+-- The LuaJIT binding's objects (rdmaverbs.lua's rv.event_channel(),
+-- endpoints, rv.protection_domain(), ...) on a machine without RDMA:
+--  - a posted buffer kept alive: on the recording provider
+--    (bindings/recorder.c), a buffer posted through an endpoint, every
+--    reference to it dropped, collectgarbage() run: it is still alive and
+--    its bytes, read by the provider after the post returned, intact;
+--    released once its completion is reaped;
+--  - an MR holds its buffer, until it is closed;
+--  - the order of closing, on a recording stand-in for the C calls
+--    (rv._objects over it; nothing else of C): closed in the wrong order by
+--    the program, or left to the ffi.gc finalizers after an error, each C
+--    object is destroyed once, after every object that depends on it; an
+--    MR under a posted work request once the completion is reaped; a
+--    failure mid-way closes what was made;
+--  - failures as nil, message, errno; EBADF after :close().
+-- Exits 1 on a failure. bindings/run.sh BUILD_DIR lua test runs it.
+local rv = require("rdmaverbs")
+local ffi = rv.ffi
+
+local failures = 0
+local function check(ok, what)
+  print("lua objects: " .. (ok and "ok" or "FAIL") .. ": " .. what)
+  if not ok then failures = failures + 1 end
+end
+local function errno_of(r, message, errno)
+  if r ~= nil then return "no error" end
+  return errno, message
+end
+local function collect()
+  for _ = 1, 3 do
+    collectgarbage("collect")
+    for _ = 1, 200 do ffi.new("uint8_t[64]", 0xee) end
+  end
+  collectgarbage("collect")
+end
+local function address(p)
+  return ffi.cast("uint64_t", ffi.cast("uintptr_t", p))
+end
+local function pattern(n, seed)
+  local b = ffi.new("uint8_t[?]", n)
+  for j = 0, n - 1 do b[j] = bit.band(seed + 7 * j, 0xff) end
+  return b
+end
+local function hex(b, n)
+  local t = {}
+  for j = 0, n - 1 do t[#t + 1] = string.format("%02x", b[j]) end
+  return table.concat(t)
+end
+
+-- ---- a posted buffer, kept alive until its completion is reaped ----
+ffi.cdef([[
+void *recorder_id(void);
+void *recorder_qp(void);
+void *recorder_cq(void);
+void recorder_fail(int err);
+const char *recorder_last(void);
+const char *recorder_bytes(void);
+]])
+local rec = ffi.load(os.getenv("RDMAVERBS_RECORDER"))
+do
+  local id = rec.recorder_id()
+  -- The fake QP's number: that of the provider's second completion (wr_id
+  -- 0x5001, COMP_SWAP, qp_num 0x1101), which reaps the post below.
+  ffi.cast("struct ibv_qp *", rec.recorder_qp()).qp_num = 0x1101
+  local ep = rv.adopt_endpoint(id)
+  check(ep.qp_num == 0x1101 and ep.qp == rec.recorder_qp(), "rv.adopt_endpoint: the id's QP and its number")
+  local weak = setmetatable({}, { __mode = "v" })
+  local want = hex(pattern(64, 0x3c), 64)
+  local mr_struct = rv.new("ibv_mr")
+  do
+    local buf = pattern(64, 0x3c)
+    mr_struct.addr, mr_struct.length, mr_struct.lkey, mr_struct.rkey = buf, 64, 0x77, 0x88
+    local mr = rv.adopt_mr(mr_struct, buf)
+    local ok = ep:post_send({ wr_id = 0x5001, sg = { mr:sge(0, 64) }, opcode = rv.IBV_WR_ATOMIC_CMP_AND_SWP,
+      flags = rv.IBV_SEND_SIGNALED, atomic = { remote_addr = 0x1000, rkey = 5, compare_add = 1, swap = 2 } })
+    local recorded = ffi.string(rec.recorder_last())
+    check(ok == true and recorded == string.format(
+      "cas wr_id=0x5001 flags=0x2 remote=0x1000 rkey=0x5 compare=0x1 swap=0x2 sge=0x%x:0x40:0x77", tonumber(address(buf))),
+      "post_send: the work request as the provider received it: " .. recorded)
+    weak[1] = buf
+    buf, mr = nil, nil   -- every reference the program had
+  end
+  collect()
+  check(weak[1] ~= nil, "a posted buffer, every reference dropped, collectgarbage(): alive")
+  local bytes = (ffi.string(rec.recorder_bytes()):gsub("^ ", ""))
+  check(bytes == want, "its bytes as the provider reads them after the collections: intact (" .. bytes:sub(1, 16) .. "...)")
+  local cq = rv.adopt_cq(rec.recorder_cq())
+  local wc = cq:poll(4)
+  check(#wc == 3 and wc[2].wr_id == 0x5001 and wc[2].qp_num == 0x1101, "cq:poll(): the 3 completions")
+  collect()
+  check(weak[1] == nil, "its completion reaped: the buffer released, collected")
+
+  -- An MR holds its buffer until it is closed.
+  local mr
+  do
+    local buf = ffi.new("uint8_t[32]")
+    local s = rv.new("ibv_mr")
+    s.addr, s.length, s.lkey = buf, 32, 1
+    mr = rv.adopt_mr(s, buf)
+    mr._struct = s
+    weak[2] = buf
+  end
+  collect()
+  check(weak[2] ~= nil and mr.buf == ffi.cast("uint8_t *", weak[2]), "an MR holds its buffer: alive after collectgarbage()")
+  check(mr:close() == true, "mr:close(): true")
+  mr = nil
+  collect()
+  check(weak[2] == nil, "the MR closed: its buffer collected")
+  -- A post the provider refuses holds nothing; its failure is the errno value.
+  do
+    local buf = ffi.new("uint8_t[16]")
+    local s = rv.new("ibv_mr")
+    s.addr, s.length, s.lkey = buf, 16, 3
+    local m = rv.adopt_mr(s, buf)
+    rec.recorder_fail(rv.ENOMEM)
+    local r, message, errno, first_bad = ep:post_send({ { wr_id = 1, sg = { m } }, { wr_id = 2, sg = { m } } })
+    check(r == nil and errno == rv.ENOMEM and message == "ibv_post_send: Cannot allocate memory" and first_bad == 0,
+      "a post the provider refuses: nil, 'ibv_post_send: Cannot allocate memory', ENOMEM, 0 posted")
+    weak[3] = buf
+    buf, m, s = nil, nil, nil
+  end
+  collect()
+  check(weak[3] == nil, "the refused post holds nothing: its buffer collected")
+  check(ep:close() == true, "ep:close() of an adopted endpoint: true")
+  check(errno_of(ep:post_send({ wr_id = 1 })) == 9, "a closed endpoint: EBADF")
+  check(type(cq:poll()) == "table", "an adopted CQ stays open")
+end
+
+-- ---- the order of closing, on a recording stand-in for the C calls ----
+
+local function stand_in()
+  local mem, log, fail_next, completions = {}, {}, {}, {}
+  local next_key = 0x100
+  ffi.cdef("int eventfd(unsigned int initval, int flags); int close(int fd);")
+  local fds = {}
+  local function make(kind, struct)
+    local s = struct and rv.new(struct) or ffi.new("uint8_t[64]")
+    local p = ffi.cast("void *", s)
+    mem[#mem + 1] = s
+    log[#log + 1] = { "make", kind, tostring(address(p)) }
+    return p, s
+  end
+  local function gone(kind)
+    return function(p)
+      log[#log + 1] = { "destroy", kind, tostring(address(p)) }
+      return 0
+    end
+  end
+  local function maybe_fail(name)
+    local errno = fail_next[name]
+    if errno then
+      fail_next[name] = nil
+      return nil, name .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
+    end
+    return true
+  end
+  local fake = {
+    rdma_create_event_channel = function()
+      local p, s = make("EventChannel", "rdma_event_channel")
+      s.fd = ffi.C.eventfd(0, 0)
+      fds[#fds + 1] = s.fd
+      return p
+    end,
+    rdma_destroy_event_channel = gone("EventChannel"),
+    rdma_create_id = function(_, out)
+      local ok, m, e = maybe_fail("rdma_create_id")
+      if not ok then return nil, m, e end
+      local p, s = make("Endpoint", "rdma_cm_id")
+      s.verbs = ffi.cast("void *", 0xc0)
+      out[0] = p
+      return 0
+    end,
+    rdma_destroy_id = gone("Endpoint"),
+    ibv_alloc_pd = function() return (make("ProtectionDomain")) end,
+    ibv_dealloc_pd = gone("ProtectionDomain"),
+    ibv_reg_mr_iova2 = function(pd, _, length, iova)
+      local p, s = make("MemoryRegion", "ibv_mr")
+      s.pd, s.addr, s.length, s.lkey = pd, ffi.cast("void *", iova), length, next_key
+      next_key = next_key + 1
+      return p
+    end,
+    ibv_dereg_mr = gone("MemoryRegion"),
+    ibv_create_comp_channel = function()
+      local p, s = make("CompletionChannel", "ibv_comp_channel")
+      s.fd = ffi.C.eventfd(0, 0)
+      fds[#fds + 1] = s.fd
+      return p
+    end,
+    ibv_destroy_comp_channel = gone("CompletionChannel"),
+    ibv_create_cq = function()
+      local ok, m, e = maybe_fail("ibv_create_cq")
+      if not ok then return nil, m, e end
+      return (make("CompletionQueue"))
+    end,
+    ibv_destroy_cq = gone("CompletionQueue"),
+    ibv_create_srq = function() return (make("SharedReceiveQueue")) end,
+    ibv_destroy_srq = gone("SharedReceiveQueue"),
+    rdma_create_qp = function(id, pd, attr)
+      local p, s = make("QP", "ibv_qp")
+      s.pd, s.send_cq, s.recv_cq, s.srq, s.qp_num = pd, attr.send_cq, attr.recv_cq, attr.srq, next_key
+      next_key = next_key + 1
+      ffi.cast("struct rdma_cm_id *", id).qp = p
+      return 0
+    end,
+    rdma_destroy_qp = function(id)
+      log[#log + 1] = { "destroy", "QP", tostring(address(ffi.cast("struct rdma_cm_id *", id).qp)) }
+    end,
+    ibv_poll_cq = function(_, n, wc)
+      local got = 0
+      while got < n and #completions > 0 do
+        local c = table.remove(completions, 1)
+        for k, v in pairs(c) do wc[got][k] = v end
+        got = got + 1
+      end
+      return got
+    end,
+    raw = setmetatable({ ibv_post_send = function() return 0 end, ibv_post_recv = function() return 0 end,
+      ibv_post_srq_recv = function() return 0 end }, { __index = rv.raw }),
+  }
+  local o = rv._objects(setmetatable(fake, { __index = rv }))
+  local function done()
+    for _, fd in ipairs(fds) do ffi.C.close(fd) end
+  end
+  return o, log, fail_next, completions, done
+end
+
+local function kinds(log, what)
+  local t = {}
+  for _, e in ipairs(log) do
+    if e[1] == what then t[#t + 1] = e[2] end
+  end
+  return table.concat(t, " ")
+end
+local function ptr_of(log, kind)
+  for _, e in ipairs(log) do
+    if e[1] == "make" and e[2] == kind then return e[3] end
+  end
+end
+-- Whether log destroys each thing made once; then a check of "dependent
+-- destroyed before dependency".
+local function ordered(log, what)
+  local made, at, count = 0, {}, {}
+  for i, e in ipairs(log) do
+    if e[1] == "make" then
+      made = made + 1
+    else
+      at[e[3]] = at[e[3]] or i
+      count[e[3]] = (count[e[3]] or 0) + 1
+    end
+  end
+  local once, n = true, 0
+  for _, c in pairs(count) do
+    n = n + 1
+    once = once and c == 1
+  end
+  check(once and n == made, what .. ": each of the " .. made .. " C objects made destroyed once")
+  return function(dependent, dependency, why)
+    local d, p = at[ptr_of(log, dependent)], at[ptr_of(log, dependency)]
+    check(d ~= nil and p ~= nil and d < p, what .. ": " .. why)
+  end
+end
+
+-- The program closes in the wrong order: the PD and the channels first.
+do
+  local o, log, _, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(ch:create_id())
+  local pd = assert(o.protection_domain(ep))
+  local cc = assert(o.completion_channel(ep))
+  local scq, rcq = assert(o.completion_queue(ep, { channel = cc })), assert(o.completion_queue(ep, { channel = cc }))
+  local srq = assert(o.shared_receive_queue(pd))
+  assert(ep:create_qp({ pd = pd, send_cq = scq, recv_cq = rcq, srq = srq }))
+  local mr = assert(pd:reg(64))
+  assert(ep:post_send({ wr_id = 7, sg = { mr }, flags = rv.IBV_SEND_SIGNALED }))
+  for _, x in ipairs({ pd, cc, ch, mr }) do assert(x:close()) end
+  check(kinds(log, "destroy") == "", "PD, channels and a posted MR closed first: nothing destroyed yet")
+  check(errno_of(pd:reg(8)) == 9, "a closed PD: EBADF at once")
+  for _, x in ipairs({ scq, rcq, srq }) do assert(x:close()) end
+  check(kinds(log, "destroy") == "", "the CQs and SRQ closed under the QP: nothing destroyed yet")
+  assert(ep:close())
+  check(kinds(log, "destroy") == "QP MemoryRegion CompletionQueue CompletionQueue CompletionChannel " ..
+    "SharedReceiveQueue ProtectionDomain Endpoint EventChannel",
+    "the endpoint closed: the QP (which releases its posted MR), then each in its turn (" .. kinds(log, "destroy") .. ")")
+  local before = ordered(log, "closed in the wrong order")
+  before("QP", "MemoryRegion", "the MR under a posted request after the QP")
+  before("MemoryRegion", "ProtectionDomain", "the MR before its PD")
+  before("QP", "ProtectionDomain", "the QP before the PD")
+  before("QP", "SharedReceiveQueue", "the QP before the SRQ")
+  before("QP", "Endpoint", "the QP before its id")
+  before("Endpoint", "EventChannel", "the id before its event channel")
+  before("CompletionQueue", "CompletionChannel", "the CQs before their channel")
+  done()
+end
+
+-- MRs closed under posted requests: each deregistered once the completion
+-- that releases it is reaped (unsignaled requests before it with it).
+do
+  local o, log, _, completions, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(assert(ch:create_id()):setup())
+  local mr, other = assert(ep.pd:reg(64)), assert(ep.pd:reg(64))
+  assert(ep:post_send({ { wr_id = 1, sg = { mr:sge(0, 32) } },
+    { wr_id = 2, sg = { mr:sge(32, 32), other }, flags = rv.IBV_SEND_SIGNALED } }))
+  assert(ep:post_send({ wr_id = 3, sg = { other }, flags = rv.IBV_SEND_SIGNALED }))
+  assert(mr:close())
+  assert(other:close())
+  local function deregs()
+    return select(2, kinds(log, "destroy"):gsub("MemoryRegion", ""))
+  end
+  check(deregs() == 0, "two MRs closed under three posted sends: neither deregistered")
+  completions[1] = { wr_id = 2, status = 0, opcode = rv.IBV_WC_SEND, qp_num = ep.qp_num }
+  check(#ep.send_cq:poll() == 1 and deregs() == 1,
+    "the 2nd (signaled) reaped: the 1st (unsignaled) released with it, the MR they used deregistered")
+  completions[1] = { wr_id = 3, status = 0, opcode = rv.IBV_WC_SEND, qp_num = ep.qp_num }
+  check(#ep.send_cq:poll() == 1 and deregs() == 2, "the 3rd reaped: the other MR deregistered")
+  check(not kinds(log, "destroy"):find("QP"), "the QP still there")
+  assert(ep:close())
+  assert(ch:close())
+  ordered(log, "MRs closed under posts")
+  done()
+end
+
+-- An error mid-way: nothing closed by the program; the finalizers close it
+-- all, in order.
+do
+  local o, log, _, _, done = stand_in()
+  local ok, err = pcall(function()
+    local ch = assert(o.event_channel())
+    local ep = assert(ch:create_id())
+    assert(ep:setup({ cap = { max_send_wr = 4, max_recv_wr = 4 } }))
+    local mr = assert(ep.pd:reg(64))
+    assert(ep:post_recv({ wr_id = 1, sg = { mr } }))
+    error("mid-way")
+  end)
+  check(not ok and err:find("mid%-way") ~= nil, "an error after 8 objects were made, none closed")
+  collectgarbage("collect")
+  collectgarbage("collect")
+  local made = select(2, kinds(log, "make"):gsub("%S+", ""))
+  local destroyed = select(2, kinds(log, "destroy"):gsub("%S+", ""))
+  check(made == 8 and destroyed == 8, "the finalizers destroyed all " .. made .. " (" .. kinds(log, "destroy") .. ")")
+  local before = ordered(log, "left to the finalizers")
+  before("QP", "ProtectionDomain", "the QP before the PD")
+  before("MemoryRegion", "ProtectionDomain", "the MR (under a posted receive) before the PD")
+  before("QP", "CompletionQueue", "the QP before the CQs")
+  before("Endpoint", "EventChannel", "the id before its channel")
+  before("CompletionQueue", "CompletionChannel", "the CQs before their channel")
+  done()
+end
+
+-- A failure mid-way of setup(): what it made is closed, the failure is the call's.
+do
+  local o, log, fail_next, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(ch:create_id())
+  fail_next.ibv_create_cq = rv.ENOMEM
+  local r, message, errno = ep:setup()
+  check(r == nil and errno == rv.ENOMEM and message == "ibv_create_cq: Cannot allocate memory",
+    "setup() with ibv_create_cq failing: nil, 'ibv_create_cq: Cannot allocate memory', ENOMEM")
+  check(kinds(log, "destroy") == "CompletionChannel ProtectionDomain", "what it made (the PD, the completion channel) destroyed")
+  assert(ep:close())
+  assert(ch:close())
+  ordered(log, "after a failed setup")
+  fail_next.rdma_create_id = rv.EINVAL
+  local ch2 = assert(o.event_channel())
+  check(errno_of(ch2:create_id()) == rv.EINVAL, "create_id failing: EINVAL")
+  assert(ch2:close())
+  check(errno_of(ch2:create_id()) == 9, "a closed event channel: EBADF")
+  done()
+end
+
+if failures > 0 then os.exit(1) end
+print("lua objects: all checks passed")

@@ -1,0 +1,409 @@
+// The Node.js binding's objects (objects.js) on a machine without RDMA,
+// run with --expose-gc:
+//  - a posted buffer kept alive: on the recording provider
+//    (bindings/recorder.c), a Buffer posted through an Endpoint, every
+//    reference to it dropped, collections forced: it is still alive and
+//    its bytes, read by the provider after the post returned, intact;
+//    released once its completion is reaped;
+//  - an MR holds its buffer, until it is closed;
+//  - the order of closing, on a recording stand-in for the C calls (the
+//    objects made the way objects.js makes them; nothing else of C):
+//    closed in the wrong order by the program, or left to the collector
+//    after an exception, each C object is destroyed once, after every
+//    object that depends on it; an MR under a posted work request once
+//    the completion is reaped; a failure mid-way closes what was made;
+//  - errors: RdmaVerbsError with its errno, EBADF after close().
+// Exits 1 on a failure.
+'use strict';
+const os = require('os');
+const rv = require('rdmaverbs');
+const { koffi, types } = rv;
+
+if (typeof global.gc !== 'function') {
+  console.error('objects.js: run with node --expose-gc');
+  process.exit(2);
+}
+let failures = 0;
+function check(ok, what) {
+  console.log(`node objects: ${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures++;
+}
+function code(f) {
+  try {
+    f();
+    return 'no error';
+  } catch (e) {
+    return e instanceof rv.RdmaVerbsError ? `${e.code} ${e.errno} ${e.syscall}` : `${e.name}: ${e.message}`;
+  }
+}
+const tick = () => new Promise((r) => setTimeout(r, 10));
+// Collections, with the allocations that would reuse freed memory between
+// them, until done() (or 40 rounds): whether it came.
+async function collect(done = null) {
+  for (let i = 0; i < (done ? 40 : 5); i++) {
+    await tick();
+    global.gc();
+    for (let j = 0; j < 200; j++) Buffer.alloc(64, 0xee);
+    global.gc();
+    await tick();
+    if (done && done()) return true;
+  }
+  return false;
+}
+const offset = (type, field) => koffi.type(type).members[field].offset;
+const pattern = (n, seed) => Buffer.from(Array.from({ length: n }, (_, j) => (seed + 7 * j) & 0xff));
+
+async function lifetimes() {
+  const recorder = koffi.load(process.env.RDMAVERBS_RECORDER);
+  const rec = {
+    id: recorder.func('void *recorder_id(void)'),
+    qp: recorder.func('void *recorder_qp(void)'),
+    cq: recorder.func('void *recorder_cq(void)'),
+    last: recorder.func('const char *recorder_last(void)'),
+    bytes: (f => () => f().trimStart())(recorder.func('const char *recorder_bytes(void)')),
+  };
+  const id = rec.id();
+  // The fake QP's number: that of the provider's second completion
+  // (wr_id 0x5001, COMP_SWAP, qp_num 0x1101), which reaps the post below.
+  koffi.encode(rec.qp(), offset(types.ibv_qp, 'qp_num'), 'uint32_t', 0x1101);
+  const ep = rv.Endpoint.adopt(id);
+  check(ep.qpNum === 0x1101 && ep.qp === rec.qp(), 'Endpoint.adopt: the id\'s QP and its number');
+  const want = pattern(64, 0x3c).toString('hex');
+  // The post, in a function of its own: nothing of it stays on this stack.
+  const posted = (() => {
+    let buf = pattern(64, 0x3c);
+    const mrStruct = Buffer.alloc(koffi.sizeof(types.ibv_mr));
+    koffi.encode(mrStruct, types.ibv_mr, { addr: koffi.address(buf), length: 64, lkey: 0x77, rkey: 0x88 });
+    let mr = rv.MemoryRegion.adopt(koffi.address(mrStruct), buf);
+    const address = koffi.address(buf).toString(16);
+    ep.postSend({ wrId: 0x5001, sg: [mr.sge(0, 64)], opcode: rv.IBV_WR_ATOMIC_CMP_AND_SWP,
+      flags: rv.IBV_SEND_SIGNALED, atomic: { remoteAddr: 0x1000n, rkey: 5, compareAdd: 1n, swap: 2n } });
+    check(rec.last() === `cas wr_id=0x5001 flags=0x2 remote=0x1000 rkey=0x5 compare=0x1 swap=0x2 sge=0x${address}:0x40:0x77`,
+      `postSend: the work request as the provider received it: ${rec.last()}`);
+    const weak = new WeakRef(buf);
+    buf = mr = null;   // every reference the program had
+    return { weak, mrStructKept: mrStruct };
+  })();
+  await collect();
+  check(posted.weak.deref() !== undefined, 'a posted buffer, every reference dropped, collections forced: alive');
+  check(rec.bytes() === want, `its bytes as the provider reads them after the collections: intact (${rec.bytes().slice(0, 16)}...)`);
+  const cq = rv.CompletionQueue.adopt(rec.cq());
+  const wc = cq.poll(4);
+  check(wc.length === 3 && wc[1].wr_id === 0x5001 && wc[1].qp_num === 0x1101, 'CompletionQueue.poll: the 3 completions');
+  check(await collect(() => posted.weak.deref() === undefined), 'its completion reaped: the buffer released, collected');
+
+  // An MR holds its buffer until it is closed.
+  const held = (() => {
+    const buf = Buffer.alloc(32, 1);
+    const mrStruct = Buffer.alloc(koffi.sizeof(types.ibv_mr));
+    koffi.encode(mrStruct, types.ibv_mr, { addr: koffi.address(buf), length: 32, lkey: 1, rkey: 2 });
+    return { mr: rv.MemoryRegion.adopt(koffi.address(mrStruct), buf), weak: new WeakRef(buf), mrStruct };
+  })();
+  await collect();
+  check(held.weak.deref() !== undefined && held.mr.buffer === held.weak.deref(), 'an MR holds its buffer: alive after collections');
+  held.mr.close();
+  held.mr = null;
+  check(await collect(() => held.weak.deref() === undefined), 'the MR closed: its buffer collected');
+  // A post refused by the provider holds nothing; its error is the errno value.
+  const failing = recorder.func('void recorder_fail(int err)');
+  const refused = (() => {
+    const buf = Buffer.alloc(16, 2);
+    const mrStruct = Buffer.alloc(koffi.sizeof(types.ibv_mr));
+    koffi.encode(mrStruct, types.ibv_mr, { addr: koffi.address(buf), length: 16, lkey: 3, rkey: 4 });
+    const mr = rv.MemoryRegion.adopt(koffi.address(mrStruct), buf);
+    failing(rv.ENOMEM);
+    let error = null;
+    try {
+      ep.postSend([{ wrId: 1, sg: [mr] }, { wrId: 2, sg: [mr] }]);
+    } catch (e) {
+      error = e;
+    }
+    check(error instanceof rv.RdmaVerbsError && error.code === 'ENOMEM' && error.errno === -os.constants.errno.ENOMEM &&
+      error.syscall === 'ibv_post_send' && error.badIndex === 0,
+    'a post the provider refuses: RdmaVerbsError ENOMEM, errno -12, badIndex 0');
+    return { weak: new WeakRef(buf), mrStruct };
+  })();
+  check(await collect(() => refused.weak.deref() === undefined), 'the refused post holds nothing: its buffer collected');
+  ep.close();
+  check(code(() => ep.postSend({ wrId: 1 })) === 'EBADF -9 ibv_post_send', 'a closed Endpoint: EBADF');
+  check(code(() => cq.poll()) !== 'EBADF -9 ibv_poll_cq', 'an adopted CQ stays open');
+}
+
+// ---- the order of closing, on a recording stand-in for the C calls ----
+
+// A stand-in of the functions objects.js calls to make and destroy, each
+// making C memory of the struct objects.js reads; log: what was called.
+function standIn() {
+  const libc = koffi.load('libc.so.6');
+  const eventfd = libc.func('int eventfd(unsigned int initval, int flags)');
+  const close = libc.func('int close(int fd)');
+  const mem = new Map();   // pointer -> its Buffer
+  const log = [];
+  let next = 0x100;
+  const fds = [];
+  function make(kind, type, value) {
+    const b = Buffer.alloc(type ? koffi.sizeof(type) : 64);
+    if (type) koffi.encode(b, type, value);
+    const p = koffi.address(b);
+    mem.set(p, b);
+    log.push(['make', kind, p]);
+    return p;
+  }
+  const gone = (kind) => (p) => {
+    log.push(['destroy', kind, p]);
+    return 0;
+  };
+  const failNext = {};
+  const maybeFail = (name) => {
+    if (failNext[name]) {
+      const errno = failNext[name];
+      delete failNext[name];
+      throw new rv.RdmaVerbsError(name, errno);
+    }
+  };
+  const completions = [];
+  const read = libc.func('long read(int fd, void *buf, unsigned long count)');
+  const cqOf = new Map();   // a completion channel's address -> the CQ its events name
+  const fake = {
+    ...rv,
+    rdma_create_event_channel: () => {
+      const fd = eventfd(0, 0);
+      fds.push(fd);
+      return make('EventChannel', types.rdma_event_channel, { fd });
+    },
+    rdma_destroy_event_channel: gone('EventChannel'),
+    rdma_create_id: (channel, out) => {
+      maybeFail('rdma_create_id');
+      out[0] = make('Endpoint', types.rdma_cm_id, { verbs: 0xc0n, channel });
+      return 0;
+    },
+    rdma_destroy_id: gone('Endpoint'),
+    ibv_alloc_pd: () => (maybeFail('ibv_alloc_pd'), make('ProtectionDomain', null)),
+    ibv_dealloc_pd: gone('ProtectionDomain'),
+    ibv_reg_mr_iova2: (pd, buffer, length, iova) => make('MemoryRegion', types.ibv_mr,
+      { pd, addr: iova, length, lkey: next++, rkey: next++ }),
+    ibv_dereg_mr: gone('MemoryRegion'),
+    ibv_create_comp_channel: (context) => {
+      const fd = eventfd(0, 0);
+      fds.push(fd);
+      return make('CompletionChannel', types.ibv_comp_channel, { context, fd });
+    },
+    ibv_destroy_comp_channel: gone('CompletionChannel'),
+    ibv_create_cq: (ctx, cqe, context, channel) => {
+      maybeFail('ibv_create_cq');
+      const p = make('CompletionQueue', null);
+      if (channel !== null) cqOf.set(channel, [p, context]);
+      return p;
+    },
+    ibv_ack_cq_events: () => {},
+    ibv_destroy_cq: gone('CompletionQueue'),
+    ibv_create_srq: () => make('SharedReceiveQueue', null),
+    ibv_destroy_srq: gone('SharedReceiveQueue'),
+    rdma_create_qp: (id, pd, attr) => {
+      const qp = make('QP', types.ibv_qp, { pd, send_cq: attr.send_cq, recv_cq: attr.recv_cq, srq: attr.srq,
+        qp_num: next++ });
+      koffi.encode(id, offset(types.rdma_cm_id, 'qp'), 'void *', qp);
+      return 0;
+    },
+    rdma_destroy_qp: (id) => log.push(['destroy', 'QP', koffi.decode(id, types.rdma_cm_id).qp]),
+    ibv_poll_cq: (cq, n, wc) => {
+      const got = completions.splice(0, n);
+      got.forEach((c, i) => Object.assign(wc[i], c));
+      return got.length;
+    },
+    raw: { ...rv.raw, ibv_post_send: () => 0, ibv_post_recv: () => 0, ibv_post_srq_recv: () => 0,
+      // An event: 8 bytes of the channel's eventfd (none: -1, EAGAIN, as its
+      // non-blocking read leaves it), naming the channel's CQ.
+      ibv_get_cq_event: (channel, cq, context) => {
+        if (read(koffi.decode(channel, types.ibv_comp_channel).fd, Buffer.alloc(8), 8) !== 8) return -1;
+        [cq[0], context[0]] = cqOf.get(channel);
+        return 0;
+      } },
+  };
+  const done = () => fds.forEach((fd) => close(fd));
+  return { o: require('rdmaverbs/objects.js')(fake), log, failNext, completions, done };
+}
+
+// Whether log destroys each thing made once, each after what depends on
+// it (deps: [dependent kind, its field, the kind it depends on]).
+function ordered(log, what) {
+  const made = log.filter((e) => e[0] === 'make');
+  const destroyed = new Map();
+  log.forEach((e, i) => {
+    if (e[0] === 'destroy') destroyed.set(e[2], (destroyed.get(e[2]) || []).concat(i));
+  });
+  const once = made.every((e) => (destroyed.get(e[2]) || []).length === 1) && destroyed.size === made.length;
+  check(once, `${what}: each of the ${made.length} C objects made destroyed once`);
+  return (dependent, dependency, why) => {
+    const d = destroyed.get(dependent), p = destroyed.get(dependency);
+    check(d && p && d[0] < p[0], `${what}: ${why}`);
+  };
+}
+
+// A Promise's wait, on the stand-in's completion channel (an eventfd):
+// the event loop runs while it waits; it resolves once the fd is readable;
+// its bound; a channel closed under it; the blocking form's bound.
+async function waits() {
+  const { o, done } = standIn();
+  const libc = koffi.load('libc.so.6');
+  const write = libc.func('long write(int fd, void *buf, unsigned long count)');
+  const one = Buffer.alloc(8);
+  one.writeBigUInt64LE(1n);
+  const cc = new o.CompletionChannel(0xc0n);
+  const cq = new o.CompletionQueue(0xc0n, { channel: cc, context: 0x77n });
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 1);
+  const pending = cc.getEvent({ timeout: 5000 });
+  setTimeout(() => write(cc.fd, one, 8), 200);
+  const t0 = Date.now();
+  const ev = await pending;
+  const waited = Date.now() - t0;
+  check(ev.cq === cq && ev.context === 0x77n && waited >= 190 && ticks > 0,
+    `getEvent(): resolved once its fd was readable, ${waited} ms; the event loop ran meanwhile (a 1 ms timer ${ticks} times)`);
+  let t1 = Date.now();
+  const late = await cc.getEvent({ timeout: 100 }).then(() => 'resolved', (e) => e.code);
+  check(late === 'ETIMEDOUT' && Date.now() - t1 >= 95, `getEvent({ timeout: 100 }) with nothing to come: ETIMEDOUT after ${Date.now() - t1} ms`);
+  t1 = Date.now();
+  const before = ticks;
+  check(code(() => cc.getEventSync(50)) === 'ETIMEDOUT -110 ibv_get_cq_event' && Date.now() - t1 >= 45 &&
+    ticks === before, 'getEventSync(50): ETIMEDOUT, blocking (the timer did not run)');
+  const orphan = cc.getEvent({ timeout: 5000 }).then(() => 'resolved', (e) => e.code);
+  await tick();
+  t1 = Date.now();
+  cq.close();
+  cc.close();
+  const closed = await orphan;
+  check(closed === 'EBADF' && Date.now() - t1 < 1000, `a channel closed under a pending getEvent(): it rejects with EBADF at once (${closed})`);
+  for (let i = 0; i < 100 && o._reactor.polling !== null; i++) await tick();
+  check(o._reactor.polling === null && o._reactor.waiting.size === 0, 'nothing waited on: no poll() in flight (no pool thread held)');
+  clearInterval(ticker);
+  done();
+}
+
+async function order() {
+  // The program closes in the wrong order: the PD and the channels first.
+  {
+    const { o, log, completions, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId();
+    const pd = new o.ProtectionDomain(ep);
+    const cc = new o.CompletionChannel(ep);
+    const scq = new o.CompletionQueue(ep, { channel: cc }), rcq = new o.CompletionQueue(ep, { channel: cc });
+    const srq = new o.SharedReceiveQueue(pd);
+    ep.createQp({ pd, sendCq: scq, recvCq: rcq, srq });
+    const mr = pd.reg(Buffer.alloc(64));
+    ep.postSend({ wrId: 7, sg: [mr], flags: rv.IBV_SEND_SIGNALED });
+    for (const x of [pd, cc, ch, mr]) x.close();
+    check(!log.some((e) => e[0] === 'destroy'), 'PD, channels and a posted MR closed first: nothing destroyed yet');
+    check(code(() => pd.reg(Buffer.alloc(8))) === 'EBADF -9 ibv_reg_mr_iova2', 'a closed PD: EBADF at once');
+    for (const x of [scq, rcq, srq]) x.close();
+    check(!log.some((e) => e[0] === 'destroy'), 'the CQs and SRQ closed under the QP: nothing destroyed yet');
+    ep.close();
+    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
+    const gone = log.filter((e) => e[0] === 'destroy').map((e) => e[1]).join(' ');
+    check(gone === 'QP MemoryRegion CompletionQueue CompletionQueue CompletionChannel SharedReceiveQueue ' +
+      'ProtectionDomain Endpoint EventChannel',
+    `the endpoint closed: the QP (which releases its posted MR), then each in its turn (${gone})`);
+    const dependsOn = ordered(log, 'closed in the wrong order');
+    dependsOn(byPtr('QP'), byPtr('MemoryRegion'), 'the MR under a posted request after the QP');
+    dependsOn(byPtr('MemoryRegion'), byPtr('ProtectionDomain'), 'the MR before its PD');
+    dependsOn(byPtr('QP'), byPtr('ProtectionDomain'), 'the QP before the PD');
+    dependsOn(byPtr('QP'), byPtr('SharedReceiveQueue'), 'the QP before the SRQ');
+    dependsOn(byPtr('QP'), byPtr('Endpoint'), 'the QP before its id');
+    dependsOn(byPtr('Endpoint'), byPtr('EventChannel'), 'the id before its event channel');
+    dependsOn(byPtr('CompletionQueue'), byPtr('CompletionChannel'), 'the CQs before their channel');
+    done();
+  }
+  // An MR closed under a posted request: deregistered once its completion
+  // is reaped (unsignaled requests before it with it), the QP still there.
+  {
+    const { o, log, completions, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId().setup();
+    const mr = ep.pd.reg(Buffer.alloc(64)), other = ep.pd.reg(Buffer.alloc(64));
+    ep.postSend([{ wrId: 1, sg: [mr.sge(0, 32)] }, { wrId: 2, sg: [mr.sge(32, 32), other], flags: rv.IBV_SEND_SIGNALED }]);
+    ep.postSend({ wrId: 3, sg: [other], flags: rv.IBV_SEND_SIGNALED });
+    mr.close();
+    other.close();
+    const deregs = () => log.filter((e) => e[0] === 'destroy' && e[1] === 'MemoryRegion').length;
+    check(deregs() === 0, 'two MRs closed under three posted sends: neither deregistered');
+    completions.push({ wr_id: 2, status: 0, opcode: rv.IBV_WC_SEND, qp_num: ep.qpNum });
+    check(ep.sendCq.poll().length === 1 && deregs() === 1,
+      'the completion of the 2nd (signaled) reaped: the 1st (unsignaled) released with it, the MR they used deregistered');
+    completions.push({ wr_id: 3, status: 0, opcode: rv.IBV_WC_SEND, qp_num: ep.qpNum });
+    check(ep.sendCq.poll().length === 1 && deregs() === 2, 'the 3rd reaped: the other MR deregistered');
+    check(!log.some((e) => e[0] === 'destroy' && e[1] === 'QP'), 'the QP still there');
+    ep.close();
+    ch.close();
+    ordered(log, 'MRs closed under posts');
+    done();
+  }
+  // An exception mid-way: nothing closed by the program; the collector
+  // closes it all, in order, with a warning each.
+  {
+    const { o, log, done } = standIn();
+    const warnings = [];
+    const onWarning = (w) => warnings.push(w);
+    process.on('warning', onWarning);
+    function work() {
+      const ch = new o.EventChannel();
+      const ep = ch.createId();
+      ep.setup({ cap: { max_send_wr: 4, max_recv_wr: 4 } });
+      const mr = ep.pd.reg(Buffer.alloc(64));
+      ep.postRecv({ wrId: 1, sg: [mr] });
+      throw new Error('mid-way');
+    }
+    let thrown = null;
+    try {
+      work();
+    } catch (e) {
+      thrown = e;
+    }
+    check(thrown && thrown.message === 'mid-way', 'an exception after 8 objects were made, none closed');
+    const made = log.filter((e) => e[0] === 'make').length;
+    const all = await collect(() => log.filter((e) => e[0] === 'destroy').length === made);
+    check(all, `the collector destroyed all ${made} (${log.filter((e) => e[0] === 'destroy').map((e) => e[1]).join(' ')})`);
+    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
+    const dependsOn = ordered(log, 'left to the collector');
+    dependsOn(byPtr('QP'), byPtr('ProtectionDomain'), 'the QP before the PD');
+    dependsOn(byPtr('MemoryRegion'), byPtr('ProtectionDomain'), 'the MR (under a posted receive) before the PD');
+    dependsOn(byPtr('QP'), byPtr('CompletionQueue'), 'the QP before the CQs');
+    dependsOn(byPtr('Endpoint'), byPtr('EventChannel'), 'the id before its channel');
+    dependsOn(byPtr('CompletionQueue'), byPtr('CompletionChannel'), 'the CQs before their channel');
+    process.removeListener('warning', onWarning);
+    check(warnings.length === 7 && warnings.every((w) => / closed by the garbage collector: close\(\) it/.test(w.message)),
+      `a warning for each object closed by the collector (${warnings.length})`);
+    done();
+  }
+  // A failure mid-way of setup(): what it made is closed, the error is the call's.
+  {
+    const { o, log, failNext, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId();
+    failNext.ibv_create_cq = rv.ENOMEM;
+    check(code(() => ep.setup()) === 'ENOMEM -12 ibv_create_cq', 'setup() with ibv_create_cq failing: RdmaVerbsError ENOMEM');
+    const mine = log.filter((e) => e[0] === 'make' && !['EventChannel', 'Endpoint'].includes(e[1]));
+    check(mine.length === 2 && mine.every((m) => log.some((e) => e[0] === 'destroy' && e[2] === m[2])),
+      'what it made (the PD, the completion channel) destroyed');
+    ep.close();
+    ch.close();
+    ordered(log, 'after a failed setup');
+    failNext.rdma_create_id = rv.EINVAL;
+    const ch2 = new o.EventChannel();
+    check(code(() => ch2.createId()) === 'EINVAL -22 rdma_create_id', 'createId failing: EINVAL');
+    ch2.close();
+    check(code(() => ch2.createId()) === 'EBADF -9 rdma_create_id', 'a closed EventChannel: EBADF');
+    done();
+  }
+}
+
+(async () => {
+  await lifetimes();
+  await waits();
+  await order();
+  if (failures) process.exit(1);
+  console.log('node objects: all checks passed');
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
