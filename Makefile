@@ -433,6 +433,7 @@ MCS        := mcs -nologo -warnaserror -warn:4
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
+	$(BIND)/Verbs.exe \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
@@ -490,6 +491,10 @@ $(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+
+# The C# verbs client (bindings/verbs-protocol.md).
+$(BIND)/Verbs.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 # The crate, linked as pkg-config finds librdmaverbs (here: this tree's

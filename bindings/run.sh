@@ -25,7 +25,7 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python"
+VERBS="python java csharp"
 OBJECTS=""
 ASYNC=""
 case ${1:-} in
@@ -55,6 +55,7 @@ python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
+java:verbs) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) exec node bindings/node/test/test.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
@@ -66,6 +67,7 @@ rust:rc) exec "$RUST/rc" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
+csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) exec luajit bindings/lua/test/test.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
