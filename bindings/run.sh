@@ -26,7 +26,7 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python java csharp"
-OBJECTS=""
+OBJECTS="java"
 ASYNC=""
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
@@ -56,6 +56,7 @@ java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 java:verbs) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
+java:objects) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) exec node bindings/node/test/test.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
