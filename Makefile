@@ -433,7 +433,7 @@ MCS        := mcs -nologo -warnaserror -warn:4
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
-	$(BIND)/Verbs.exe \
+	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
@@ -483,18 +483,19 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 	$(JAVAC) -cp $(JNA_JAR):$< -d $(@D) $(filter %.java,$^)
 	touch $@
 
-$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs bindings/csharp/Objects.cs
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -out:$@ $^
 
-$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
-	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs bindings/csharp/test/ObjectsTest.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
 
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
-# The C# verbs client (bindings/verbs-protocol.md).
-$(BIND)/Verbs.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
+# The C# verbs client (bindings/verbs-protocol.md), and the exchange in the
+# object API.
+$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 # The crate, linked as pkg-config finds librdmaverbs (here: this tree's

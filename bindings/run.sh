@@ -26,7 +26,7 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python java csharp"
-OBJECTS="java"
+OBJECTS="java csharp"
 ASYNC=""
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
@@ -69,6 +69,7 @@ csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
+csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) exec luajit bindings/lua/test/test.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
