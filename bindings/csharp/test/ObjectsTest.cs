@@ -305,8 +305,19 @@ static class ObjectsTest
         }
     }
 
+    /// <summary>The README's first block is examples/Hello.cs, word for word.</summary>
+    static void Readme()
+    {
+        string readme = System.IO.File.ReadAllText("bindings/csharp/README.md");
+        string hello = System.IO.File.ReadAllText("bindings/csharp/examples/Hello.cs");
+        int at = readme.IndexOf("```csharp\n");
+        Check(at >= 0 && readme.IndexOf("```") == at && string.CompareOrdinal(readme, at + 10, hello + "```\n", 0, hello.Length + 4) == 0,
+              "README.md opens with examples/Hello.cs, word for word");
+    }
+
     public static void Run()
     {
+        Readme();
         lib = dlopen(Environment.GetEnvironmentVariable("RDMAVERBS_RECORDER"), 2);
         recId = Symbol<RecorderPtr>("recorder_id");
         recQp = Symbol<RecorderPtr>("recorder_qp");

@@ -290,7 +290,21 @@ final class ObjectsTest {
         }
     }
 
+    /** The README's first block is examples/Hello.java, word for word. */
+    static void readme() {
+        try {
+            String readme = java.nio.file.Files.readString(java.nio.file.Paths.get("bindings/java/README.md"));
+            String hello = java.nio.file.Files.readString(java.nio.file.Paths.get("bindings/java/examples/Hello.java"));
+            int at = readme.indexOf("```java\n");
+            check(at >= 0 && readme.startsWith(hello + "```\n", at + 8) && readme.indexOf("```", 0) == at,
+                  "README.md opens with examples/Hello.java, word for word");
+        } catch (java.io.IOException e) {
+            check(false, "README.md and examples/Hello.java read: " + e);
+        }
+    }
+
     static void run() {
+        readme();
         posts();
         order();
         waits();
