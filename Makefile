@@ -5,6 +5,8 @@
 #   make check           installs what is missing, then make test
 #   make test-quick      the quick tier: no VM, a few minutes (for every edit)
 #   make bindings        the bindings for other languages, built and installed in build/bindings
+#   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar
+#   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
 #   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh)
@@ -93,7 +95,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 .PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
-	test-hardening test-timeout bindings test-bindings test-lib mutants test-mutant \
+	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
 	test-preload bench \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
@@ -433,9 +435,17 @@ MCS        := mcs -nologo -warnaserror -warn:4
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
+	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
+
+# One binding alone, with its own toolchain only: the jar with javac and
+# Debian's JNA, the .dll with Mono's mcs; each with its test and examples
+# (bindings/java/README.md, bindings/csharp/README.md).
+bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
+bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
+	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe
 
 # What each binding's layout is compared with: the system headers' sizes,
 # offsets and constants, printed by a C program generate.py writes.
@@ -484,14 +494,19 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 	$(JAVAC) -cp $(JNA_JAR):$< -d $(@D) $(filter %.java,$^)
 	touch $@
 
-$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs bindings/csharp/Objects.cs
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -out:$@ $^
 
-$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs $(BIND)/RdmaVerbs.dll
-	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs bindings/csharp/test/ObjectsTest.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
 
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
+	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
+
+# The C# verbs client (bindings/verbs-protocol.md), the exchange in the
+# object API, the README's client.
+$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 # The crates (rdmaverbs-sys, and rdmaverbs over it, tokio's feature on),

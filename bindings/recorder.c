@@ -23,6 +23,10 @@
  *                                          next poll -1 with errno err;
  *                                          nothing recorded
  *   int recorder_posts(void)               calls recorded so far
+ *   void recorder_read_late(void)          the next post_send's first SGE is
+ *                                          read by the poll after it (below)
+ *   int recorder_sent(void *out, int max)  the bytes that poll read (256 at
+ *                                          most): how many
  *   const char *recorder_last(void)        the last one, as text:
  *     "send wr_id=0x300 flags=0x2 sge=ADDR:LENGTH:LKEY sge=..."
  *     "send_imm wr_id=... flags=... imm=0x... sge=..."
@@ -39,6 +43,11 @@
  * vendor_err 0x100+i, byte_len 0x40+i, imm_data 0xa0b0c0d0+i, qp_num
  * 0x1100+i, src_qp 0x2200+i, wc_flags WITH_IMM, 0, 0, pkey_index 0x30+i,
  * slid 0x4400+i, sl 1+i, dlid_path_bits 0x50+i.
+ *
+ * The card's late read, for the buffer-lifetime tests: after
+ * recorder_read_late, a post_send's first SGE is read when the next poll is
+ * made (a card reads a buffer when it sends it, after the post returned),
+ * not when it is posted.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,6 +74,10 @@ static struct {
 
 static int posts, fail;
 static char last[2048];
+static int read_late;			/* recorder_read_late: the next post_send's SGE to read */
+static struct ibv_sge unsent;		/* that SGE, not yet read */
+static unsigned char sent[256];		/* what the poll after it read there */
+static uint32_t sent_len;
 
 /* Appends to `last`; what does not fit is cut (the comparison then fails). */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -119,6 +132,10 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_
 	}
 	posts++;
 	last[0] = '\0';
+	if (read_late && wr && wr->num_sge > 0) {
+		unsent = wr->sg_list[0];
+		read_late = 0;
+	}
 	for (; wr; wr = wr->next) {
 		const char *name = opcode_name(wr->opcode);
 
@@ -199,6 +216,11 @@ static int poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		return -1;
 	}
 	posts++;
+	if (unsent.length) {
+		sent_len = unsent.length < sizeof(sent) ? unsent.length : sizeof(sent);
+		memcpy(sent, (const void *)(uintptr_t)unsent.addr, sent_len);
+		unsent.length = 0;
+	}
 	for (i = 0; i < n && i < 3; i++) {
 		wc[i].wr_id = 0x5000 + (uint64_t)i;
 		wc[i].status = status[i];
@@ -259,6 +281,9 @@ struct rdma_cm_id *recorder_id(void)
 	posts = 0;
 	fail = 0;
 	last[0] = '\0';
+	read_late = 0;
+	unsent.length = 0;
+	sent_len = 0;
 	return &fake.id;
 }
 
@@ -406,4 +431,17 @@ void recorder_complete_last(void)
 {
 	parse_last();
 	fake.ctx.ops.poll_cq = poll_last;
+}
+
+void recorder_read_late(void)
+{
+	read_late = 1;
+}
+
+int recorder_sent(void *out, int max)
+{
+	int n = (int)sent_len < max ? (int)sent_len : max;
+
+	memcpy(out, sent, (size_t)(n > 0 ? n : 0));
+	return n;
 }

@@ -25,8 +25,8 @@ LANGUAGES="python java node rust csharp lua"
 # as server ("objects ROLE ADDR PORT"); and through their async API
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
-VERBS="python node rust lua"
-OBJECTS="node rust lua"
+VERBS="python java node rust csharp lua"
+OBJECTS="java node rust csharp lua"
 ASYNC="node rust"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
@@ -55,6 +55,8 @@ python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
+java:verbs) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
+java:objects) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
@@ -73,6 +75,8 @@ rust:async) exec "$RUST/verbs_async" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
+csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
+csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;

@@ -21,8 +21,12 @@ using System.Runtime.InteropServices;
 
 namespace RdmaVerbs
 {
-    /// <summary>A function of the C API failed: its name and errno.</summary>
-    public class RdmaVerbsException : Exception
+    /// <summary>A function of the C API failed: its name and errno. An
+    /// IOException, as .NET's I/O errors are. The object API throws it too,
+    /// with the errno of what failed: ETIMEDOUT for a bounded wait that ran
+    /// out, an rdma_cm event's for a connection refused or unreachable (the
+    /// message names the event).</summary>
+    public class RdmaVerbsException : System.IO.IOException
     {
         /// <summary>The errno the failed call left.</summary>
         public int Errno { get; private set; }
@@ -32,6 +36,14 @@ namespace RdmaVerbs
 
         public RdmaVerbsException(string function, int errno)
             : base(function + ": " + Rdma.StrError(errno) + " (errno " + errno + ")")
+        {
+            Function = function;
+            Errno = errno;
+        }
+
+        /// <summary>A failure with what was seen: "function: detail: strerror (errno N)".</summary>
+        public RdmaVerbsException(string function, int errno, string detail)
+            : base(function + ": " + detail + ": " + Rdma.StrError(errno) + " (errno " + errno + ")")
         {
             Function = function;
             Errno = errno;

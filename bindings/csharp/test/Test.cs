@@ -21,7 +21,7 @@ static class Test
 {
     static int failures;
 
-    static void Check(bool ok, string what)
+    internal static void Check(bool ok, string what)
     {
         Console.WriteLine("csharp: " + (ok ? "ok" : "FAIL") + ": " + what);
         if (!ok)
@@ -334,6 +334,7 @@ static class Test
         if (!string.IsNullOrEmpty(env))
             Check(File.ReadAllText("/proc/self/maps").Contains(Marshal.PtrToStringAnsi(realpath(env, IntPtr.Zero))),
                   "RDMAVERBS_LIBRARY's copy is the one mapped");
+        ObjectsTest.Run();
         if (failures > 0)
             return 1;
         Console.WriteLine("csharp: all checks passed");

@@ -4,7 +4,10 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 
 /** A function of the C API failed: its name, and the errno it left (read
- * right after the call, with JNA's Native.getLastError()). */
+ * right after the call, with JNA's Native.getLastError()). The object API
+ * throws it too, with the errno of what failed: ETIMEDOUT for a bounded wait
+ * that ran out, an rdma_cm event's status for a connection refused or
+ * unreachable (its message names the event). */
 public class RdmaVerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int errno;
@@ -17,6 +20,12 @@ public class RdmaVerbsException extends RuntimeException {
 
     public RdmaVerbsException(String function, int errno) {
         super(function + ": " + LIBC.strerror(errno) + " (errno " + errno + ")");
+        this.errno = errno;
+    }
+
+    /** A failure with what was seen: "function: detail: strerror (errno N)". */
+    public RdmaVerbsException(String function, int errno, String detail) {
+        super(function + ": " + detail + ": " + LIBC.strerror(errno) + " (errno " + errno + ")");
         this.errno = errno;
     }
 

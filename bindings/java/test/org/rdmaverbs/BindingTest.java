@@ -354,6 +354,7 @@ public final class BindingTest {
             check(Files.readString(Paths.get("/proc/self/maps")).contains(real),
                   "RDMAVERBS_LIBRARY's copy is the one mapped");
         }
+        ObjectsTest.run();
         if (failures > 0) System.exit(1);
         System.out.println("java: all checks passed");
     }

@@ -1,0 +1,243 @@
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.rdmaverbs.Completion;
+import org.rdmaverbs.CompletionChannel;
+import org.rdmaverbs.CompletionQueue;
+import org.rdmaverbs.Endpoint;
+import org.rdmaverbs.EventChannel;
+import org.rdmaverbs.Listener;
+import org.rdmaverbs.MemoryRegion;
+import org.rdmaverbs.ProtectionDomain;
+import org.rdmaverbs.QpInit;
+import org.rdmaverbs.QueuePair;
+import org.rdmaverbs.RdmaVerbs;
+import org.rdmaverbs.RecvWork;
+import org.rdmaverbs.SendWork;
+import org.rdmaverbs.SharedReceiveQueue;
+import org.rdmaverbs.Sge;
+
+/** The verbs exchange of bindings/verbs-protocol.md through the Java object
+ * API (org.rdmaverbs' Endpoint, ProtectionDomain, MemoryRegion, ...): as the
+ * client against the C server ("peer verbs server"), and as the server
+ * against the C client ("peer verbs client"). Every object is closed by
+ * try-with-resources, in the order C needs, whatever happens; every wait is
+ * bounded. Usage: VerbsObjects client|server ADDR PORT */
+public final class VerbsObjects {
+    static final int SLOT = 64, SLOTS = 8, WAIT_MS = 60000;
+    static final long INITIAL = 0x1122334455667788L, ADD = 0x1000000000000001L;
+    static final long SWAP = 0x0fedcba987654321L, STALE_SWAP = 0xdeaddeaddeaddeadL;
+    static final int[] SERVER_LENS = {8, 16, 24, 32, 40};
+    static final int GRH = RdmaVerbs.IBV_WC_GRH, IMM = RdmaVerbs.IBV_WC_WITH_IMM;
+    static String role;
+
+    static void check(boolean ok, String what) {
+        if (!ok) {
+            System.err.println("verbs " + role + ": " + what);
+            System.exit(1);
+        }
+    }
+
+    /** One completion, every field: what verbs defines, and rxe's values
+     * where it does not (bindings/verbs-protocol.md). */
+    static void completion(Completion c, long wrId, int opcode, int length, int flags, int imm, QueuePair qp) {
+        Completion want = new Completion(wrId, RdmaVerbs.IBV_WC_SUCCESS, opcode, length, flags, imm, qp.qpNum(),
+                                         0, 0, 0, 0, 0, 0);
+        check(c.equals(want), "completion " + c + " (" + c.statusText() + "); want " + want);
+    }
+
+    static ByteBuffer direct(int n) {
+        return ByteBuffer.allocateDirect(n).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** The objects of one side (verbs-protocol.md, "The objects"): made on
+     * the endpoint's context, the QP on them, the SRQ's 8 receives posted.
+     * Closing it closes them, the QP first. */
+    static final class Side implements AutoCloseable {
+        final ProtectionDomain pd;
+        final CompletionChannel channel;
+        final CompletionQueue scq, rcq;
+        final SharedReceiveQueue srq;
+        final MemoryRegion recv, send, atom;
+        final QueuePair qp;
+
+        Side(Endpoint ep) {
+            // Each made in a try: a failure closes what was made (the PD's
+            // close closes its MRs and SRQ too).
+            pd = new ProtectionDomain(ep);
+            try {
+                channel = new CompletionChannel(ep);
+                scq = new CompletionQueue(ep, 16, null);
+                rcq = new CompletionQueue(ep, 16, channel);
+                srq = new SharedReceiveQueue(pd, SLOTS, 1);
+                recv = new MemoryRegion(pd, direct(SLOTS * SLOT), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE);
+                send = new MemoryRegion(pd, direct(5 * SLOT), 0);
+                atom = new MemoryRegion(pd, direct(24), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE
+                                        | RdmaVerbs.IBV_ACCESS_REMOTE_ATOMIC | RdmaVerbs.IBV_ACCESS_REMOTE_READ);
+                check(atom.address() % 8 == 0, "the atomics' words are not 8-byte aligned");
+                qp = ep.createQp(new QpInit(pd, scq, rcq).srq(srq).maxSendWr(8).maxSendSge(2));
+                RdmaVerbs.ibv_qp q = new RdmaVerbs.ibv_qp(qp.handle());
+                check(q.send_cq.equals(scq.handle()) && q.recv_cq.equals(rcq.handle()) && q.srq.equals(srq.handle()),
+                      "the id's QP is not on the CQs and the SRQ given");
+                RecvWork[] slots = new RecvWork[SLOTS];
+                for (int i = 0; i < SLOTS; i++) slots[i] = new RecvWork(0x100 + i, recv.sge(SLOT * i, SLOT));
+                srq.postRecv(slots);
+            } catch (RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        /** Sends wrs in one list, then their completions (of the send CQ). */
+        List<Completion> post(SendWork... wrs) {
+            qp.postSend(wrs);
+            return scq.poll(wrs.length, WAIT_MS);
+        }
+
+        /** The receive CQ's next event: acknowledged, the CQ armed again
+         * (solicitedOnly), then one poll of up to 8. */
+        List<Completion> nextEvent(boolean solicitedOnly) {
+            rcq.await(WAIT_MS);
+            rcq.arm(solicitedOnly);
+            return rcq.poll(8);
+        }
+
+        byte[] bytes(MemoryRegion mr, int at, int n) {
+            byte[] b = new byte[n];
+            mr.buffer().get(at, b);
+            return b;
+        }
+
+        @Override
+        public void close() {
+            pd.close();          // its MRs, the SRQ, the QP first
+            if (channel != null) channel.close();   // the CQs first
+            if (scq != null) scq.close();
+        }
+    }
+
+    /** Byte j of message k of a side: (seed + 7k + j) mod 256. */
+    static void fill(ByteBuffer b, int at, int len, int seed, int k) {
+        for (int j = 0; j < len; j++) b.put(at + j, (byte) (seed + 7 * k + j));
+    }
+
+    static boolean same(byte[] got, int seed, int k) {
+        for (int j = 0; j < got.length; j++) {
+            if (got[j] != (byte) (seed + 7 * k + j)) return false;
+        }
+        return true;
+    }
+
+    static void client(String addr, int port) {
+        try (Endpoint ep = Endpoint.resolve(addr, port, WAIT_MS);
+             Side s = new Side(ep)) {
+            s.rcq.arm(false);
+            ep.connect(WAIT_MS);
+            // 1. Keys, the first event; armed again for solicited completions.
+            List<Completion> wc = s.nextEvent(true);
+            check(wc.size() == 1, "the keys' event: " + wc.size() + " completions");
+            completion(wc.get(0), 0x100, RdmaVerbs.IBV_WC_RECV, SLOT, GRH, 0, s.qp);
+            ByteBuffer keys = s.recv.buffer();
+            long word = keys.getLong(0);
+            int rkey = keys.getInt(8);
+            check(keys.getLong(16) == INITIAL, "the word's value is not the initial one");
+            // 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one.
+            wc = s.post(SendWork.fetchAdd(0x700, s.atom.sge(0, 8), word, rkey, ADD),
+                        SendWork.compareSwap(0x701, s.atom.sge(8, 8), word, rkey, INITIAL + ADD, SWAP),
+                        SendWork.compareSwap(0x702, s.atom.sge(16, 8), word, rkey, INITIAL + ADD, STALE_SWAP));
+            completion(wc.get(0), 0x700, RdmaVerbs.IBV_WC_FETCH_ADD, 8, 0, 0, s.qp);
+            completion(wc.get(1), 0x701, RdmaVerbs.IBV_WC_COMP_SWAP, 8, 0, 0, s.qp);
+            completion(wc.get(2), 0x702, RdmaVerbs.IBV_WC_COMP_SWAP, 8, 0, 0, s.qp);
+            ByteBuffer old = s.atom.buffer();
+            check(old.getLong(0) == INITIAL && old.getLong(8) == INITIAL + ADD && old.getLong(16) == SWAP,
+                  "the atomics' old values are not the word's");
+            // 3. Four sends into the server's SRQ, two SGEs each, immediate data.
+            SendWork[] sends = new SendWork[4];
+            for (int k = 0; k < 4; k++) {
+                fill(s.send.buffer(), SLOT * k, SLOT, 0xc1, k);
+                sends[k] = SendWork.sendWithImm(0x300 + k, 0xc0de0000 + k, s.send.sge(SLOT * k, 16),
+                                                s.send.sge(SLOT * k + 16, SLOT - 16));
+            }
+            wc = s.post(sends);
+            for (int k = 0; k < 4; k++) completion(wc.get(k), 0x300 + k, RdmaVerbs.IBV_WC_SEND, SLOT, IMM, 0, s.qp);
+            // 4. The server's five, the event at the solicited last: five at once.
+            wc = s.nextEvent(false);
+            check(wc.size() == 5, "the solicited event: " + wc.size() + " completions in one poll, not 5");
+            for (int k = 0; k < 5; k++) {
+                completion(wc.get(k), 0x101 + k, RdmaVerbs.IBV_WC_RECV, SERVER_LENS[k], GRH | IMM, 0x5e4d0000 + k, s.qp);
+                check(same(s.bytes(s.recv, SLOT * (1 + k), SERVER_LENS[k]), 0x51, k), "a message byte differs");
+            }
+            // 5. DONE, and the server's DONE with the word's last value.
+            s.send.buffer().put(0, new byte[SLOT]).put(0, "DONE".getBytes(StandardCharsets.US_ASCII));
+            completion(s.post(SendWork.send(0x500, s.send.sge(0, SLOT))).get(0), 0x500, RdmaVerbs.IBV_WC_SEND, SLOT, 0,
+                       0, s.qp);
+            wc = s.nextEvent(false);
+            check(wc.size() == 1, "the DONE event: " + wc.size() + " completions");
+            completion(wc.get(0), 0x106, RdmaVerbs.IBV_WC_RECV, SLOT, GRH, 0, s.qp);
+            check(new String(s.bytes(s.recv, 6 * SLOT, 4), StandardCharsets.US_ASCII).equals("DONE")
+                  && s.recv.buffer().getLong(6 * SLOT + 8) == SWAP, "no DONE with the word's value");
+            // 6. Disconnect; the objects are closed by try-with-resources.
+            ep.disconnect(WAIT_MS);
+        }
+        System.out.println("verbs: PASS role=client completions=15 bytes=248");
+    }
+
+    static void server(String addr, int port) {
+        long word;
+        try (EventChannel events = new EventChannel();
+             Listener listener = Listener.listen(events, addr, port, 1)) {
+            System.out.println("verbs: listening");
+            System.out.flush();
+            try (Endpoint ep = listener.getRequest(WAIT_MS);
+                 Side s = new Side(ep)) {
+                ByteBuffer atom = s.atom.buffer(), out = s.send.buffer();
+                atom.putLong(0, INITIAL);
+                ep.accept(WAIT_MS);
+                // 1. Keys: the word's address, its rkey, its value.
+                out.putLong(0, s.atom.address()).putInt(8, s.atom.rkey()).putInt(12, 0).putLong(16, INITIAL);
+                completion(s.post(SendWork.send(0x200, s.send.sge(0, SLOT))).get(0), 0x200, RdmaVerbs.IBV_WC_SEND,
+                           SLOT, 0, 0, s.qp);
+                // 3. The client's four sends into the SRQ.
+                List<Completion> wc = s.rcq.poll(4, WAIT_MS);
+                for (int k = 0; k < 4; k++) {
+                    completion(wc.get(k), 0x100 + k, RdmaVerbs.IBV_WC_RECV, SLOT, GRH | IMM, 0xc0de0000 + k, s.qp);
+                    check(same(s.bytes(s.recv, SLOT * k, SLOT), 0xc1, k), "a message byte differs");
+                }
+                // 4. Five sends, the last solicited: the client's event.
+                List<SendWork> five = new ArrayList<>();
+                for (int k = 0; k < 5; k++) {
+                    fill(out, SLOT * k, SERVER_LENS[k], 0x51, k);
+                    five.add(SendWork.sendWithImm(0x300 + k, 0x5e4d0000 + k, s.send.sge(SLOT * k, SERVER_LENS[k])));
+                }
+                five.get(4).solicited();
+                wc = s.post(five.toArray(new SendWork[0]));
+                for (int k = 0; k < 5; k++) {
+                    completion(wc.get(k), 0x300 + k, RdmaVerbs.IBV_WC_SEND, SERVER_LENS[k], IMM, 0, s.qp);
+                }
+                // 5. DONE: the word is the compare-and-swap's; DONE and the word back.
+                completion(s.rcq.poll(1, WAIT_MS).get(0), 0x104, RdmaVerbs.IBV_WC_RECV, SLOT, GRH, 0, s.qp);
+                check(new String(s.bytes(s.recv, 4 * SLOT, 4), StandardCharsets.US_ASCII).equals("DONE"), "no DONE");
+                word = atom.getLong(0);
+                check(word == SWAP, "the word is not the compare-and-swap's value");
+                out.put(0, new byte[SLOT]).put(0, "DONE".getBytes(StandardCharsets.US_ASCII)).putLong(8, word);
+                completion(s.post(SendWork.send(0x400, s.send.sge(0, SLOT))).get(0), 0x400, RdmaVerbs.IBV_WC_SEND,
+                           SLOT, 0, 0, s.qp);
+                // 6. The client's disconnect; the objects are closed by try-with-resources.
+                ep.awaitDisconnect(WAIT_MS);
+            }
+        }
+        System.out.println("verbs: PASS role=server completions=12 word=0x" + Long.toHexString(word));
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 3 || !(args[0].equals("client") || args[0].equals("server"))) {
+            System.err.println("usage: VerbsObjects client|server ADDR PORT");
+            System.exit(2);
+        }
+        role = args[0];
+        if (role.equals("client")) client(args[1], Integer.parseInt(args[2]));
+        else server(args[1], Integer.parseInt(args[2]));
+    }
+}

@@ -1,0 +1,89 @@
+package org.rdmaverbs;
+
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A completion channel (ibv_create_comp_channel): the events of the CQs
+ * made on it, each read (ibv_get_cq_event) and acknowledged
+ * (ibv_ack_cq_events) at once, so that no CQ's destroy waits for one. Every
+ * wait is bounded: its file descriptor is polled first. Closing it first
+ * closes its CQs (and their QPs), then destroys it. */
+public final class CompletionChannel extends Resource {
+    private final Pointer channel;
+    private final int fd;
+    private final Map<Pointer, CompletionQueue> cqs = new ConcurrentHashMap<>();
+    /** The CQs whose events were read while waiting for another's. */
+    private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
+
+    /** A channel on the endpoint's device context. */
+    public CompletionChannel(Endpoint ep) {
+        this(ep.context());
+    }
+
+    /** A channel on a device context (an ibv_context *). */
+    public CompletionChannel(Pointer context) {
+        super(true);
+        channel = RdmaVerbs.ibv_create_comp_channel(context);
+        fd = new RdmaVerbs.ibv_comp_channel(channel).fd;
+        opened();
+    }
+
+    @Override
+    public Pointer handle() {
+        check();
+        return channel;
+    }
+
+    /** Its file descriptor (to watch it with poll, or a selector). */
+    public int fd() {
+        check();
+        return fd;
+    }
+
+    void attach(CompletionQueue cq) {
+        cqs.put(cq.handle(), cq);
+    }
+
+    void detach(CompletionQueue cq) {
+        cqs.values().remove(cq);
+        synchronized (this) {
+            pending.removeIf(c -> c == cq);
+        }
+    }
+
+    /** The next event, timeoutMs at most (ETIMEDOUT): the CQ it is for,
+     * acknowledged. */
+    public synchronized CompletionQueue await(int timeoutMs) {
+        check();
+        return pending.isEmpty() ? read(timeoutMs) : pending.poll();
+    }
+
+    /** Waits for cq's next event; others read meanwhile are kept. */
+    synchronized void awaitFor(CompletionQueue cq, int timeoutMs) {
+        check();
+        if (pending.remove(cq)) return;
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (true) {
+            int left = timeoutMs < 0 ? -1 : (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+            CompletionQueue got = read(left);
+            if (got == cq) return;
+            if (got != null) pending.add(got);
+        }
+    }
+
+    private CompletionQueue read(int timeoutMs) {
+        Calls.readable(fd, timeoutMs, "ibv_get_cq_event");
+        PointerByReference cq = new PointerByReference(), context = new PointerByReference();
+        RdmaVerbs.ibv_get_cq_event(channel, cq, context);
+        RdmaVerbs.ibv_ack_cq_events(cq.getValue(), 1);
+        return cqs.get(cq.getValue());
+    }
+
+    @Override
+    void destroy() {
+        RdmaVerbs.ibv_destroy_comp_channel(channel);
+    }
+}

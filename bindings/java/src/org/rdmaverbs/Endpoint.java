@@ -1,0 +1,188 @@
+package org.rdmaverbs;
+
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+
+/** An rdma_cm id and, once made, its QP ({@link #createQp}): one end of an
+ * RC connection. A client's comes from {@link #resolve} (address and route
+ * resolved), a server's from {@link Listener#getRequest}; the objects the
+ * QP uses are made on its {@link #context()}; then {@link #connect} or
+ * {@link #accept}. Every wait for an rdma_cm event is bounded (ETIMEDOUT);
+ * an event other than the one awaited (REJECTED, UNREACHABLE, ...) throws
+ * RdmaVerbsException with the errno it stands for.
+ *
+ * <p>Closing it destroys its QP (rdma_destroy_qp), then its id
+ * (rdma_destroy_id), and the event channel it made for itself, if any. */
+public final class Endpoint extends Resource {
+    private final EventChannel events;
+    private final boolean ownEvents;
+    private final Pointer id;
+    private volatile QueuePair qp;
+
+    Endpoint(EventChannel events, boolean ownEvents, Pointer id, boolean owned) {
+        super(owned);
+        this.events = events;
+        this.ownEvents = ownEvents;
+        this.id = id;
+        opened(ownEvents ? null : events);
+    }
+
+    /** A client's endpoint: an id on events (rdma_create_id, RDMA_PS_TCP),
+     * the address of addr:port resolved (rdma_getaddrinfo,
+     * rdma_resolve_addr), then its route (rdma_resolve_route), each event
+     * awaited timeoutMs at most. On a failure, what was made is closed. */
+    public static Endpoint resolve(EventChannel events, String addr, int port, int timeoutMs) {
+        return resolve(events, false, addr, port, timeoutMs);
+    }
+
+    /** As {@link #resolve(EventChannel, String, int, int)}, on an event
+     * channel of the endpoint's own (closed with it). */
+    public static Endpoint resolve(String addr, int port, int timeoutMs) {
+        EventChannel own = new EventChannel();
+        try {
+            return resolve(own, true, addr, port, timeoutMs);
+        } catch (RuntimeException e) {
+            own.close();
+            throw e;
+        }
+    }
+
+    private static Endpoint resolve(EventChannel events, boolean own, String addr, int port, int timeoutMs) {
+        PointerByReference ref = new PointerByReference();
+        RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
+        Endpoint ep = new Endpoint(events, own, ref.getValue(), true);
+        try {
+            RdmaVerbs.rdma_addrinfo hints = new RdmaVerbs.rdma_addrinfo();
+            hints.ai_port_space = RdmaVerbs.RDMA_PS_TCP;
+            PointerByReference res = new PointerByReference();
+            RdmaVerbs.rdma_getaddrinfo(addr, Integer.toString(port), hints, res);
+            try {
+                RdmaVerbs.rdma_resolve_addr(ep.id, null, new RdmaVerbs.rdma_addrinfo(res.getValue()).ai_dst_addr,
+                                            timeoutMs);
+            } finally {
+                RdmaVerbs.rdma_freeaddrinfo(res.getValue());
+            }
+            events.expect(ep.id, RdmaVerbs.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
+            RdmaVerbs.rdma_resolve_route(ep.id, timeoutMs);
+            events.expect(ep.id, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
+            return ep;
+        } catch (RuntimeException e) {
+            closeAfter(ep, e);
+            throw e;
+        }
+    }
+
+    /** Closes r after a failure e, whose suppressed failures get close's. */
+    static void closeAfter(Resource r, RuntimeException e) {
+        try {
+            r.close();
+        } catch (RuntimeException c) {
+            e.addSuppressed(c);
+        }
+    }
+
+    @Override
+    public Pointer handle() {
+        check();
+        return id;
+    }
+
+    /** The device context of the id (id->verbs), on which its PD, CQs and
+     * channels are made: known once its address is resolved (a client) or
+     * from the connect request (a server). */
+    public Pointer context() {
+        check();
+        return new RdmaVerbs.rdma_cm_id(id).verbs;
+    }
+
+    /** The event channel the id's events come on. */
+    public EventChannel events() {
+        return events;
+    }
+
+    /** Makes the id's QP (rdma_create_qp) as init says; the QP is then
+     * closed before the PD, CQs and SRQ it uses, and before the id. */
+    public QueuePair createQp(QpInit init) {
+        check();
+        if (qp != null) throw new IllegalStateException("Endpoint already has a QP");
+        qp = new QueuePair(this, id, init);
+        return qp;
+    }
+
+    /** The QP (createQp's), or IllegalStateException if none or closed. */
+    public QueuePair qp() {
+        QueuePair q = qp;
+        if (q == null) throw new IllegalStateException("Endpoint has no QP (createQp)");
+        q.check();
+        return q;
+    }
+
+    void forget(QueuePair q) {
+        if (qp == q) qp = null;
+    }
+
+    /** The connection parameters connect and accept use unless given
+     * others: one RDMA read or atomic in flight each way (which atomics
+     * and reads need), 7 retries, 7 RNR retries. */
+    public static RdmaVerbs.rdma_conn_param defaultParam() {
+        RdmaVerbs.rdma_conn_param p = new RdmaVerbs.rdma_conn_param();
+        p.responder_resources = 1;
+        p.initiator_depth = 1;
+        p.retry_count = 7;
+        p.rnr_retry_count = 7;
+        return p;
+    }
+
+    /** rdma_connect, then its ESTABLISHED event (timeoutMs at most). */
+    public void connect(int timeoutMs) {
+        connect(defaultParam(), timeoutMs);
+    }
+
+    /** rdma_connect with param, then its ESTABLISHED event. */
+    public void connect(RdmaVerbs.rdma_conn_param param, int timeoutMs) {
+        check();
+        RdmaVerbs.rdma_connect(id, param);
+        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
+    }
+
+    /** rdma_accept (a server's endpoint), then its ESTABLISHED event. */
+    public void accept(int timeoutMs) {
+        accept(defaultParam(), timeoutMs);
+    }
+
+    /** rdma_accept with param, then its ESTABLISHED event. */
+    public void accept(RdmaVerbs.rdma_conn_param param, int timeoutMs) {
+        check();
+        RdmaVerbs.rdma_accept(id, param);
+        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
+    }
+
+    /** rdma_disconnect, then its DISCONNECTED event. */
+    public void disconnect(int timeoutMs) {
+        check();
+        RdmaVerbs.rdma_disconnect(id);
+        awaitDisconnect(timeoutMs);
+    }
+
+    /** The DISCONNECTED event of a connection the peer ends. */
+    public void awaitDisconnect(int timeoutMs) {
+        check();
+        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
+    }
+
+    /** Posts work requests to the QP's send queue (QueuePair.postSend). */
+    public void postSend(SendWork... wrs) {
+        qp().postSend(wrs);
+    }
+
+    /** Posts receives to the QP's own receive queue (QueuePair.postRecv). */
+    public void postRecv(RecvWork... wrs) {
+        qp().postRecv(wrs);
+    }
+
+    @Override
+    void destroy() {
+        RdmaVerbs.rdma_destroy_id(id);
+        if (ownEvents) events.close();
+    }
+}

@@ -1,0 +1,69 @@
+package org.rdmaverbs;
+
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+
+/** A listening rdma_cm id (RDMA_PS_TCP): {@link #getRequest} gives each
+ * connect request as an {@link Endpoint} (on the same event channel), to be
+ * given its QP and accepted. Closing it destroys the id
+ * (rdma_destroy_id); the endpoints it gave are closed on their own. */
+public final class Listener extends Resource {
+    private final EventChannel events;
+    private final Pointer id;
+
+    private Listener(EventChannel events, Pointer id) {
+        super(true);
+        this.events = events;
+        this.id = id;
+        opened(events);
+    }
+
+    /** An id on events bound to addr:port (rdma_getaddrinfo with
+     * RAI_PASSIVE, rdma_bind_addr) and listening (rdma_listen, backlog).
+     * On a failure, the id is closed. */
+    public static Listener listen(EventChannel events, String addr, int port, int backlog) {
+        PointerByReference ref = new PointerByReference();
+        RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
+        Listener l = new Listener(events, ref.getValue());
+        try {
+            RdmaVerbs.rdma_addrinfo hints = new RdmaVerbs.rdma_addrinfo();
+            hints.ai_flags = RdmaVerbs.RAI_PASSIVE;
+            hints.ai_port_space = RdmaVerbs.RDMA_PS_TCP;
+            PointerByReference res = new PointerByReference();
+            RdmaVerbs.rdma_getaddrinfo(addr, Integer.toString(port), hints, res);
+            try {
+                RdmaVerbs.rdma_bind_addr(l.id, new RdmaVerbs.rdma_addrinfo(res.getValue()).ai_src_addr);
+            } finally {
+                RdmaVerbs.rdma_freeaddrinfo(res.getValue());
+            }
+            RdmaVerbs.rdma_listen(l.id, backlog);
+            return l;
+        } catch (RuntimeException e) {
+            Endpoint.closeAfter(l, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public Pointer handle() {
+        check();
+        return id;
+    }
+
+    /** The next connect request (its CONNECT_REQUEST event, timeoutMs at
+     * most): an endpoint of the new id, not yet accepted. */
+    public Endpoint getRequest(int timeoutMs) {
+        check();
+        CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), timeoutMs, "rdma_get_request");
+        if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
+            throw new RdmaVerbsException("rdma_get_request", e.errno(), e.name() + " status " + e.status()
+                                         + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
+        }
+        return new Endpoint(events, false, e.id(), true);
+    }
+
+    @Override
+    void destroy() {
+        RdmaVerbs.rdma_destroy_id(id);
+    }
+}
