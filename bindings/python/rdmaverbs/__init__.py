@@ -167,3 +167,10 @@ def layout():
             yield f"{cls.__name__}.{field} offset {getattr(cls, field).offset}"
     for name in _api.CONSTANTS:
         yield f"{name} value {getattr(_api, name)}"
+
+
+# The objects (objects.py): the handles above as Python objects that close
+# themselves, keep what the device uses alive, and wait with a time limit,
+# blocking or in asyncio.
+from .objects import (CMEvent, CMEventError, CompChannel, CompletionError, CQ, Endpoint,  # noqa: E402,F401
+                      EventChannel, MR, PD, PostError, QP, RecvWR, Resource, SendWR, SRQ)
