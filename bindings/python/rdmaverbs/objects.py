@@ -995,8 +995,9 @@ class CompChannel(Resource):
         _raw().ibv_ack_cq_events(cq, 1)
         ref = self._cqs.get(cq.value or 0)
         obj = ref() if ref is not None else None
-        if obj is None:
-            raise _error(_errno.EIO, "ibv_get_cq_event: an event of a CQ not made on this channel")
+        if obj is None or (ctx.value or 0) != obj.context:
+            raise _error(_errno.EIO, "ibv_get_cq_event: an event of a CQ not made on this channel, "
+                                     "or not with its cq_context")
         obj.events += 1
         return obj
 
