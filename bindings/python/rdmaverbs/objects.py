@@ -50,15 +50,42 @@ from ._api import (IBV_ACCESS_LOCAL_WRITE, IBV_QPT_RC, IBV_WC_RECV, RDMA_CM_EVEN
                    ibv_srq_init_attr, ibv_wc, rdma_addrinfo, rdma_cm_event, rdma_cm_event_param, rdma_cm_id,
                    rdma_conn_param, rdma_event_channel, sockaddr_in)
 
+# The package's raw ctypes functions (their class: each is looked up at its
+# call, so that a test may put a fake in its place).
+from . import raw as _R  # noqa: E402
+
 if TYPE_CHECKING:
     import asyncio
+
+
+def _nogil(fn: Any) -> Any:
+    """A raw function, called without releasing the GIL (for the calls
+    that never block: posts, polls, arming), errno saved as it saves it;
+    a few hundred nanoseconds less a call than ctypes' default. fn itself
+    where ctypes lacks what this needs."""
+    try:
+        flags = C._FUNCFLAG_CDECL | C._FUNCFLAG_PYTHONAPI | C._FUNCFLAG_USE_ERRNO  # type: ignore[attr-defined]
+        proto = type("_NoGIL", (C._CFuncPtr,), {"_argtypes_": tuple(fn.argtypes),  # type: ignore[attr-defined]
+                                                 "_restype_": fn.restype, "_flags_": flags})
+        return proto(C.cast(fn, C.c_void_p).value)
+    except (AttributeError, TypeError):
+        return fn
+
+
+# The data path's functions that never block (looked up once: a test that
+# replaces one replaces it here).
+_post_send = _nogil(_R.rdma_post_send)
+_post_recv = _nogil(_R.rdma_post_recv)
+_poll_cq = _nogil(_R.ibv_poll_cq)
+_req_notify_cq = _nogil(_R.ibv_req_notify_cq)
+_INLINE = _api.IBV_SEND_INLINE
 
 __all__ = ["Resource", "EventChannel", "Endpoint", "CMEvent", "PD", "MR", "CompChannel", "CQ", "SRQ", "QP",
            "SendWR", "RecvWR", "Sge", "Buffer", "CompletionError", "CMEventError", "PostError"]
 
 # A writable buffer (bytearray, ctypes array, mmap, memoryview of one) or a
 # size in bytes (zeroed memory, 8-byte aligned, allocated for the MR).
-Buffer = Union[int, bytearray, memoryview, C.Array, Any]
+Buffer = Union[int, bytearray, memoryview, Any]
 # A scatter/gather element: an MR, an offset into it and a length.
 Sge = Tuple["MR", int, int]
 
@@ -66,13 +93,6 @@ Sge = Tuple["MR", int, int]
 # wait always polls the descriptor first (a channel may be non-blocking).
 _FOREVER_MS = 2 ** 31 - 1
 _serial = itertools.count(1)
-
-
-def _raw() -> Any:
-    """The package's raw ctypes functions (looked up at each call, so that
-    a test may put fakes in their place)."""
-    from . import raw
-    return raw
 
 
 def _error(err: int, what: str) -> OSError:
@@ -299,7 +319,7 @@ class Resource:
             if p._close_after_children and not p._children:
                 p.close()
 
-    def __enter__(self: "_R") -> "_R":
+    def __enter__(self: "_Self") -> "_Self":
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -322,7 +342,7 @@ class Resource:
 
 if TYPE_CHECKING:
     from typing import TypeVar
-    _R = TypeVar("_R", bound=Resource)
+    _Self = TypeVar("_Self", bound=Resource)
 
 
 def _addrinfo(addr: Optional[str], port: Union[int, str, None], passive: bool) -> Any:
@@ -331,7 +351,7 @@ def _addrinfo(addr: Optional[str], port: Union[int, str, None], passive: bool) -
     res = C.c_void_p()
     node = addr.encode() if addr else None
     service = str(port).encode() if port is not None else None
-    _check_int(_raw().rdma_getaddrinfo(node, service, C.byref(hints), C.byref(res)), "rdma_getaddrinfo")
+    _check_int(_R.rdma_getaddrinfo(node, service, C.byref(hints), C.byref(res)), "rdma_getaddrinfo")
     return res
 
 
@@ -381,20 +401,20 @@ class EventChannel(Resource):
     _kind = "event channel"
 
     def __init__(self) -> None:
-        super().__init__(_check_ptr(_raw().rdma_create_event_channel(), "rdma_create_event_channel"))
+        super().__init__(_check_ptr(_R.rdma_create_event_channel(), "rdma_create_event_channel"))
         self.fd: int = rdma_event_channel.from_address(self._handle).fd
         _nonblocking(self.fd)
         self._ids: Dict[int, "weakref.ReferenceType[Endpoint]"] = {}
         self._readiness: Optional[_Readiness] = None
 
     def _destroy(self) -> None:
-        _raw().rdma_destroy_event_channel(self._handle)
+        _R.rdma_destroy_event_channel(self._handle)
 
     def create_id(self, ps: int = RDMA_PS_TCP) -> "Endpoint":
         """A new id on this channel (rdma_create_id), as an Endpoint."""
         self._check_open()
         h = C.c_void_p()
-        _check_int(_raw().rdma_create_id(self._handle, C.byref(h), None, ps), "rdma_create_id")
+        _check_int(_R.rdma_create_id(self._handle, C.byref(h), None, ps), "rdma_create_id")
         return Endpoint(h.value or 0, channel=self)
 
     def _endpoint(self, h: int) -> Optional["Endpoint"]:
@@ -405,15 +425,15 @@ class EventChannel(Resource):
         """Reads one event if there is one (non-blocking): copied, acked,
         queued on its Endpoint (a new one for a connect request)."""
         ev = C.c_void_p()
-        if _raw().rdma_get_cm_event(self._handle, C.byref(ev)) < 0:
+        if _R.rdma_get_cm_event(self._handle, C.byref(ev)) < 0:
             err = C.get_errno()
             if err in (_errno.EAGAIN, _errno.EWOULDBLOCK):
                 return False
             raise _error(err, "rdma_get_cm_event")
-        e = rdma_cm_event.from_address(ev.value)
+        e = rdma_cm_event.from_address(ev.value or 0)
         kind, status, h, lh = e.event, e.status, e.id or 0, e.listen_id or 0
         param = rdma_cm_event_param.from_buffer_copy(e.param)
-        _check_int(_raw().rdma_ack_cm_event(ev), "rdma_ack_cm_event")
+        _check_int(_R.rdma_ack_cm_event(ev), "rdma_ack_cm_event")
         listener = self._endpoint(lh) if lh else None
         ep = self._endpoint(h)
         if ep is None:
@@ -480,9 +500,9 @@ class Endpoint(Resource):
             attr = ibv_qp_init_attr(cap=ibv_qp_cap(max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
                                                    max_inline_data), qp_type=qp_type, sq_sig_all=int(sq_sig_all))
             h = C.c_void_p()
-            _check_int(_raw().rdma_create_ep(C.byref(h), res, None, C.byref(attr)), "rdma_create_ep")
+            _check_int(_R.rdma_create_ep(C.byref(h), res, None, C.byref(attr)), "rdma_create_ep")
         finally:
-            _raw().rdma_freeaddrinfo(res)
+            _R.rdma_freeaddrinfo(res)
         return cls(h.value or 0, by_ep=True)
 
     @classmethod
@@ -493,9 +513,9 @@ class Endpoint(Resource):
 
     def _destroy(self) -> None:
         if self._by_ep:
-            _raw().rdma_destroy_ep(self._handle)
+            _R.rdma_destroy_ep(self._handle)
         else:
-            _check_int(_raw().rdma_destroy_id(self._handle), "rdma_destroy_id")
+            _check_int(_R.rdma_destroy_id(self._handle), "rdma_destroy_id")
 
     def _released(self) -> None:
         if self.channel is not None:
@@ -548,22 +568,22 @@ class Endpoint(Resource):
         res = _addrinfo(addr, port, False)
         try:
             dst = rdma_addrinfo.from_address(res.value).ai_dst_addr
-            _check_int(_raw().rdma_resolve_addr(self.handle, None, dst, _ms(timeout)), "rdma_resolve_addr")
+            _check_int(_R.rdma_resolve_addr(self.handle, None, dst, _ms(timeout)), "rdma_resolve_addr")
         finally:
-            _raw().rdma_freeaddrinfo(res)
+            _R.rdma_freeaddrinfo(res)
 
     def resolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
         """rdma_resolve_addr then rdma_resolve_route, each awaited
         (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds."""
         self._start_resolve(addr, port, timeout)
         self.expect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
-        _check_int(_raw().rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
+        _check_int(_R.rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
         self.expect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
 
     async def aresolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
         self._start_resolve(addr, port, timeout)
         await self.aexpect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
-        _check_int(_raw().rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
+        _check_int(_R.rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
         await self.aexpect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
 
     def bind(self, addr: Optional[str], port: Union[int, str]) -> None:
@@ -571,12 +591,12 @@ class Endpoint(Resource):
         res = _addrinfo(addr, port, True)
         try:
             src = rdma_addrinfo.from_address(res.value).ai_src_addr
-            _check_int(_raw().rdma_bind_addr(self.handle, src), "rdma_bind_addr")
+            _check_int(_R.rdma_bind_addr(self.handle, src), "rdma_bind_addr")
         finally:
-            _raw().rdma_freeaddrinfo(res)
+            _R.rdma_freeaddrinfo(res)
 
     def listen(self, backlog: int = 1) -> None:
-        _check_int(_raw().rdma_listen(self.handle, backlog), "rdma_listen")
+        _check_int(_R.rdma_listen(self.handle, backlog), "rdma_listen")
 
     def get_request(self, timeout: Optional[float] = None) -> "Endpoint":
         """The next connection request, as a new Endpoint (event-driven: a
@@ -586,7 +606,7 @@ class Endpoint(Resource):
             _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
                       "no connection request within the time limit")
             h = C.c_void_p()
-            _check_int(_raw().rdma_get_request(self.handle, C.byref(h)), "rdma_get_request")
+            _check_int(_R.rdma_get_request(self.handle, C.byref(h)), "rdma_get_request")
             return Endpoint(h.value or 0, by_ep=True)
         return self.expect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout).id
 
@@ -600,7 +620,7 @@ class Endpoint(Resource):
                 timeout: Optional[float] = 60.0) -> None:
         """rdma_connect, then (event-driven) ESTABLISHED awaited."""
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_raw().rdma_connect(self.handle, C.byref(p)), "rdma_connect")
+        _check_int(_R.rdma_connect(self.handle, C.byref(p)), "rdma_connect")
         if self.channel is not None:
             self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
@@ -610,7 +630,7 @@ class Endpoint(Resource):
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use connect")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_raw().rdma_connect(self.handle, C.byref(p)), "rdma_connect")
+        _check_int(_R.rdma_connect(self.handle, C.byref(p)), "rdma_connect")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
     def accept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
@@ -618,7 +638,7 @@ class Endpoint(Resource):
                timeout: Optional[float] = 60.0) -> None:
         """rdma_accept, then (event-driven) ESTABLISHED awaited."""
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_raw().rdma_accept(self.handle, C.byref(p)), "rdma_accept")
+        _check_int(_R.rdma_accept(self.handle, C.byref(p)), "rdma_accept")
         if self.channel is not None:
             self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
@@ -628,17 +648,17 @@ class Endpoint(Resource):
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use accept")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_raw().rdma_accept(self.handle, C.byref(p)), "rdma_accept")
+        _check_int(_R.rdma_accept(self.handle, C.byref(p)), "rdma_accept")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
     def disconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
         """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited."""
-        _check_int(_raw().rdma_disconnect(self.handle), "rdma_disconnect")
+        _check_int(_R.rdma_disconnect(self.handle), "rdma_disconnect")
         if self.channel is not None and wait:
             self.expect(RDMA_CM_EVENT_DISCONNECTED, timeout)
 
     async def adisconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
-        _check_int(_raw().rdma_disconnect(self.handle), "rdma_disconnect")
+        _check_int(_R.rdma_disconnect(self.handle), "rdma_disconnect")
         if self.channel is not None and wait:
             await self.aexpect(RDMA_CM_EVENT_DISCONNECTED, timeout)
 
@@ -657,11 +677,11 @@ class Endpoint(Resource):
 
     def alloc_pd(self) -> "PD":
         """A protection domain on the id's device (ibv_alloc_pd)."""
-        return PD(_check_ptr(_raw().ibv_alloc_pd(self.verbs), "ibv_alloc_pd"), (self,))
+        return PD(_check_ptr(_R.ibv_alloc_pd(self.verbs), "ibv_alloc_pd"), (self,))
 
     def create_comp_channel(self) -> "CompChannel":
         """A completion channel on the id's device (its fd non-blocking)."""
-        return CompChannel(_check_ptr(_raw().ibv_create_comp_channel(self.verbs), "ibv_create_comp_channel"),
+        return CompChannel(_check_ptr(_R.ibv_create_comp_channel(self.verbs), "ibv_create_comp_channel"),
                            (self,))
 
     def create_cq(self, cqe: int = 16, channel: Optional["CompChannel"] = None, context: int = 0,
@@ -669,7 +689,7 @@ class Endpoint(Resource):
         """A CQ of at least cqe entries (ibv_create_cq), its events (if a
         channel is given) on that channel, with context as cq_context."""
         ch = channel.handle if channel is not None else None
-        h = _check_ptr(_raw().ibv_create_cq(self.verbs, cqe, context or None, ch, vector), "ibv_create_cq")
+        h = _check_ptr(_R.ibv_create_cq(self.verbs, cqe, context or None, ch, vector), "ibv_create_cq")
         return CQ(h, (self, channel), channel, context)
 
     def create_qp(self, pd: Optional["PD"] = None, send_cq: Optional["CQ"] = None,
@@ -684,7 +704,7 @@ class Endpoint(Resource):
                                 cap=ibv_qp_cap(max_send_wr, 0 if srq else max_recv_wr, max_send_sge,
                                                0 if srq else max_recv_sge, max_inline_data),
                                 qp_type=qp_type, sq_sig_all=int(sq_sig_all))
-        _check_int(_raw().rdma_create_qp(self.handle, pd.handle if pd else None, C.byref(attr)), "rdma_create_qp")
+        _check_int(_R.rdma_create_qp(self.handle, pd.handle if pd else None, C.byref(attr)), "rdma_create_qp")
         self._qp = QP(self._id.qp, (self, pd, send_cq, recv_cq, srq), send_cq, recv_cq, srq, endpoint=self)
         return self._qp
 
@@ -702,7 +722,7 @@ class Endpoint(Resource):
 
     def _reg(self, fn: str, buf: Buffer) -> "MR":
         mem, length = _memory(buf)
-        h = _check_ptr(getattr(_raw(), fn)(self.handle, C.addressof(mem), length), fn)
+        h = _check_ptr(getattr(_R, fn)(self.handle, C.addressof(mem), length), fn)
         return MR(h, (self,), mem, _deregister_rdma)
 
     def reg_msgs(self, buf: Buffer) -> "MR":
@@ -727,14 +747,20 @@ class Endpoint(Resource):
         IBV_SEND_INLINE in flags (copied as it is posted)."""
         qp = self._qp or self.qp
         if isinstance(buf, MR):
-            addr, n = buf._span(offset, length)
-            _check_int(_raw().rdma_post_send(self._handle, wr_id, addr, n, buf._handle, flags), "rdma_post_send")
+            addr, n = buf._span(offset, length) if offset or length is not None else (buf.addr, buf.length)
+            if buf._closed:
+                buf._check_open()
+            if _post_send(self._handle, wr_id, addr, n, buf._handle, flags) < 0:
+                raise _error(C.get_errno(), "rdma_post_send")
             qp._sq.append((wr_id, buf))
         else:
-            if not flags & _api.IBV_SEND_INLINE:
+            if not flags & _INLINE:
                 raise ValueError("post_send of bytes needs IBV_SEND_INLINE (else register them: an MR)")
-            data = bytes(buf)[offset:] if length is None else bytes(buf)[offset:offset + length]
-            _check_int(_raw().rdma_post_send(self._handle, wr_id, data, len(data), None, flags), "rdma_post_send")
+            data = buf if type(buf) is bytes else bytes(buf)
+            if offset or length is not None:
+                data = data[offset:] if length is None else data[offset:offset + length]
+            if _post_send(self._handle, wr_id, data, len(data), None, flags) < 0:
+                raise _error(C.get_errno(), "rdma_post_send")
             qp._sq.append((wr_id, None))
 
     def post_recv(self, mr: "MR", offset: int = 0, length: Optional[int] = None, *, wr_id: int = 0) -> None:
@@ -742,7 +768,8 @@ class Endpoint(Resource):
         receive's completion is reaped)."""
         qp = self._qp or self.qp
         addr, n = mr._span(offset, length)
-        _check_int(_raw().rdma_post_recv(self._handle, wr_id, addr, n, mr._handle), "rdma_post_recv")
+        if _post_recv(self._handle, wr_id, addr, n, mr._handle) < 0:
+            raise _error(C.get_errno(), "rdma_post_recv")
         qp._rq.append((wr_id, mr))
 
     def post_write(self, mr: "MR", remote_addr: int, rkey: int, offset: int = 0, length: Optional[int] = None,
@@ -750,7 +777,7 @@ class Endpoint(Resource):
         """rdma_post_write of mr's bytes to the peer's remote_addr (rkey)."""
         qp = self._qp or self.qp
         addr, n = mr._span(offset, length)
-        _check_int(_raw().rdma_post_write(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
+        _check_int(_R.rdma_post_write(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_write")
         qp._sq.append((wr_id, mr))
 
@@ -759,7 +786,7 @@ class Endpoint(Resource):
         """rdma_post_read of the peer's remote_addr (rkey) into mr."""
         qp = self._qp or self.qp
         addr, n = mr._span(offset, length)
-        _check_int(_raw().rdma_post_read(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
+        _check_int(_R.rdma_post_read(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_read")
         qp._sq.append((wr_id, mr))
 
@@ -767,14 +794,14 @@ class Endpoint(Resource):
         """rdma_post_sendv over the SGEs (MR, offset, length)."""
         qp = self._qp or self.qp
         arr, holds = _sges(sgl)
-        _check_int(_raw().rdma_post_sendv(self._handle, wr_id, arr, len(sgl), flags), "rdma_post_sendv")
+        _check_int(_R.rdma_post_sendv(self._handle, wr_id, arr, len(sgl), flags), "rdma_post_sendv")
         qp._sq.append((wr_id, holds))
 
     def post_recvv(self, sgl: Sequence[Sge], *, wr_id: int = 0) -> None:
         """rdma_post_recvv into the SGEs (MR, offset, length)."""
         qp = self._qp or self.qp
         arr, holds = _sges(sgl)
-        _check_int(_raw().rdma_post_recvv(self._handle, wr_id, arr, len(sgl)), "rdma_post_recvv")
+        _check_int(_R.rdma_post_recvv(self._handle, wr_id, arr, len(sgl)), "rdma_post_recvv")
         qp._rq.append((wr_id, holds))
 
     def _completed(self, wc: ibv_wc, recv: bool) -> ibv_wc:
@@ -789,24 +816,45 @@ class Endpoint(Resource):
         """The next completion of the id's send CQ
         (rdma_get_send_comp_timeout), within timeout seconds (TimeoutError);
         what it completes is let go; CompletionError for one in error."""
+        if self._closed:
+            self._check_open()
         wc = ibv_wc()
-        if _raw().rdma_get_send_comp_timeout(self.handle, C.byref(wc), _ms(timeout)) < 0:
+        if _R.rdma_get_send_comp_timeout(self._handle, wc, _FOREVER_MS if timeout is None else _ms(timeout)) < 0:
             raise _error(C.get_errno(), "rdma_get_send_comp_timeout")
-        return self._completed(wc, False)
+        qp = self._qp
+        if wc.status or qp is None:
+            return self._completed(wc, False)
+        q = qp._sq
+        if q and q[0][0] == wc.wr_id:
+            q.popleft()
+        else:
+            _release(q, wc.wr_id)
+        return wc
 
     def get_recv_comp(self, timeout: Optional[float] = None) -> ibv_wc:
         """The next completion of the id's receive CQ, as get_send_comp."""
+        if self._closed:
+            self._check_open()
         wc = ibv_wc()
-        if _raw().rdma_get_recv_comp_timeout(self.handle, C.byref(wc), _ms(timeout)) < 0:
+        if _R.rdma_get_recv_comp_timeout(self._handle, wc, _FOREVER_MS if timeout is None else _ms(timeout)) < 0:
             raise _error(C.get_errno(), "rdma_get_recv_comp_timeout")
-        return self._completed(wc, True)
+        qp = self._qp
+        if wc.status or qp is None:
+            return self._completed(wc, True)
+        q = qp._rq
+        if q and q[0][0] == wc.wr_id:
+            q.popleft()
+        else:
+            _release(q, wc.wr_id)
+        return wc
 
     async def _acomp(self, recv: bool, timeout: Optional[float]) -> ibv_wc:
-        raw = _raw()
+        raw = _R
+        self._check_open()
         wc = ibv_wc()
         ref = C.byref(wc)
         get = raw.rdma_get_recv_comp_timeout if recv else raw.rdma_get_send_comp_timeout
-        if get(self.handle, ref, 0) == 1:          # ready: no arming, no wait
+        if get(self._handle, ref, 0) == 1:          # ready: no arming, no wait
             return self._completed(wc, recv)
         if C.get_errno() != _errno.ETIMEDOUT:
             raise _error(C.get_errno(), "rdma_get_comp")
@@ -846,7 +894,7 @@ class Endpoint(Resource):
         return await self._acomp(True, timeout)
 
 
-def _memory(buf: Buffer) -> Tuple[C.Array, int]:
+def _memory(buf: Buffer) -> Tuple["C.Array[Any]", int]:
     """buf as C memory (a ctypes array over its bytes, holding it), and its
     length: an int is a size (zeroed, 8-byte aligned memory)."""
     if isinstance(buf, int):
@@ -865,11 +913,11 @@ def _memory(buf: Buffer) -> Tuple[C.Array, int]:
 
 
 def _deregister_rdma(h: int) -> None:
-    _check_int(_raw().rdma_dereg_mr(h), "rdma_dereg_mr")
+    _check_int(_R.rdma_dereg_mr(h), "rdma_dereg_mr")
 
 
 def _deregister_verbs(h: int) -> None:
-    _check_errno(_raw().ibv_dereg_mr(h), "ibv_dereg_mr")
+    _check_errno(_R.ibv_dereg_mr(h), "ibv_dereg_mr")
 
 
 class PD(Resource):
@@ -879,7 +927,7 @@ class PD(Resource):
     _kind = "PD"
 
     def _destroy(self) -> None:
-        _check_errno(_raw().ibv_dealloc_pd(self._handle), "ibv_dealloc_pd")
+        _check_errno(_R.ibv_dealloc_pd(self._handle), "ibv_dealloc_pd")
 
     def reg_mr(self, buf: Buffer, access: int = IBV_ACCESS_LOCAL_WRITE) -> "MR":
         """buf registered (ibv_reg_mr_iova2, its address as iova) with these
@@ -887,13 +935,13 @@ class PD(Resource):
         8-byte aligned: fit for atomics)."""
         mem, length = _memory(buf)
         addr = C.addressof(mem)
-        h = _check_ptr(_raw().ibv_reg_mr_iova2(self.handle, addr, length, addr, access), "ibv_reg_mr_iova2")
+        h = _check_ptr(_R.ibv_reg_mr_iova2(self.handle, addr, length, addr, access), "ibv_reg_mr_iova2")
         return MR(h, (self,), mem, _deregister_verbs)
 
     def create_srq(self, max_wr: int, max_sge: int = 1, srq_limit: int = 0) -> "SRQ":
         """A shared receive queue (ibv_create_srq)."""
         attr = ibv_srq_init_attr(attr=ibv_srq_attr(max_wr=max_wr, max_sge=max_sge, srq_limit=srq_limit))
-        return SRQ(_check_ptr(_raw().ibv_create_srq(self.handle, C.byref(attr)), "ibv_create_srq"), (self,))
+        return SRQ(_check_ptr(_R.ibv_create_srq(self.handle, C.byref(attr)), "ibv_create_srq"), (self,))
 
 
 class MR(Resource):
@@ -942,7 +990,7 @@ class MR(Resource):
         return (self, offset, self.length - offset if length is None else length)
 
 
-def _sges(sgl: Sequence[Sge]) -> Tuple[C.Array, Tuple["MR", ...]]:
+def _sges(sgl: Sequence[Sge]) -> Tuple["C.Array[Any]", Tuple["MR", ...]]:
     """SGEs (MR, offset, length) as a C array; the MRs they name."""
     arr = (ibv_sge * max(1, len(sgl)))()
     for i, (mr, offset, length) in enumerate(sgl):
@@ -982,17 +1030,17 @@ class CompChannel(Resource):
         self._readiness: Optional[_Readiness] = None
 
     def _destroy(self) -> None:
-        _check_errno(_raw().ibv_destroy_comp_channel(self._handle), "ibv_destroy_comp_channel")
+        _check_errno(_R.ibv_destroy_comp_channel(self._handle), "ibv_destroy_comp_channel")
 
     def _read(self) -> Optional["CQ"]:
         """One event if there is one: acknowledged, its CQ (None: none)."""
         cq, ctx = C.c_void_p(), C.c_void_p()
-        if _raw().ibv_get_cq_event(self.handle, C.byref(cq), C.byref(ctx)) < 0:
+        if _R.ibv_get_cq_event(self.handle, C.byref(cq), C.byref(ctx)) < 0:
             err = C.get_errno()
             if err in (_errno.EAGAIN, _errno.EWOULDBLOCK):
                 return None
             raise _error(err, "ibv_get_cq_event")
-        _raw().ibv_ack_cq_events(cq, 1)
+        _R.ibv_ack_cq_events(cq, 1)
         ref = self._cqs.get(cq.value or 0)
         obj = ref() if ref is not None else None
         if obj is None or (ctx.value or 0) != obj.context:
@@ -1049,7 +1097,7 @@ class CQ(Resource):
         return cls(handle, (), channel, owned=False)
 
     def _destroy(self) -> None:
-        _check_errno(_raw().ibv_destroy_cq(self._handle), "ibv_destroy_cq")
+        _check_errno(_R.ibv_destroy_cq(self._handle), "ibv_destroy_cq")
 
     def _released(self) -> None:
         if self.channel is not None:
@@ -1071,7 +1119,7 @@ class CQ(Resource):
     def poll(self, max: int = 16) -> List[ibv_wc]:
         """Up to max completions (one ibv_poll_cq), reaped."""
         arr = (ibv_wc * max)()
-        n = _raw().ibv_poll_cq(self.handle, max, arr)
+        n = _poll_cq(self.handle, max, arr)
         if n < 0:
             raise _error(C.get_errno(), "ibv_poll_cq")
         out = arr[:n]
@@ -1082,7 +1130,7 @@ class CQ(Resource):
     def req_notify(self, solicited_only: bool = False) -> None:
         """Arms the CQ (ibv_req_notify_cq): its next completion (solicited
         only: its next solicited one) makes an event on its channel."""
-        _check_errno(_raw().ibv_req_notify_cq(self.handle, int(solicited_only)), "ibv_req_notify_cq")
+        _check_errno(_req_notify_cq(self.handle, int(solicited_only)), "ibv_req_notify_cq")
 
     def get(self, n: int = 1, timeout: Optional[float] = None) -> List[ibv_wc]:
         """Exactly n completions (polled, up to 16 at once), waiting up to
@@ -1160,7 +1208,7 @@ class RecvWR:
 _ATOMICS = (_api.IBV_WR_ATOMIC_CMP_AND_SWP, _api.IBV_WR_ATOMIC_FETCH_AND_ADD)
 
 
-def _recv_list(wrs: Sequence[RecvWR]) -> Tuple[C.Array, List[Any], List[Tuple[Any, ...]]]:
+def _recv_list(wrs: Sequence[RecvWR]) -> Tuple["C.Array[Any]", List[Any], List[Tuple[Any, ...]]]:
     """The receive work requests as one C list (joined by next)."""
     arr = (ibv_recv_wr * len(wrs))()
     keep, holds = [], []
@@ -1174,7 +1222,7 @@ def _recv_list(wrs: Sequence[RecvWR]) -> Tuple[C.Array, List[Any], List[Tuple[An
     return arr, keep, holds
 
 
-def _bad_index(arr: C.Array, size: int, bad: C.c_void_p) -> int:
+def _bad_index(arr: "C.Array[Any]", size: int, bad: C.c_void_p) -> int:
     return (bad.value - C.addressof(arr)) // size if bad.value else 0
 
 
@@ -1196,7 +1244,7 @@ class SRQ(Resource):
         return cls(handle, (), owned=False)
 
     def _destroy(self) -> None:
-        _check_errno(_raw().ibv_destroy_srq(self._handle), "ibv_destroy_srq")
+        _check_errno(_R.ibv_destroy_srq(self._handle), "ibv_destroy_srq")
 
     def _released(self) -> None:
         self._pending.clear()
@@ -1214,7 +1262,7 @@ class SRQ(Resource):
             raise ValueError("an SRQ's receives posted and not reaped need distinct wr_ids")
         arr, keep, holds = _recv_list(wrs)
         bad = C.c_void_p()
-        err = _raw().ibv_post_srq_recv(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_srq_recv(self.handle, arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_recv_wr), bad) if err else len(wrs)
         for i in range(done):
             self._pending[ids[i]] = holds[i]
@@ -1252,7 +1300,7 @@ class QP(Resource):
 
     def _destroy(self) -> None:
         if self.endpoint is not None:
-            _raw().rdma_destroy_qp(self.endpoint._handle)
+            _R.rdma_destroy_qp(self.endpoint._handle)
 
     def _released(self) -> None:
         for cq in (self.send_cq, self.recv_cq):
@@ -1271,13 +1319,14 @@ class QP(Resource):
         (the provider's errno value): those from .index on were not
         posted."""
         arr = (ibv_send_wr * len(wrs))()
-        keep, holds = [], []
+        keep: List[Any] = []
+        holds: List[Any] = []
         for i, w in enumerate(wrs):
             c = arr[i]
             c.wr_id, c.opcode, c.send_flags = w.wr_id, w.opcode, w.flags
             if w.inline is not None:
                 data = C.create_string_buffer(w.inline, len(w.inline))
-                sg = (ibv_sge * 1)((C.addressof(data), len(w.inline), 0))
+                sg = (ibv_sge * 1)(ibv_sge(C.addressof(data), len(w.inline), 0))
                 keep += [data, sg]
                 c.sg_list, c.num_sge, c.send_flags = C.addressof(sg), 1, w.flags | _api.IBV_SEND_INLINE
                 holds.append(None)
@@ -1295,7 +1344,7 @@ class QP(Resource):
                 c.wr.rdma.remote_addr, c.wr.rdma.rkey = w.remote_addr, w.rkey
             c.next = C.addressof(arr[i + 1]) if i + 1 < len(wrs) else None
         bad = C.c_void_p()
-        err = _raw().ibv_post_send(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_send(self.handle, arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_send_wr), bad) if err else len(wrs)
         for i in range(done):
             self._sq.append((wrs[i].wr_id, holds[i]))
@@ -1306,7 +1355,7 @@ class QP(Resource):
         """The receives, one list, one ibv_post_recv (PostError as post_send)."""
         arr, keep, holds = _recv_list(wrs)
         bad = C.c_void_p()
-        err = _raw().ibv_post_recv(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_recv(self.handle, arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_recv_wr), bad) if err else len(wrs)
         for i in range(done):
             self._rq.append((wrs[i].wr_id, holds[i]))

@@ -11,6 +11,10 @@ import ctypes
 import errno
 import gc
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 import unittest
 import warnings
@@ -331,7 +335,7 @@ class Closing(unittest.TestCase):
         self.assertEqual(e.exception.errno, errno.ENOMEM)
 
         def error_completion(id_, wc, ms):
-            wc._obj.wr_id, wc._obj.status = 0x42, rv.IBV_WC_REM_ACCESS_ERR
+            wc.wr_id, wc.status = 0x42, rv.IBV_WC_REM_ACCESS_ERR   # the struct itself (passed by reference)
             return 1
         with mock.patch.object(rv.raw, "rdma_get_recv_comp_timeout", error_completion):
             with self.assertRaises(rv.CompletionError) as e:
@@ -417,6 +421,19 @@ class Async(unittest.TestCase):
 class Typed(unittest.TestCase):
     def test_the_package_says_it_is_typed(self):
         self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(rv.__file__), "py.typed")))
+
+    @unittest.skipUnless(shutil.which("mypy"), "no mypy (Debian's: apt-get install mypy)")
+    def test_the_examples_check_strictly_against_the_package_imported(self):
+        """mypy --strict on the object and async programs, rdmaverbs found
+        as this interpreter finds it (the installed package, under make:
+        read for its types only because it has py.typed)."""
+        examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+        files = [os.path.join(examples, f) for f in ("verbs_objects.py", "verbs_async.py")]
+        r = subprocess.run(["mypy", "--strict", "--python-executable", sys.executable, "--cache-dir",
+                            os.path.join(tempfile.gettempdir(), "rdmaverbs-mypy")] + files,
+                           capture_output=True, text=True, timeout=300, env={**os.environ, "MYPYPATH": examples})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Success: no issues found in 2 source files", r.stdout)
 
 
 if __name__ == "__main__":
