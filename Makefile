@@ -96,7 +96,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
-	test-preload bench \
+	test-preload bench bench-python \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
 
 all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
@@ -467,7 +467,8 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
-	$(wildcard bindings/python/rdmaverbs/*.py)
+	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
+	bindings/python/rdmaverbs/py.typed
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
 	bindings/node/index.d.ts bindings/node/api.d.ts
@@ -634,11 +635,25 @@ SOFTROCE_ROUNDS ?= 5
 SOFTROCE_ROUNDTRIPS ?= 2000
 SOFTROCE_MESSAGES ?= 20000
 
-$(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/softroce-guest.sh
+# The Python ping-pong's round trips per run (c-tests/bench/python-guest.sh).
+SOFTROCE_PY_ROUNDTRIPS ?= 1000
+
+$(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/softroce-guest.sh \
+		c-tests/bench/python-guest.sh c-tests/bench/pingpong.py
 	@mkdir -p $(@D)
 	c-tests/tools/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/softroce-guest.sh \
-		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES)
+		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES) \
+		$(SOFTROCE_PY_ROUNDTRIPS)
 	mv $@.tmp $@
+
+# The Python ping-pong alone, in a guest of its own (a few minutes): its
+# section of BENCHMARKS.md printed, nothing written.
+bench-python: $(LIBRARY)
+	@mkdir -p $(B)/bench
+	rm -f $(B)/bench/python.txt
+	c-tests/tools/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/python-guest.sh \
+		$(B) $(CURDIR)/$(B)/bench/python.txt $(SOFTROCE_ROUNDS) $(SOFTROCE_PY_ROUNDTRIPS)
+	python3 c-tests/bench/report.py --python $(B)/bench/python.txt
 
 # Times and instruction counts (callgrind) of the inline original, the C shims
 # and librdmaverbs, and the Soft-RoCE runs; writes BENCHMARKS.md and

@@ -338,6 +338,39 @@ def python(fns, consts):
     return s
 
 
+def python_stub(fns):
+    """_functions.pyi: the raw layer's functions, which __init__.py makes at
+    import, as type checkers read them (rdmaverbs has py.typed)."""
+    import keyword
+
+    def param(ctype):
+        return {"scalar": "int", "cstr": "Optional[bytes]"}.get(kind(ctype)[0], "Pointer")
+
+    def ret(f):
+        k = kind(f.ret)[0]
+        if k == "void":
+            return "None"
+        if k == "cstr":
+            return "str"
+        if k == "scalar":
+            return "int"
+        return "int" if f.error == "ptr" else "Optional[int]"
+
+    s = f'"""{NOTE}\n\nThe raw layer\'s functions as type checkers see them (rdmaverbs/__init__.py\nmakes them at import)."""\n'
+    s += "from typing import Any, Optional\n\n"
+    s += "# An address: an int, None, a ctypes object (passed by reference where C\n"
+    s += "# takes a pointer to it), ctypes.byref() of one, or a list for an array.\n"
+    s += "Pointer = Any\n"
+    for f in fns:
+        args = ", ".join(f"{n + '_' if keyword.iskeyword(n) else n}: {param(t)}" for t, n in f.params)
+        s += f"\n\ndef {f.name}({args + ', /' if args else ''}) -> {ret(f)}: ...\n"
+        if f.host:
+            s += f"\n\ndef {f.host}({args + ', /' if args else ''}) -> int: ...\n"
+    s += "\n\nclass raw:\n    \"\"\"The ctypes functions themselves: C results, errno left in ctypes.get_errno().\"\"\"\n"
+    s += "".join(f"    {f.name}: Any\n" for f in fns)
+    return s
+
+
 # ---- Java (JNA) ----
 
 JAVA_SCALAR = {"int": "int", "uint8_t": "byte", "uint16_t": "short", "uint32_t": "int",
@@ -933,6 +966,7 @@ def files():
     consts = constants()
     return {
         "python/rdmaverbs/_api.py": python(fns, consts),
+        "python/rdmaverbs/_functions.pyi": python_stub(fns),
         "java/src/org/rdmaverbs/RdmaVerbs.java": java(fns, consts),
         "node/api.js": node(fns, consts),
         "node/api.d.ts": node_dts(fns, consts),

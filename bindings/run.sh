@@ -26,8 +26,8 @@ LANGUAGES="python java node rust csharp lua"
 # ("async ROLE ADDR PORT", which also shows another task running while it
 # waits).
 VERBS="python java node rust csharp lua"
-OBJECTS="java node rust csharp lua"
-ASYNC="node rust"
+OBJECTS="python java node rust csharp lua"
+ASYNC="python node rust"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -52,6 +52,8 @@ python:layout) exec "$PY" -m rdmaverbs --layout ;;
 python:test) exec "$PY" -m unittest discover -s bindings/python/tests ;;
 python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
 python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
+python:objects) exec "$PY" bindings/python/examples/verbs_objects.py "$@" ;;
+python:async) exec "$PY" bindings/python/examples/verbs_async.py "$@" ;;
 java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;

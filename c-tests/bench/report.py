@@ -242,6 +242,66 @@ def fast_runs(lats):
     return [x for x in lats if x <= FAST_MODE * min(lats)]
 
 
+# The Python ping-pong's ways (c-tests/bench/pingpong.py, run by
+# python-guest.sh in the same boot), and the issue's target for the objects.
+PY_WAYS = {
+    "py-raw": "rdmaverbs' raw functions (C names, ctypes)",
+    "py-objects": "rdmaverbs' object API (Endpoint, MR)",
+    "py-async": "rdmaverbs' async API (asyncio, the channels' fds with add_reader)",
+    "py-pyverbs": "pyverbs (Debian's python3-pyverbs: Cython)",
+}
+PY_OBJECTS_OVER_RAW = 1.10
+
+
+def python_section(path):
+    """The Python ping-pong: per way, each round's latency over the raw
+    way's and over pyverbs' of the same round (median, min–max); the
+    README's client and pyverbs' equivalent, as they ran."""
+    runs, readme = {}, {}
+    with open(path) as f:
+        for line in f:
+            v, r, x, y = line.split()
+            if v == "readme":
+                readme[r] = (x, int(y))
+            elif v in PY_WAYS:
+                runs.setdefault(v, {})[int(r)] = float(x)
+    if "py-raw" not in runs:
+        return None
+
+    def ratios(v, base):
+        return [runs[v][r] / runs[base][r] for r in sorted(runs.get(v, {})) if r in runs.get(base, {})]
+
+    def cell(v, base):
+        rs = ratios(v, base)
+        return f"{median(rs):.2f} ({min(rs):.2f}–{max(rs):.2f})" if rs else "–"
+
+    def target(v):
+        if v != "py-objects":
+            return "–"
+        raw, pyv = ratios(v, "py-raw"), ratios(v, "py-pyverbs")
+        if not raw or not pyv:
+            return "not judged (a way missing)"
+        met = median(raw) <= PY_OBJECTS_OVER_RAW and median(pyv) <= 1.0
+        return f"≤ {PY_OBJECTS_OVER_RAW:.2f} × raw and ≤ pyverbs: {'yes' if met else '**no**'}"
+
+    rows = [f"| {v[3:]}: {PY_WAYS[v]} | {cell(v, 'py-raw')} | {cell(v, 'py-pyverbs')} | {target(v)} |"
+            for v in PY_WAYS if v in runs]
+    said = {"readme": "the README's client (bindings/python/README.md)",
+            "pyverbs": "pyverbs' equivalent (c-tests/bench/python-pyverbs-client.py)"}
+    clients = "; ".join(f"{said[k]}, {n} lines: {ok}" for k, (ok, n) in readme.items())
+    return ("### Python: a round trip through rdmaverbs and through pyverbs\n\n"
+            "`c-tests/bench/pingpong.py`: a 64-byte message answered by the peer, as "
+            "`pingpong.c`'s latency (an inline send, the send's and the reply's completions "
+            "waited for, the receive posted again), both sides in Python, the same way: "
+            f"{len(runs['py-raw'])} rounds in the same guest boot, the ways alternated in each "
+            "round, every way on Debian's `/usr/bin/python3`. Per round trip, each round's "
+            "time over the raw way's and over pyverbs' of the same round (median, min–max):\n\n"
+            "| way | round trip / raw | round trip / pyverbs | target |\n|---|---|---|---|\n"
+            + "\n".join(rows)
+            + (f"\n\nRun once each against `pingpong.py objects server` in that boot: {clients}."
+               if clients else ""))
+
+
 def softroce(path):
     """The Soft-RoCE section: per variant, median latency and throughput,
     and each round's ratio to the stock run of the same round; perftest's
@@ -250,6 +310,8 @@ def softroce(path):
     with open(path) as f:
         for line in f:
             v, r, lat, thr = line.split()
+            if v in PY_WAYS or v == "readme":   # python_section's
+                continue
             runs.setdefault((v, int(r)), []).append((float(lat), float(thr)))
     rounds = sorted({r for _, r in runs})
 
@@ -311,8 +373,13 @@ def softroce(path):
 
 
 def main():
+    if sys.argv[1:2] == ["--python"]:   # make bench-python: that section alone
+        print(python_section(sys.argv[2]) or "report.py: no Python runs")
+        return
     bench, shim, shim_assert, lib, noprobes, ops, preload, outdir = sys.argv[1:9]
     roce = softroce(sys.argv[9]) if len(sys.argv) > 9 else None
+    pysec = python_section(sys.argv[9]) if len(sys.argv) > 9 else None
+    pytext = "\n" + pysec + "\n" if pysec else ""
     libs = [shim, shim_assert, lib, noprobes]
     tmp = os.path.dirname(os.path.abspath(bench))
     t = timings(bench, libs)
@@ -357,6 +424,8 @@ def main():
     print("\n" + opt)
     if roce:
         print("\n" + roce)
+    if pysec:
+        print("\n" + pysec)
     print(f"\nbench: {len(funcs) - len(misses)} of {len(funcs)} functions meet every target "
           "a real symbol can meet"
           + (f"; missed: {', '.join(misses)}" if misses else ""))
@@ -458,7 +527,7 @@ kernel's software RDMA under an emulated CPU, not the library; read only
 the ratios, which say whether a real symbol changes anything there.
 
 {roce or "(not measured in this run)"}
-
+{pytext}
 {findings}
 ## Reproduce
 

@@ -6,9 +6,10 @@
 # Variants: stock (inline original), ours (librdmaverbs), spin (librdmaverbs
 # with RDMAVERBS_POLL_SPIN), and perftest's ib_send_lat not preloaded and
 # preloaded with nothing set, counting and tracing (throughput 0: not measured).
-# Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
+# Then, with PY_ROUNDTRIPS, the Python ping-pong (python-guest.sh: py-WAY lines).
+# Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES [PY_ROUNDTRIPS]
 set -u
-B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
+B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5 PY_RT=${6:-0}
 SPIN=100000	# polls before sleeping: longer than a round trip here
 PT_N=5000	# ib_send_lat's iterations per run
 echo "softroce: $(nproc) guest CPUs" >&2
@@ -73,3 +74,6 @@ for r in $(seq "$ROUNDS"); do
 		perftest1 perftest-trace "$r" LD_PRELOAD=$LIB RDMAVERBS_TRACE=/tmp/perftest.trace || exit 1
 	done
 done
+if [ "$PY_RT" -gt 0 ]; then
+	bash c-tests/bench/python-guest.sh "$B" "$OUT" "$ROUNDS" "$PY_RT" || exit 1
+fi

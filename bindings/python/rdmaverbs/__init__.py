@@ -32,9 +32,14 @@ another library.
 import ctypes
 import os
 import socket
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from . import _api
 from ._api import *  # noqa: F401,F403  (the structs and constants)
+
+if TYPE_CHECKING:   # the functions made below, as _functions.pyi declares them
+    from ._functions import *  # noqa: F401,F403
+    from ._functions import raw
 
 LIBRARY = os.environ.get("RDMAVERBS_LIBRARY") or "librdmaverbs.so.1"
 _LIBS = {
@@ -47,7 +52,7 @@ _libc.dlvsym.restype = ctypes.c_void_p
 _libc.dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
 
 
-def _versioned(lib, name, version, restype, argtypes):
+def _versioned(lib: ctypes.CDLL, name: str, version: str, restype: Any, argtypes: List[Any]) -> Any:
     """The function name@version of lib (dlvsym on its handle), with errno
     saved after each call as CDLL's functions do."""
     address = _libc.dlvsym(lib._handle, name.encode(), version.encode())
@@ -56,11 +61,12 @@ def _versioned(lib, name, version, restype, argtypes):
     return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
 
 
-class raw:
-    """The ctypes functions themselves: C results, errno left in ctypes.get_errno()."""
+if not TYPE_CHECKING:
+    class raw:
+        """The ctypes functions themselves: C results, errno left in ctypes.get_errno()."""
 
 
-def _array(name, cls, value, n):
+def _array(name: str, cls: Any, value: Any, n: int) -> Any:
     """`value` as contiguous C memory holding at least n structs `cls`: a
     ctypes array of them as it is, a list or tuple (of cls, or of tuples of
     its fields) copied into one; None stays NULL."""
@@ -77,7 +83,7 @@ def _array(name, cls, value, n):
     return value
 
 
-def _copy_back(name, given, copy):
+def _copy_back(name: str, given: Any, copy: Any) -> None:
     """What C wrote into `copy`, the C array made of the list `given`,
     copied into the list's structs (each a struct, not a tuple)."""
     if copy is given or given is None:
@@ -89,15 +95,15 @@ def _copy_back(name, given, copy):
         ctypes.pointer(element)[0] = copy[i]
 
 
-def _failed(error, r):
+def _failed(error: Optional[str], r: Any) -> int:
     """The errno of a failed call, or 0: a negative value or NULL (the errno
     left), an errno value returned, a negative value (minus the errno)."""
     if (error == "int" and r < 0) or (error == "ptr" and not r):
         return ctypes.get_errno()
     if error == "errno":
-        return r
+        return int(r)
     if error == "neg" and r < 0:
-        return -r
+        return -int(r)
     return 0
 
 
@@ -108,17 +114,17 @@ _FAILS = {"int": "; a failure (a negative value) raises OSError (the errno left)
           None: "; it raises nothing."}
 
 
-def _wrapped(name, fn, error, arrays, note):
+def _wrapped(name: str, fn: Any, error: Optional[str], arrays: Sequence[Tuple[int, int, str, bool]],
+             note: Optional[str]) -> Callable[..., Any]:
     """fn with its arrays laid out (and copied back), its failure raised as
     OSError, its C string returned as a str."""
     text = fn.restype is ctypes.c_char_p
 
-    def call(*args):
+    def call(*given: Any) -> Any:
+        args = list(given) if arrays else given
         if arrays:
-            given = args
-            args = list(args)
             for i, count, struct, _ in arrays:
-                args[i] = _array(name, getattr(_api, struct), args[i], args[count])
+                args[i] = _array(name, getattr(_api, struct), args[i], args[count])  # type: ignore[index]
         r = fn(*args)
         if arrays:
             for i, _, _, out in arrays:
@@ -133,7 +139,8 @@ def _wrapped(name, fn, error, arrays, note):
     return call
 
 
-for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version in _api.FUNCTIONS:
+_FUNCTIONS: List[Any] = _api.FUNCTIONS
+for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version in _FUNCTIONS:
     if _version:
         _fn = _versioned(_LIBS[_lib], _name, _version, _restype, _argtypes)
     else:
@@ -143,10 +150,10 @@ for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version in _api.F
     globals()[_name] = _wrapped(_name, _fn, _error, _arrays, _note)
 
 
-def _host_order(name, c_name):
+def _host_order(name: str, c_name: str) -> Callable[..., int]:
     fn = getattr(raw, c_name)
 
-    def call(*args):
+    def call(*args: Any) -> int:
         return socket.ntohs(fn(*args))
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"{c_name}'s value in host order; it cannot fail."
@@ -157,13 +164,23 @@ for _name, _c_name in _api.HOST_ORDER.items():
     globals()[_name] = _host_order(_name, _c_name)
 
 
-def layout():
+def layout() -> Iterator[str]:
     """This binding's layout lines, as the C layout program prints the
     system headers': 'STRUCT sizeof N', 'STRUCT.FIELD offset N', 'NAME
     value N'."""
     for cls in _api.STRUCTS:    # structs and unions
         yield f"{cls.__name__} sizeof {ctypes.sizeof(cls)}"
-        for field, _ in cls._fields_:
+        for field, *_ in cls._fields_:
             yield f"{cls.__name__}.{field} offset {getattr(cls, field).offset}"
     for name in _api.CONSTANTS:
         yield f"{name} value {getattr(_api, name)}"
+
+
+# The objects (objects.py): the handles above as Python objects that close
+# themselves, keep what the device uses alive, and wait with a time limit,
+# blocking or in asyncio.
+from .objects import (  # noqa: E402  (X as X: re-exported, for type checkers)
+    CMEvent as CMEvent, CMEventError as CMEventError, CompChannel as CompChannel,
+    CompletionError as CompletionError, CQ as CQ, Endpoint as Endpoint, EventChannel as EventChannel,
+    MR as MR, PD as PD, PostError as PostError, QP as QP, RecvWR as RecvWR, Resource as Resource,
+    SendWR as SendWR, SRQ as SRQ)

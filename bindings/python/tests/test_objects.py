@@ -1,0 +1,440 @@
+"""The object API (rdmaverbs.objects) on a machine without RDMA: buffers
+kept alive while posted, through the recording provider's loopback
+(bindings/recorder.c: the device touches the memory only when a poll
+completes the work request); closing in dependency order whatever the
+program does, with the C layer's creating and destroying calls replaced
+by fakes that log them; errors with their errno; the asyncio waits on a
+pipe standing for a channel's fd. (The objects on Soft-RoCE: make
+e2e-host's rows python objects and python async.)"""
+import asyncio
+import ctypes
+import errno
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import warnings
+import weakref
+from unittest import mock
+
+import rdmaverbs as rv
+
+RECORDER = ctypes.CDLL(os.environ["RDMAVERBS_RECORDER"])
+for _name in ("recorder_id", "recorder_qp", "recorder_srq", "recorder_cq"):
+    getattr(RECORDER, _name).restype = ctypes.c_void_p
+RECORDER.recorder_last.restype = ctypes.c_char_p
+RECORDER.recorder_wire.restype = ctypes.c_size_t
+RECORDER.recorder_wire.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+
+MESSAGE = bytes((0x51 + 7 * j) % 256 for j in range(64))
+QP_NUM = 0x1234
+
+
+def churn():
+    """Collects, then fills the heap's free blocks of a small buffer's size
+    with 0xee: memory freed too early now holds other bytes."""
+    gc.collect()
+    return [bytearray(b"\xee" * 64) for _ in range(20000)]
+
+
+class Loopback(unittest.TestCase):
+    """The recorder's loopback: a QP and a CQ that complete what is posted,
+    in order, reading and writing the buffers only when polled."""
+
+    def setUp(self):
+        self.id = RECORDER.recorder_id()
+        RECORDER.recorder_loopback()
+        self.qp_h, self.cq_h = RECORDER.recorder_qp(), RECORDER.recorder_cq()
+        rv.ibv_qp.from_address(self.qp_h).qp_num = QP_NUM
+        self.keys = []
+        warnings.simplefilter("ignore", ResourceWarning)
+        self.addCleanup(warnings.resetwarnings)
+
+    def fake_mr(self, buf, lkey):
+        """An MR object over a fake ibv_mr (the recorder registers nothing)."""
+        mem = rv.objects._memory(buf)[0]
+        m = rv.ibv_mr(addr=ctypes.addressof(mem), length=ctypes.sizeof(mem), lkey=lkey, rkey=lkey + 1)
+        self.keys.append(m)
+        return rv.MR.wrap(ctypes.addressof(m), mem)
+
+    def wire(self):
+        out = ctypes.create_string_buffer(4096)
+        n = RECORDER.recorder_wire(out, 4096)
+        return out.raw[:n]
+
+    def test_posted_buffers_live_until_their_completions_are_reaped(self):
+        cq = rv.CQ.wrap(self.cq_h)
+        qp = rv.QP.wrap(self.qp_h, send_cq=cq, recv_cq=cq)
+
+        def post():
+            # Every reference the program has to the buffers and MRs is
+            # dropped when this returns: only the posted requests hold them.
+            recv_mr = self.fake_mr(bytearray(64), 0x11)
+            send_mr = self.fake_mr(bytearray(MESSAGE), 0x22)
+            qp.post_recv([rv.RecvWR(0x100, [recv_mr.sge()])])
+            qp.post_send([rv.SendWR(0x200, [send_mr.sge(0, 16), send_mr.sge(16, 48)],
+                                    flags=rv.IBV_SEND_SIGNALED)])
+            return weakref.ref(recv_mr), weakref.ref(send_mr)
+
+        recv_ref, send_ref = post()
+        filler = churn()
+        self.assertEqual(qp.pending, (1, 1))
+        # The device reads the send's buffer now, writes it into the receive's.
+        wc = cq.poll(1)
+        self.assertEqual([(w.wr_id, w.status, w.opcode, w.byte_len, w.qp_num) for w in wc],
+                         [(0x200, rv.IBV_WC_SUCCESS, rv.IBV_WC_SEND, 64, QP_NUM)])
+        self.assertEqual(self.wire(), MESSAGE)
+        del wc
+        gc.collect()
+        self.assertIsNone(send_ref())            # reaped: let go
+        self.assertEqual(qp.pending, (0, 1))
+        self.assertEqual(bytes(recv_ref().buf), MESSAGE)
+        wc = cq.poll(4)
+        self.assertEqual([(w.wr_id, w.opcode, w.byte_len) for w in wc], [(0x100, rv.IBV_WC_RECV, 64)])
+        del wc
+        gc.collect()
+        self.assertIsNone(recv_ref())
+        self.assertEqual(qp.pending, (0, 0))
+        self.assertEqual(len(filler), 20000)
+
+    def test_the_rdma_verbs_path_holds_them_too(self):
+        """Endpoint.post_recv/post_send (rdma_post_recv, rdma_post_send) and
+        get_send_comp/get_recv_comp (rdma_get_*_comp_timeout) on the fake id,
+        its CQs the recorder's."""
+        cm_id = rv.rdma_cm_id.from_address(self.id)
+        cm_id.send_cq = cm_id.recv_cq = self.cq_h
+        ep = rv.Endpoint.wrap(self.id)
+
+        def post():
+            recv_mr = self.fake_mr(64, 0x33)
+            send_mr = self.fake_mr(bytearray(MESSAGE), 0x44)
+            ep.post_recv(recv_mr, wr_id=0x101)
+            ep.post_send(send_mr, wr_id=0x201, flags=rv.IBV_SEND_SIGNALED)
+            return weakref.ref(recv_mr), weakref.ref(send_mr)
+
+        recv_ref, send_ref = post()
+        self.assertIn("send wr_id=0x201 flags=0x2 sge=", RECORDER.recorder_last().decode())
+        filler = churn()
+        self.assertEqual(ep.qp.pending, (1, 1))
+        wc = ep.get_send_comp(timeout=0)
+        self.assertEqual((wc.wr_id, wc.opcode, wc.byte_len), (0x201, rv.IBV_WC_SEND, 64))
+        self.assertEqual(self.wire(), MESSAGE)
+        gc.collect()
+        self.assertIsNone(send_ref())
+        self.assertEqual(bytes(recv_ref().buf), MESSAGE)
+        wc = ep.get_recv_comp(timeout=0)
+        self.assertEqual((wc.wr_id, wc.opcode), (0x101, rv.IBV_WC_RECV))
+        gc.collect()
+        self.assertIsNone(recv_ref())
+        with self.assertRaises(TimeoutError) as e:      # nothing left: a bounded wait
+            ep.get_recv_comp(timeout=0)
+        self.assertEqual(e.exception.errno, errno.ETIMEDOUT)
+        self.assertEqual(len(filler), 20000)
+
+    def test_srq_receives_and_unsignaled_sends(self):
+        srq = rv.SRQ.wrap(RECORDER.recorder_srq())
+        cq = rv.CQ.wrap(self.cq_h)
+        qp = rv.QP.wrap(self.qp_h, send_cq=cq, recv_cq=cq, srq=srq)
+        mr = self.fake_mr(4 * 64, 0x55)
+        srq.post_recv([rv.RecvWR(0x100 + i, [mr.sge(64 * i, 64)]) for i in range(2)])
+        self.assertEqual(RECORDER.recorder_last().decode(),
+                         f"srq_recv wr_id=0x100 sge={mr.addr:#x}:0x40:0x55 | "
+                         f"srq_recv wr_id=0x101 sge={mr.addr + 64:#x}:0x40:0x55")
+        with self.assertRaisesRegex(ValueError, "distinct wr_ids"):
+            srq.post_recv([rv.RecvWR(0x101, [mr.sge(128, 64)])])
+        self.assertEqual(srq.pending, 2)
+        # Two sends, the first unsignaled: the second's completion lets go of both.
+        mr.buf[128:256] = bytes(range(128))
+        qp.post_send([rv.SendWR(7, [mr.sge(128, 64)]), rv.SendWR(8, [mr.sge(192, 64)])])
+        self.assertEqual(qp.pending, (2, 0))
+        got = [(w.wr_id, w.opcode) for w in cq.poll(2)]
+        self.assertEqual(got, [(7, rv.IBV_WC_SEND), (0x100, rv.IBV_WC_RECV)])
+        self.assertEqual(srq.pending, 1)
+        self.assertEqual(bytes(mr.buf[:64]), bytes(range(64)))
+        self.assertEqual(qp.pending, (1, 0))
+        _release = rv.objects._release
+        q = qp._sq
+        q.appendleft((6, None))                        # an unsignaled one before 8
+        _release(q, 8)
+        self.assertEqual(len(q), 0)
+
+    def test_refused_posts_raise_with_errno_and_hold_nothing(self):
+        cq = rv.CQ.wrap(self.cq_h)
+        qp = rv.QP.wrap(self.qp_h, send_cq=cq, recv_cq=cq)
+        mr = self.fake_mr(64, 0x66)
+        RECORDER.recorder_fail(errno.ENOMEM)
+        with self.assertRaises(rv.PostError) as e:
+            qp.post_send([rv.SendWR(1, [mr.sge()]), rv.SendWR(2, [mr.sge()])])
+        self.assertEqual((e.exception.errno, e.exception.index), (errno.ENOMEM, 0))
+        self.assertEqual(qp.pending, (0, 0))
+        with self.assertRaisesRegex(ValueError, "outside the MR's 64"):
+            mr.sge(32, 64)
+        with self.assertRaises(TypeError):
+            rv.MR.wrap(0, b"read-only bytes")
+        mr.close()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            qp.post_send([rv.SendWR(3, [(mr, 0, 8)])])
+
+
+class Fakes:
+    """The C layer's creating and destroying calls replaced (mock.patch on
+    rdmaverbs.raw): each made object a distinct address, each destroy
+    logged with what it destroyed."""
+
+    def __init__(self, test):
+        self.log, self.names, self.keep, self.fail = [], {}, [], {}
+        self.recorder_id = RECORDER.recorder_id()
+        self.pipe = os.pipe()
+        test.addCleanup(os.close, self.pipe[0])
+        test.addCleanup(os.close, self.pipe[1])
+        self.cqs = {}
+
+    def make(self, name, struct=None, **fields):
+        obj = (struct or ctypes.c_uint64 * 8)(**fields) if struct else (ctypes.c_uint64 * 8)()
+        self.keep.append(obj)
+        self.names[ctypes.addressof(obj)] = name
+        return ctypes.addressof(obj)
+
+    def destroy(self, fn):
+        def call(h, *_):
+            name = self.names[h if isinstance(h, int) else h.value]
+            if self.fail.get(name):
+                return self.fail.pop(name)
+            self.log.append(f"{fn} {name}")
+            return 0
+        return call
+
+    def patch(self, test):
+        n = {"pd": 0, "cq": 0, "mr": 0, "srq": 0}
+
+        def named(kind):
+            n[kind] += 1
+            return f"{kind}{n[kind]}"
+
+        def create_cq(ctx, cqe, context, channel, vector):
+            h = self.make(named("cq"))
+            self.cqs[h] = context
+            return h
+
+        def create_qp(id_, pd, attr):
+            self.names[RECORDER.recorder_qp()] = "qp"
+            return 0
+
+        def destroy_qp(id_):
+            self.log.append("rdma_destroy_qp qp")
+
+        fakes = {
+            "ibv_alloc_pd": lambda ctx: self.make(named("pd")),
+            "ibv_dealloc_pd": self.destroy("ibv_dealloc_pd"),
+            "ibv_create_comp_channel": lambda ctx: self.make("channel", rv.ibv_comp_channel, fd=self.pipe[0]),
+            "ibv_destroy_comp_channel": self.destroy("ibv_destroy_comp_channel"),
+            "ibv_create_cq": create_cq,
+            "ibv_destroy_cq": self.destroy("ibv_destroy_cq"),
+            "ibv_create_srq": lambda pd, attr: self.make(named("srq")),
+            "ibv_destroy_srq": self.destroy("ibv_destroy_srq"),
+            "ibv_reg_mr_iova2": lambda pd, addr, n_, iova, access: self.make(named("mr"), rv.ibv_mr, length=n_),
+            "ibv_dereg_mr": self.destroy("ibv_dereg_mr"),
+            "rdma_create_qp": create_qp,
+            "rdma_destroy_qp": destroy_qp,
+        }
+        patcher = mock.patch.multiple(rv.raw, **fakes)
+        patcher.start()
+        test.addCleanup(patcher.stop)
+
+
+class Closing(unittest.TestCase):
+    def setUp(self):
+        self.fakes = Fakes(self)
+        self.fakes.patch(self)
+
+    def build(self, ep):
+        """The verbs exchange's objects (bindings/verbs-protocol.md)."""
+        pd = ep.alloc_pd()
+        ch = ep.create_comp_channel()
+        scq = ep.create_cq(16)
+        rcq = ep.create_cq(16, ch, 0xC0FFEE)
+        srq = pd.create_srq(8)
+        qp = ep.create_qp(pd, scq, rcq, srq, max_send_wr=8, max_send_sge=2)
+        mrs = [pd.reg_mr(n) for n in (512, 320, 24)]
+        return [pd, ch, scq, rcq, srq, qp] + mrs
+
+    # The order verbs needs: the QP before its CQs, SRQ and PD; each CQ
+    # before its channel; the MRs and the SRQ before the PD.
+    ORDER = ["rdma_destroy_qp qp", "ibv_destroy_cq cq2", "ibv_destroy_cq cq1", "ibv_destroy_comp_channel channel",
+             "ibv_dereg_mr mr3", "ibv_dereg_mr mr2", "ibv_dereg_mr mr1", "ibv_destroy_srq srq1",
+             "ibv_dealloc_pd pd1"]
+
+    def test_an_exception_midway_leaks_nothing(self):
+        made = []
+        with self.assertRaisesRegex(RuntimeError, "mid-way"):
+            with rv.Endpoint.wrap(self.fakes.recorder_id) as ep:
+                made = self.build(ep)
+                raise RuntimeError("mid-way")
+        self.assertEqual(self.fakes.log, self.ORDER)
+        self.assertTrue(all(o.closed for o in made) and ep.closed)
+
+    def test_closing_a_parent_closes_its_children_first(self):
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        pd, ch, scq, rcq, srq, qp, *mrs = self.build(ep)
+        rcq.close()                     # its QP first
+        self.assertEqual(self.fakes.log, ["rdma_destroy_qp qp", "ibv_destroy_cq cq2"])
+        self.assertTrue(qp.closed and not scq.closed)
+        pd.close()                      # its MRs and SRQ
+        self.assertEqual(self.fakes.log[2:], ["ibv_dereg_mr mr3", "ibv_dereg_mr mr2", "ibv_dereg_mr mr1",
+                                              "ibv_destroy_srq srq1", "ibv_dealloc_pd pd1"])
+        ep.close()
+        self.assertEqual(self.fakes.log[7:], ["ibv_destroy_cq cq1", "ibv_destroy_comp_channel channel"])
+        ep.close()                      # once only
+        self.assertEqual(len(self.fakes.log), 9)
+        with self.assertRaisesRegex(ValueError, "closed"):
+            ep.alloc_pd()
+
+    def test_a_destroy_that_fails_raises_its_errno_and_stays_open(self):
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        pd, ch, scq, rcq, srq, qp, *mrs = self.build(ep)
+        self.fakes.fail["cq1"] = errno.EBUSY
+        with self.assertRaises(OSError) as e:
+            ep.close()
+        self.assertEqual(e.exception.errno, errno.EBUSY)
+        self.assertFalse(scq.closed or ep.closed)
+        self.assertTrue(rcq.closed and pd.closed and ch.closed)
+        self.assertNotIn("ibv_destroy_cq cq1", self.fakes.log)
+        ep.close()                      # tried again: it goes
+        self.assertEqual(self.fakes.log[-1], "ibv_destroy_cq cq1")
+        self.assertTrue(scq.closed and ep.closed)
+
+    def test_dropped_objects_are_closed_children_first(self):
+        """Dropped (the endpoint and its QP hold each other: the collector's
+        cycle finds them, its finalizers in any order): each object is
+        destroyed after those that depend on it."""
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.build(ep)
+        del ep
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always", ResourceWarning)
+            gc.collect()
+        log = self.fakes.log
+        self.assertEqual(sorted(log), sorted(self.ORDER))
+        after = {"pd1": ["qp", "srq1", "mr1", "mr2", "mr3"], "srq1": ["qp"], "cq1": ["qp"], "cq2": ["qp"],
+                 "channel": ["cq2"]}
+        at = {line.split()[1]: i for i, line in enumerate(log)}
+        for parent, children in after.items():
+            for child in children:
+                self.assertLess(at[child], at[parent], (child, parent, log))
+        warned = [str(x.message) for x in w if issubclass(x.category, ResourceWarning)]
+        self.assertTrue(warned and all(m.startswith("unclosed <rdmaverbs.") for m in warned), warned)
+
+    def test_a_failed_call_raises_oserror_with_its_errno(self):
+        with mock.patch.object(rv.raw, "ibv_alloc_pd", lambda ctx: (ctypes.set_errno(errno.ENOMEM), None)[1]):
+            with self.assertRaises(OSError) as e:
+                rv.Endpoint.wrap(self.fakes.recorder_id).alloc_pd()
+        self.assertEqual(e.exception.errno, errno.ENOMEM)
+
+        def error_completion(id_, wc, ms):
+            wc.wr_id, wc.status = 0x42, rv.IBV_WC_REM_ACCESS_ERR   # the struct itself (passed by reference)
+            return 1
+        with mock.patch.object(rv.raw, "rdma_get_recv_comp_timeout", error_completion):
+            with self.assertRaises(rv.CompletionError) as e:
+                rv.Endpoint.wrap(self.fakes.recorder_id).get_recv_comp(1)
+        self.assertEqual((e.exception.errno, e.exception.status, e.exception.wc.wr_id),
+                         (errno.EIO, rv.IBV_WC_REM_ACCESS_ERR, 0x42))
+        self.assertIn("remote access error", str(e.exception))
+
+
+class Async(unittest.TestCase):
+    """A completion channel's waits, the pipe of Fakes standing for its fd
+    (ibv_get_cq_event replaced: a read of 8 bytes, EAGAIN when empty)."""
+
+    def setUp(self):
+        self.fakes = Fakes(self)
+        self.fakes.patch(self)
+        self.acked = []
+        fd = self.fakes.pipe[0]
+
+        def get_cq_event(channel, cq, ctx):
+            try:
+                os.read(fd, 8)
+            except BlockingIOError:
+                ctypes.set_errno(errno.EAGAIN)
+                return -1
+            cq._obj.value = self.cq.handle
+            return 0
+        patcher = mock.patch.multiple(rv.raw, ibv_get_cq_event=get_cq_event,
+                                      ibv_ack_cq_events=lambda cq, n: self.acked.append((cq.value, n)))
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.ch = self.ep.create_comp_channel()
+        self.cq = self.ep.create_cq(16, self.ch)
+        self.addCleanup(self.ep.close)
+
+    def test_another_task_runs_while_a_wait_is_pending(self):
+        state = {"pending": False, "ticks": 0}
+
+        async def ticker():
+            while True:
+                if state["pending"]:
+                    state["ticks"] += 1
+                await asyncio.sleep(0.001)
+
+        async def main():
+            t = asyncio.ensure_future(ticker())
+            asyncio.get_running_loop().call_later(0.1, os.write, self.fakes.pipe[1], b"e" * 8)
+            state["pending"] = True
+            t0 = time.monotonic()
+            cq = await self.ch.aget_cq_event(timeout=10)
+            state["pending"] = False
+            t.cancel()
+            return cq, time.monotonic() - t0
+
+        cq, waited = asyncio.run(main())
+        self.assertIs(cq, self.cq)
+        self.assertGreaterEqual(waited, 0.09)
+        self.assertGreater(state["ticks"], 5)
+        self.assertEqual(self.acked, [(self.cq.handle, 1)])
+        self.assertEqual(self.cq.events, 1)
+
+    def test_bounded_waits_in_both_forms(self):
+        async def wait():
+            with self.assertRaises(TimeoutError) as e:
+                await self.ch.aget_cq_event(timeout=0.05)
+            self.assertEqual(e.exception.errno, errno.ETIMEDOUT)
+            # the fd is watched no more
+            self.assertFalse(asyncio.get_running_loop().remove_reader(self.ch.fd))
+        asyncio.run(wait())
+        t0 = time.monotonic()
+        with self.assertRaises(TimeoutError) as e:
+            self.ch.get_cq_event(timeout=0.05)
+        self.assertEqual(e.exception.errno, errno.ETIMEDOUT)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.045)
+        os.write(self.fakes.pipe[1], b"e" * 8)
+        self.assertIs(self.ch.get_cq_event(timeout=1), self.cq)
+
+    def test_the_channels_fd_is_non_blocking(self):
+        self.assertTrue(os.get_blocking(self.ch.fd) is False)
+
+
+class Typed(unittest.TestCase):
+    def test_the_package_says_it_is_typed(self):
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(rv.__file__), "py.typed")))
+
+    @unittest.skipUnless(shutil.which("mypy"), "no mypy (Debian's: apt-get install mypy)")
+    def test_the_examples_check_strictly_against_the_package_imported(self):
+        """mypy --strict on the object and async programs, rdmaverbs found
+        as this interpreter finds it (the installed package, under make:
+        read for its types only because it has py.typed)."""
+        examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+        files = [os.path.join(examples, f) for f in ("verbs_objects.py", "verbs_async.py")]
+        r = subprocess.run(["mypy", "--strict", "--python-executable", sys.executable, "--cache-dir",
+                            os.path.join(tempfile.gettempdir(), "rdmaverbs-mypy")] + files,
+                           capture_output=True, text=True, timeout=300, env={**os.environ, "MYPYPATH": examples})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Success: no issues found in 2 source files", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
