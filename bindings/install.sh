@@ -41,7 +41,37 @@ rm -rf "$DIR" && mkdir -p "$DIR"
 cd "$DIR"
 case $lang in
 python)
-	check='python -c "import os, rdmaverbs as rv
+	# The package has py.typed: mypy (Debian's) checks a typed program
+	# against the installed package, and must refuse one that passes a
+	# str where an MR's buffer goes (a line says so when mypy is missing).
+	cat > prog.py <<'EOF'
+import rdmaverbs as rv
+
+
+def client(addr: str, port: int) -> bytes:
+    with rv.Endpoint.create(addr, port) as ep:
+        reply: rv.MR = ep.reg_msgs(64)
+        ep.post_recv(reply)
+        ep.connect()
+        ep.post_send(ep.reg_msgs(bytearray(64)))
+        ep.get_send_comp(timeout=5)
+        wc: rv.ibv_wc = ep.get_recv_comp(timeout=5)
+        return bytes(reply.buf[: wc.byte_len])
+
+
+status: str = rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS)
+EOF
+	printf '%s\n' "import rdmaverbs as rv" "rv.Endpoint.create('h', 1).reg_msgs('not memory')" > bad.py
+	check='if command -v mypy > /dev/null; then
+	mypy --strict --python-executable venv/bin/python prog.py
+	echo "python: mypy --strict prog.py: no error"
+	if mypy --strict --python-executable venv/bin/python bad.py > bad.log; then echo "python: mypy accepted bad.py"; exit 1; fi
+	grep "arg-type" bad.log
+	echo "python: mypy refuses bad.py"
+else
+	echo "python: no mypy (apt-get install mypy): the types not checked"
+fi
+python -c "import os, rdmaverbs as rv
 assert rv.__file__.startswith(os.path.join(os.getcwd(), \"venv\")), rv.__file__
 assert rv.rdma_seterrno(0) == 0
 assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"

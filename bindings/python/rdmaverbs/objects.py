@@ -32,6 +32,7 @@ import ctypes as C
 import errno as _errno
 import fcntl
 import itertools
+import mmap
 import os
 import select
 import socket
@@ -84,8 +85,9 @@ __all__ = ["Resource", "EventChannel", "Endpoint", "CMEvent", "PD", "MR", "CompC
            "SendWR", "RecvWR", "Sge", "Buffer", "CompletionError", "CMEventError", "PostError"]
 
 # A writable buffer (bytearray, ctypes array, mmap, memoryview of one) or a
-# size in bytes (zeroed memory, 8-byte aligned, allocated for the MR).
-Buffer = Union[int, bytearray, memoryview, Any]
+# size in bytes (zeroed memory, 8-byte aligned, allocated for the MR);
+# a type checker refuses anything else (bytes and str are not writable).
+Buffer = Union[int, bytearray, memoryview, mmap.mmap, "C.Array[Any]"]
 # A scatter/gather element: an MR, an offset into it and a length.
 Sge = Tuple["MR", int, int]
 
