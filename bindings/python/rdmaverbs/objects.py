@@ -150,7 +150,15 @@ def _readable(fd: int, deadline: Optional[float], what: str) -> None:
             raise _error(_errno.ETIMEDOUT, what)
 
 
+# Whether this process has made a channel's fd non-blocking (for asyncio):
+# until it has, a wait without a time limit is the original's blocking read
+# (rdma_get_*_comp_timeout's -1), with no poll(2) before it.
+_made_nonblocking = False
+
+
 def _nonblocking(fd: int) -> None:
+    global _made_nonblocking
+    _made_nonblocking = True
     flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     if not flags & os.O_NONBLOCK:
         fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
@@ -748,7 +756,11 @@ class Endpoint(Resource):
         the send's completion is reaped); or of bytes, which needs
         IBV_SEND_INLINE in flags (copied as it is posted)."""
         qp = self._qp or self.qp
-        if isinstance(buf, MR):
+        if type(buf) is bytes and flags & _INLINE and not offset and length is None:   # the common inline send
+            if _post_send(self._handle, wr_id, buf, len(buf), None, flags) < 0:
+                raise _error(C.get_errno(), "rdma_post_send")
+            qp._sq.append((wr_id, None))
+        elif isinstance(buf, MR):
             addr, n = buf._span(offset, length) if offset or length is not None else (buf.addr, buf.length)
             if buf._closed:
                 buf._check_open()
@@ -769,7 +781,10 @@ class Endpoint(Resource):
         """rdma_post_recv into length bytes at offset of mr (held until the
         receive's completion is reaped)."""
         qp = self._qp or self.qp
-        addr, n = mr._span(offset, length)
+        if length is not None and 0 <= offset and 0 <= length and offset + length <= mr.length and not mr._closed:
+            addr, n = mr.addr + offset, length
+        else:
+            addr, n = mr._span(offset, length)
         if _post_recv(self._handle, wr_id, addr, n, mr._handle) < 0:
             raise _error(C.get_errno(), "rdma_post_recv")
         qp._rq.append((wr_id, mr))
@@ -821,10 +836,11 @@ class Endpoint(Resource):
         if self._closed:
             self._check_open()
         wc = ibv_wc()
-        if _R.rdma_get_send_comp_timeout(self._handle, wc, _FOREVER_MS if timeout is None else _ms(timeout)) < 0:
+        if _R.rdma_get_send_comp_timeout(self._handle, wc, -1 if timeout is None and not _made_nonblocking
+                                         else _ms(timeout)) < 0:
             raise _error(C.get_errno(), "rdma_get_send_comp_timeout")
         qp = self._qp
-        if wc.status or qp is None:
+        if qp is None or wc.status:
             return self._completed(wc, False)
         q = qp._sq
         if q and q[0][0] == wc.wr_id:
@@ -838,10 +854,11 @@ class Endpoint(Resource):
         if self._closed:
             self._check_open()
         wc = ibv_wc()
-        if _R.rdma_get_recv_comp_timeout(self._handle, wc, _FOREVER_MS if timeout is None else _ms(timeout)) < 0:
+        if _R.rdma_get_recv_comp_timeout(self._handle, wc, -1 if timeout is None and not _made_nonblocking
+                                         else _ms(timeout)) < 0:
             raise _error(C.get_errno(), "rdma_get_recv_comp_timeout")
         qp = self._qp
-        if wc.status or qp is None:
+        if qp is None or wc.status:
             return self._completed(wc, True)
         q = qp._rq
         if q and q[0][0] == wc.wr_id:
