@@ -31,17 +31,24 @@ fn c_tests_on_the_fake_provider() {
     // a handler of the SIGTERM that cargo-mutants sends at its time-out,
     // and such a child was left spinning for good, a core taken from every
     // later mutant (and from whatever ran after make mutants).
+    // And no file over 1 GiB (SIGXFSZ): a mutant of the trace's line
+    // arithmetic wrote one trace file until the disk was full, which ended
+    // make mutants itself (the tests' files are a few MB).
     // SAFETY: setrlimit() is async-signal-safe; nothing else runs here.
     unsafe {
         make.pre_exec(|| {
-            let cpu = libc::rlimit {
-                rlim_cur: 60,
-                rlim_max: 60,
+            let limit = |resource, max| {
+                let r = libc::rlimit {
+                    rlim_cur: max,
+                    rlim_max: max,
+                };
+                match libc::setrlimit(resource, &r) {
+                    0 => Ok(()),
+                    _ => Err(std::io::Error::last_os_error()),
+                }
             };
-            match libc::setrlimit(libc::RLIMIT_CPU, &cpu) {
-                0 => Ok(()),
-                _ => Err(std::io::Error::last_os_error()),
-            }
+            limit(libc::RLIMIT_CPU, 60)?;
+            limit(libc::RLIMIT_FSIZE, 1 << 30)
         })
     };
     let status = make.status().expect("make");
