@@ -109,6 +109,7 @@ static void calls(void)
 	struct ibv_recv_wr r = { .wr_id = 0x21, .sg_list = &sge[2], .num_sge = 1 }, *rbad;
 	struct ibv_poll_cq_attr attr = { 0 };
 	struct ibv_port_attr port;
+	struct ibv_gid_entry gid[4];
 	struct ibv_wc wc[2];
 
 	memset(s, 0, sizeof(s));
@@ -162,6 +163,11 @@ static void calls(void)
 	V(___ibv_query_port)(VCTX, 1, &port);
 	V(ibv_inc_rkey)(0x12345678);
 	V(ibv_post_send)(NULL, s, &sbad);
+	answer(V__ibv_query_gid_table, 2, 0);
+	V(ibv_query_gid_table)(VCTX, gid, 4, 0);
+	answer(V__ibv_query_gid_table, -EINVAL, 0);
+	V(ibv_query_gid_table)(VCTX, gid, 4, 0);
+	V(ibv_wr_start)(NULL);
 }
 
 static void firings(void)
@@ -202,6 +208,10 @@ static void firings(void)
 	expect("query port", "___ibv_query_port", ctx, 0, 0, 0, 0, ENODEV);
 	expect("value", "ibv_inc_rkey", 0x12345678, 0, 0, 0, 0, 0x12345679);
 	expect("refused send", "ibv_post_send", 0, 0, 0, 0, 0, EINVAL);
+	/* ssize_t: the count, or minus the errno value; a refused void call: 0 */
+	expect("gid table", "ibv_query_gid_table", ctx, 0, 0, 0, 0, 2);
+	expect("failed gid table", "ibv_query_gid_table", ctx, 0, 0, 0, 0, -EINVAL);
+	expect("refused void", "ibv_wr_start", 0, 0, 0, 0, 0, 0);
 }
 
 int main(int argc, char **argv)

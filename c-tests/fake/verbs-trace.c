@@ -179,6 +179,45 @@ static void posts(void)
 	       "ah=0x%lx remote_qpn=16777215 ret=0", QPV(&W.qp), p2u(&W.ah));
 	count(F_ibv_post_send, 0, 10);
 	W.qp.qp_type = IBV_QPT_RC;
+	/* every other opcode's name (and one not in the enum: OTHER); the
+	 * RDMA ones with their remote address and key */
+	{
+		static const struct { enum ibv_wr_opcode op; const char *name; } ops[] = {
+			{ IBV_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM" },
+			{ IBV_WR_RDMA_READ, "RDMA_READ" },
+			{ IBV_WR_ATOMIC_CMP_AND_SWP, "ATOMIC_CMP_AND_SWP" },
+			{ IBV_WR_ATOMIC_FETCH_AND_ADD, "ATOMIC_FETCH_AND_ADD" },
+			{ IBV_WR_LOCAL_INV, "LOCAL_INV" },
+			{ IBV_WR_BIND_MW, "BIND_MW" },
+			{ IBV_WR_SEND_WITH_INV, "SEND_WITH_INV" },
+			{ (enum ibv_wr_opcode)99, "OTHER" },
+		};
+		struct ibv_send_wr all[8];
+		unsigned i;
+
+		memset(all, 0, sizeof(all));
+		for (i = 0; i < 8; i++) {
+			all[i].wr_id = 0x81 + i;
+			all[i].next = i < 7 ? &all[i + 1] : NULL;
+			all[i].opcode = ops[i].op;
+		}
+		all[0].wr.rdma.remote_addr = 0xbeef000;
+		all[0].wr.rdma.rkey = 0x5;
+		all[1].wr.rdma.remote_addr = 0xbeef100;
+		all[1].wr.rdma.rkey = 0x6;
+		answer(V_post_send, 0, 0);
+		V(ibv_post_send)(&W.qp, all, &sbad);
+		for (i = 0; i < 8; i++) {
+			if (i < 2)
+				expect(F_ibv_post_send, QP " wr_id=0x%x opcode=%s nsge=0 bytes=0 flags=0x0 "
+				       "remote_addr=0x%lx rkey=0x%x ret=0", QPV(&W.qp), 0x81 + i, ops[i].name,
+				       (unsigned long)all[i].wr.rdma.remote_addr, all[i].wr.rdma.rkey);
+			else
+				expect(F_ibv_post_send, QP " wr_id=0x%x opcode=%s nsge=0 bytes=0 flags=0x0 "
+				       "ret=0", QPV(&W.qp), 0x81 + i, ops[i].name);
+		}
+		count(F_ibv_post_send, 0, 0);
+	}
 
 	memset(r, 0, sizeof(r));
 	r[0] = (struct ibv_recv_wr){ .wr_id = 0x21, .next = &r[1], .sg_list = &sge[2], .num_sge = 1 };
@@ -255,7 +294,9 @@ static void polls(void)
 	expect(F_ibv_poll_cq, " cq=0x%lx ret=1 qpn=17 wr_id=0x31 status=SUCCESS opcode=RECV "
 	       "byte_len=100", p2u(&W.cq));
 	count(F_ibv_poll_cq, 0, 100);
-	poll_answer = 0;	/* empty: counted, no line */
+	poll_answer = 0;	/* empty: counted, no line, not an error (twice: */
+	V(ibv_poll_cq)(&W.cq, 4, wc);	/* the errors then tell an empty poll */
+	count(F_ibv_poll_cq, 0, 0);	/* from a failed one) */
 	V(ibv_poll_cq)(&W.cq, 4, wc);
 	count(F_ibv_poll_cq, 0, 0);
 	poll_answer = -2;	/* failed: one line */
@@ -511,11 +552,17 @@ static void control(void)
 	       p2u(&W.pd), p2u(data), sizeof(data), p2u(&W.new_mr));
 	count(F___ibv_reg_mr, p == NULL, p ? (long)sizeof(data) : 0);
 
-	/* ssize_t: a count, or a negative errno value (errno untouched) */
-	answer(V__ibv_query_gid_table, 2, 0);
-	V(ibv_query_gid_table)(VCTX, gid, 4, 0);
-	expect(F_ibv_query_gid_table, " ctx=0x%lx ret=2", p2u(VCTX));
-	count(F_ibv_query_gid_table, 0, 0);
+	/* ssize_t: a count (0 too), or a negative errno value (errno
+	 * untouched); three counts and one failure, so that the errors tell
+	 * which failed */
+	for (unsigned k = 0; k < 3; k++) {
+		static const int entries[] = { 2, 3, 0 };
+
+		answer(V__ibv_query_gid_table, entries[k], 0);
+		V(ibv_query_gid_table)(VCTX, gid, 4, 0);
+		expect(F_ibv_query_gid_table, " ctx=0x%lx ret=%d", p2u(VCTX), entries[k]);
+		count(F_ibv_query_gid_table, 0, 0);
+	}
 	answer(V__ibv_query_gid_table, -EINVAL, 0);
 	V(ibv_query_gid_table)(VCTX, gid, 4, 0);
 	expect(F_ibv_query_gid_table, " ctx=0x%lx ret=-22", p2u(VCTX));
