@@ -636,7 +636,7 @@ SOFTROCE_ROUNDTRIPS ?= 2000
 SOFTROCE_MESSAGES ?= 20000
 
 # The Python ping-pong's round trips per run (c-tests/bench/python-guest.sh).
-SOFTROCE_PY_ROUNDTRIPS ?= 1000
+SOFTROCE_PY_ROUNDTRIPS ?= 3000
 
 $(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/softroce-guest.sh \
 		c-tests/bench/python-guest.sh c-tests/bench/pingpong.py
