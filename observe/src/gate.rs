@@ -35,6 +35,7 @@ use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 pub(crate) static GATE: AtomicU64 = AtomicU64::new(0);
 
 /// The semaphore's lowest bit in the word.
+#[cfg(feature = "probes")]
 const SEMAPHORE_SHIFT: u32 = 48;
 
 /// True when `p` must take the export's cold path: it is NULL, or calls are
