@@ -461,7 +461,7 @@ $(BIND)/librecorder.so: bindings/recorder.c
 
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
-# as written (pip into a venv, npm pack and install of the tarball, the
+# as written (pip into a venv, npm install of the folder as a copy, the
 # jar, the .dll, cargo add --path in a new project, the Lua module) and a
 # small program that uses the package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
