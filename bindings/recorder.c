@@ -5,7 +5,8 @@
  * Each binding's test loads it with its own FFI, posts through
  * librdmaverbs (the vectored calls rdma_post_sendv, recvv, readv, writev
  * on the fake id; ibv_post_send, ibv_post_recv, ibv_post_srq_recv,
- * ibv_poll_cq and ibv_req_notify_cq, RDMAVERBS_1.3, on its QP, SRQ and CQ)
+ * ibv_poll_cq and ibv_req_notify_cq, RDMAVERBS_1.3, on its QP, SRQ and CQ;
+ * ibv_wr_set_sge_list on its extended QP; ibv_advise_mr on its PD)
  * with the language's own arrays and structs, and compares what the
  * provider received, field by field, with what it passed. No RDMA device,
  * no libibverbs call: the objects share a context whose ops record what
@@ -18,6 +19,10 @@
  *   struct ibv_srq *recorder_srq(void)     an SRQ
  *   struct ibv_cq *recorder_cq(void)       a CQ: a poll of n fills
  *                                          min(n, 3) completions (below)
+ *   struct ibv_qp_ex *recorder_qp_ex(void) an extended QP: its
+ *                                          ibv_wr_set_sge_list is recorded
+ *   struct ibv_pd *recorder_pd(void)       the PD, on a context whose
+ *                                          ibv_advise_mr is recorded
  *   void recorder_fail(int err)            the next post returns err (*bad:
  *                                          its first work request), or the
  *                                          next poll -1 with errno err;
@@ -35,6 +40,7 @@
  *     "fadd wr_id=... flags=... remote=0x... rkey=0x... add=0x... sge=..."
  *     "recv wr_id=... sge=...", "srq_recv wr_id=... sge=..."
  *     "notify solicited_only=N"
+ *     "sge_list sge=...", "advise advice=0x... flags=0x... sge=..."
  *   each number in hex, every SGE of the request in order, the work
  *   requests of a list (next) joined by " | ".
  *
@@ -64,13 +70,17 @@
 #define DST_PORT 50000
 
 static struct {
-	struct ibv_context ctx;
+	struct verbs_context vctx;	/* its context: advise_mr set */
 	struct ibv_pd pd;
 	struct ibv_qp qp;
 	struct ibv_srq srq;
 	struct ibv_cq cq;
 	struct rdma_cm_id id;
+	struct ibv_qp_ex qpx;		/* an extended QP: wr_set_sge_list set */
 } fake;
+
+/* The fake context (an extended one, for ibv_advise_mr's verbs_get_ctx_op). */
+#define CTX (fake.vctx.context)
 
 static int posts, fail;
 static char last[2048];
@@ -248,6 +258,30 @@ static int req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+static void wr_set_sge_list(struct ibv_qp_ex *qp, size_t n, const struct ibv_sge *sgl)
+{
+	(void)qp;
+	posts++;
+	last[0] = '\0';
+	say("sge_list");
+	record_sges(sgl, (int)n);
+}
+
+static int advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		     struct ibv_sge *sgl, uint32_t n)
+{
+	int err = failing();
+
+	(void)pd;
+	if (err)
+		return err;
+	posts++;
+	last[0] = '\0';
+	say("advise advice=0x%x flags=0x%" PRIx32, (unsigned)advice, flags);
+	record_sges(sgl, (int)n);
+	return 0;
+}
+
 static void address(struct sockaddr *sa, uint16_t port, uint32_t addr)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port),
@@ -259,20 +293,27 @@ static void address(struct sockaddr *sa, uint16_t port, uint32_t addr)
 struct rdma_cm_id *recorder_id(void)
 {
 	memset(&fake, 0, sizeof(fake));
-	fake.ctx.ops.post_send = post_send;
-	fake.ctx.ops.post_recv = post_recv;
-	fake.ctx.ops.post_srq_recv = post_srq_recv;
-	fake.ctx.ops.poll_cq = poll_cq;
-	fake.ctx.ops.req_notify_cq = req_notify_cq;
-	fake.pd.context = &fake.ctx;
-	fake.srq.context = &fake.ctx;
+	fake.vctx.sz = sizeof(fake.vctx);
+	fake.vctx.advise_mr = advise_mr;
+	CTX.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	CTX.ops.post_send = post_send;
+	CTX.ops.post_recv = post_recv;
+	CTX.ops.post_srq_recv = post_srq_recv;
+	CTX.ops.poll_cq = poll_cq;
+	CTX.ops.req_notify_cq = req_notify_cq;
+	fake.pd.context = &CTX;
+	fake.srq.context = &CTX;
 	fake.srq.pd = &fake.pd;
-	fake.cq.context = &fake.ctx;
+	fake.cq.context = &CTX;
 	fake.cq.cqe = 16;
-	fake.qp.context = &fake.ctx;
+	fake.qp.context = &CTX;
 	fake.qp.pd = &fake.pd;
 	fake.qp.qp_type = IBV_QPT_RC;
-	fake.id.verbs = &fake.ctx;
+	fake.qpx.qp_base.context = &CTX;
+	fake.qpx.qp_base.pd = &fake.pd;
+	fake.qpx.qp_base.qp_type = IBV_QPT_RC;
+	fake.qpx.wr_set_sge_list = wr_set_sge_list;
+	fake.id.verbs = &CTX;
 	fake.id.qp = &fake.qp;
 	fake.id.pd = &fake.pd;
 	fake.id.qp_type = IBV_QPT_RC;
@@ -290,6 +331,16 @@ struct rdma_cm_id *recorder_id(void)
 struct ibv_qp *recorder_qp(void)
 {
 	return &fake.qp;
+}
+
+struct ibv_qp_ex *recorder_qp_ex(void)
+{
+	return &fake.qpx;
+}
+
+struct ibv_pd *recorder_pd(void)
+{
+	return &fake.pd;
 }
 
 struct ibv_srq *recorder_srq(void)
@@ -423,14 +474,14 @@ static int poll_last(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		wc[i].byte_len = parsed.len[parsed.polled];
 	}
 	if (parsed.polled == parsed.wrs)
-		fake.ctx.ops.poll_cq = poll_cq;
+		CTX.ops.poll_cq = poll_cq;
 	return i;
 }
 
 void recorder_complete_last(void)
 {
 	parse_last();
-	fake.ctx.ops.poll_cq = poll_last;
+	CTX.ops.poll_cq = poll_last;
 }
 
 void recorder_read_late(void)
@@ -581,10 +632,10 @@ static int loop_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 void recorder_loopback(void)
 {
-	fake.ctx.ops.post_send = loop_post_send;
-	fake.ctx.ops.post_recv = loop_post_recv;
-	fake.ctx.ops.post_srq_recv = loop_post_srq_recv;
-	fake.ctx.ops.poll_cq = loop_poll_cq;
+	CTX.ops.post_send = loop_post_send;
+	CTX.ops.post_recv = loop_post_recv;
+	CTX.ops.post_srq_recv = loop_post_srq_recv;
+	CTX.ops.poll_cq = loop_poll_cq;
 	loop_len = 0;
 	wire_len = 0;
 }
