@@ -2,7 +2,7 @@
 // endpoint (an rdma_cm id and its QP), a PD, MRs over pinned byte arrays,
 // CQs, a completion channel, an SRQ, event channels; each IDisposable
 // (using), closed in the order C needs whatever the program does, errors
-// thrown as RdmaVerbsException with their errno, every wait bounded, and
+// thrown as RdmaVerbsException with their errno, every wait boundable, and
 // every buffer the card may use kept alive and pinned (see README.md).
 using System;
 using System.Collections.Generic;
@@ -555,9 +555,10 @@ namespace RdmaVerbs
     }
 
     /// <summary>An rdma_cm event channel: the events of the ids made on it,
-    /// each read and acknowledged at once; every wait bounded (its file
-    /// descriptor polled first: ETIMEDOUT). One thread waits on it at a
-    /// time. Disposing it disposes the ids made on it.</summary>
+    /// each read and acknowledged at once; every wait can be bounded (its
+    /// file descriptor polled first: ETIMEDOUT; a negative limit: none).
+    /// One thread waits on it at a time. Disposing it disposes the ids made
+    /// on it.</summary>
     public sealed class EventChannel : Resource
     {
         readonly IntPtr channel;
@@ -672,7 +673,7 @@ namespace RdmaVerbs
     /// <summary>An rdma_cm id and, once made, its QP (CreateQp): one end of
     /// an RC connection. A client's comes from Resolve, a server's from
     /// Listener.GetRequest; then Connect or Accept. Every wait for an
-    /// rdma_cm event is bounded (ETIMEDOUT); another event than the one
+    /// rdma_cm event takes its time limit (ETIMEDOUT; negative: none); another event than the one
     /// awaited (REJECTED, UNREACHABLE, ...) throws RdmaVerbsException with
     /// its errno. Disposing it disposes its QP (rdma_destroy_qp), then
     /// destroys its id, and its own event channel if it made one.</summary>
@@ -1444,7 +1445,8 @@ namespace RdmaVerbs
             }
         }
 
-        /// <summary>Polls until n completions, timeoutMs at most (ETIMEDOUT:
+        /// <summary>Polls until n completions, timeoutMs at most (negative: no
+        /// limit; ETIMEDOUT:
         /// those reaped meanwhile are then lost to the caller, their buffers
         /// released); a millisecond's pause between empty polls.</summary>
         public Completion[] Poll(int n, int timeoutMs)
@@ -1456,7 +1458,7 @@ namespace RdmaVerbs
                 got.AddRange(some);
                 if (some.Length > 0)
                     continue;
-                if (DateTime.UtcNow > deadline)
+                if (timeoutMs >= 0 && DateTime.UtcNow > deadline)
                     throw new RdmaVerbsException("ibv_poll_cq", Rdma.ETIMEDOUT, got.Count + " of " + n
                                                  + " completions within " + timeoutMs + " ms");
                 Thread.Sleep(1);
@@ -1495,7 +1497,7 @@ namespace RdmaVerbs
     }
 
     /// <summary>A completion channel (ibv_create_comp_channel): the events of
-    /// its CQs, each acknowledged at once; every wait bounded.</summary>
+    /// its CQs, each acknowledged at once; every wait can be bounded.</summary>
     public sealed class CompletionChannel : Resource
     {
         readonly IntPtr channel;

@@ -21,6 +21,7 @@ static class ObjectsTest
     delegate IntPtr RecorderLast();
     delegate void RecorderReadLate();
     delegate int RecorderSent(byte[] out_, int max);
+    delegate void RecorderLoopback();
 
     [DllImport("libc.so.6")]
     static extern IntPtr dlopen(string file, int mode);
@@ -43,6 +44,7 @@ static class ObjectsTest
     static RecorderLast recLast;
     static RecorderReadLate recReadLate;
     static RecorderSent recSent;
+    static RecorderLoopback recLoopback;
     static readonly IntPtr FakePd = new IntPtr(0xfd000);   // never called: the MRs and SRQ are adopted
 
     static T Symbol<T>(string name) where T : class
@@ -200,6 +202,30 @@ static class ObjectsTest
         Check(ErrnoOf(() => Calls.Readable(fds[0], 10000, "ibv_get_cq_event")) == 0, "a readable one: no wait");
         close(fds[0]);
         close(fds[1]);
+        // A negative limit: none. The loopback provider completes a send
+        // only once posted, which another thread does after 200 ms (between
+        // two polls: it holds the CQ's lock, as Poll does).
+        using (var pd = new ProtectionDomain(FakePd, false))
+        using (var cq = new CompletionQueue(recCq()))
+        using (var ep = new Endpoint(null, false, recId(), false))
+        using (var mr = new MemoryRegion(pd, new byte[64], 0x11, false)) {
+            recLoopback();   // after recorder_id, which ends it
+            var qp = new QueuePair(ep, pd, recQp(), 0, cq, cq, null);
+            var poster = new System.Threading.Thread(() => {
+                System.Threading.Thread.Sleep(200);
+                lock (cq)
+                    qp.PostSend(SendWork.Send(0x77, mr.Sge(0, 8)));
+            });
+            poster.Start();
+            var start = DateTime.UtcNow;
+            Completion[] got = new Completion[0];
+            errno = ErrnoOf(() => got = cq.Poll(1, -1));
+            double waited = (DateTime.UtcNow - start).TotalMilliseconds;
+            poster.Join();
+            Check(errno == 0 && got.Length == 1 && got[0].WrId == 0x77 && waited >= 150,
+                  "Poll(1, -1): no limit, the completion of a send posted 200 ms later (errno " + errno + ", "
+                  + got.Length + " completions after " + (int)waited + " ms)");
+        }
     }
 
     const int SIZE = 256;
@@ -327,6 +353,7 @@ static class ObjectsTest
         recLast = Symbol<RecorderLast>("recorder_last");
         recReadLate = Symbol<RecorderReadLate>("recorder_read_late");
         recSent = Symbol<RecorderSent>("recorder_sent");
+        recLoopback = Symbol<RecorderLoopback>("recorder_loopback");
         Posts();
         Order();
         Waits();

@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** A completion channel (ibv_create_comp_channel): the events of the CQs
  * made on it, each read (ibv_get_cq_event) and acknowledged
  * (ibv_ack_cq_events) at once, so that no CQ's destroy waits for one. Every
- * wait is bounded: its file descriptor is polled first. Closing it first
+ * wait can be bounded: its file descriptor is polled first, the time given
+ * at most (negative: no limit). Closing it first
  * closes its CQs (and their QPs), then destroys it. */
 public final class CompletionChannel extends Resource {
     private final Pointer channel;

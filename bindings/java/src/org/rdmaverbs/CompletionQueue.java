@@ -84,10 +84,10 @@ public final class CompletionQueue extends Resource {
         return out;
     }
 
-    /** Polls until n completions, timeoutMs at most (ETIMEDOUT: those
-     * reaped meanwhile are then lost to the caller, their buffers
-     * released); up to 16 in each ibv_poll_cq, a pause of a millisecond
-     * between empty polls. */
+    /** Polls until n completions, timeoutMs at most (negative: no limit;
+     * ETIMEDOUT: those reaped meanwhile are then lost to the caller, their
+     * buffers released); up to 16 in each ibv_poll_cq, a pause of a
+     * millisecond between empty polls. */
     public List<Completion> poll(int n, int timeoutMs) {
         List<Completion> out = new ArrayList<>(n);
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
@@ -95,7 +95,7 @@ public final class CompletionQueue extends Resource {
             List<Completion> got = poll(Math.min(16, n - out.size()));
             out.addAll(got);
             if (!got.isEmpty()) continue;
-            if (System.nanoTime() - deadline > 0) {
+            if (timeoutMs >= 0 && System.nanoTime() - deadline > 0) {
                 throw new RdmaVerbsException("ibv_poll_cq", RdmaVerbs.ETIMEDOUT, out.size() + " of " + n
                                              + " completions within " + timeoutMs + " ms");
             }

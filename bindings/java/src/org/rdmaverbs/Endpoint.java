@@ -7,7 +7,8 @@ import com.sun.jna.ptr.PointerByReference;
  * RC connection. A client's comes from {@link #resolve} (address and route
  * resolved), a server's from {@link Listener#getRequest}; the objects the
  * QP uses are made on its {@link #context()}; then {@link #connect} or
- * {@link #accept}. Every wait for an rdma_cm event is bounded (ETIMEDOUT);
+ * {@link #accept}. Every wait for an rdma_cm event takes its time limit
+ * (ETIMEDOUT; negative: none);
  * an event other than the one awaited (REJECTED, UNREACHABLE, ...) throws
  * RdmaVerbsException with the errno it stands for.
  *

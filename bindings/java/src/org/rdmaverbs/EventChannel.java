@@ -9,8 +9,9 @@ import java.util.function.Predicate;
 /** An rdma_cm event channel (rdma_create_event_channel): the events of the
  * ids made on it (endpoints, listeners). Each event is read (a copy, a
  * {@link CmEvent}) and acknowledged at once, so that no id's destroy waits
- * for an event left unacknowledged. Every wait is bounded: its file
- * descriptor is polled first, the time given at most (ETIMEDOUT). One thread
+ * for an event left unacknowledged. Every wait can be bounded: its file
+ * descriptor is polled first, the time given at most (ETIMEDOUT; negative:
+ * no limit). One thread
  * waits on a channel at a time. Closing it closes the ids made on it. */
 public final class EventChannel extends Resource {
     private final Pointer channel;

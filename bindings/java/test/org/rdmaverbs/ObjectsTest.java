@@ -30,6 +30,7 @@ final class ObjectsTest {
         String recorder_last();
         void recorder_read_late();
         int recorder_sent(byte[] out, int max);
+        void recorder_loopback();
     }
 
     interface Libc extends Library {
@@ -187,6 +188,39 @@ final class ObjectsTest {
         check(errnoOf(() -> Calls.readable(fds[0], 10_000, "ibv_get_cq_event")) == 0, "a readable one: no wait");
         LIBC.close(fds[0]);
         LIBC.close(fds[1]);
+        // A negative limit: none. The loopback provider completes a send
+        // only once posted, which another thread does after 200 ms (between
+        // two polls: it holds the CQ's lock, as poll does).
+        try (ProtectionDomain pd = new ProtectionDomain(FAKE_PD, false);
+             CompletionQueue cq = new CompletionQueue(REC.recorder_cq());
+             Endpoint ep = new Endpoint(null, false, REC.recorder_id(), false);
+             MemoryRegion mr = new MemoryRegion(pd, ByteBuffer.allocateDirect(64), 0x11, false)) {
+            REC.recorder_loopback();   // after recorder_id, which ends it
+            QueuePair qp = new QueuePair(ep, pd, REC.recorder_qp(), 0, cq, cq, null);
+            Thread poster = new Thread(() -> {
+                sleep(200);
+                synchronized (cq) {
+                    qp.postSend(SendWork.send(0x77, mr.sge(0, 8)));
+                }
+            });
+            poster.start();
+            long start = System.nanoTime();
+            List<Completion> got = new ArrayList<>();
+            errno = errnoOf(() -> got.addAll(cq.poll(1, -1)));
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            join(poster);
+            check(errno == 0 && got.size() == 1 && got.get(0).wrId() == 0x77 && waited >= 150,
+                  "poll(1, -1): no limit, the completion of a send posted 200 ms later (errno " + errno + ", "
+                  + got.size() + " completions after " + waited + " ms)");
+        }
+    }
+
+    static void join(Thread t) {
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Runs the collector until a dropped direct buffer was collected (and
