@@ -459,26 +459,32 @@ def java(fns, consts):
     for st in sorted({st for f in fns for _, _, st, _ in f.arrays}):
         fields = struct(st)
         s += "\n    /** The first n of a, copied field by field into one contiguous C array\n"
-        s += "     * (JNA would pass the first element alone); null for a null array or n\n"
-        s += "     * of 0 or less. An n larger than a is refused: C would read or write\n"
-        s += "     * past the array; a null element too, unless C only writes the array. */\n"
+        s += "     * (JNA would pass the first element alone); null for a null array only:\n"
+        s += "     * an array given is passed as one (of one zeroed element at least), even\n"
+        s += "     * with an n of 0. An n larger than a is refused: C would read or write\n"
+        s += "     * past the array; so is a negative n for an unsigned count (C would take\n"
+        s += "     * it for a huge one), and a null element, unless C only writes the array. */\n"
         s += f"    private static {st}[] contiguous(String fn, String array, {st}[] a, String count, long n,\n"
-        s += "                                      boolean written) {\n"
+        s += "                                      boolean unsigned, boolean written) {\n"
         s += "        if (a == null) return null;\n"
         s += "        if (n > a.length) {\n"
         s += "            throw new IllegalArgumentException(fn + \": \" + count + \" is \" + n + \" but \" + array\n"
         s += "                + \" has \" + a.length + \" elements\");\n"
-        s += "        }\n        if (n <= 0) return null;\n"
-        s += f"        {st}[] c = ({st}[]) new {st}().toArray((int) n);\n"
+        s += "        }\n"
+        s += "        if (unsigned && n < 0) {\n"
+        s += "            throw new IllegalArgumentException(fn + \": \" + count + \" is \" + n + \", C's count is unsigned\");\n"
+        s += "        }\n"
+        s += f"        {st}[] c = ({st}[]) new {st}().toArray((int) Math.max(n, 1));\n"
         s += "        for (int i = 0; i < n; i++) {\n"
         s += "            if (a[i] == null && written) continue;\n"
         s += "            if (a[i] == null) throw new IllegalArgumentException(fn + \": \" + array + \"[\" + i + \"] is null\");\n"
         s += "".join(f"            c[i].{f} = a[i].{f};\n" for f, _ in fields)
         s += "            c[i].write();\n        }\n        return c;\n    }\n"
-        s += "\n    /** What C wrote into c, copied back into a's elements (made where null). */\n"
-        s += f"    private static void copyBack({st}[] c, {st}[] a) {{\n"
+        s += "\n    /** What C wrote into the first n of c, copied back into a's elements\n"
+        s += "     * (made where null). */\n"
+        s += f"    private static void copyBack({st}[] c, {st}[] a, long n) {{\n"
         s += "        if (c == null) return;\n"
-        s += "        for (int i = 0; i < c.length; i++) {\n"
+        s += "        for (int i = 0; i < n; i++) {\n"
         s += f"            c[i].read();\n            if (a[i] == null) a[i] = new {st}();\n"
         s += "".join(f"            a[i].{f} = c[i].{f};\n" for f, _ in fields)
         s += "        }\n    }\n"
@@ -495,9 +501,11 @@ def java(fns, consts):
         s += f"    public static {wrt} {f.name}({params}) {{\n"
         for i, (count, st, out) in arrays.items():
             n = f.params[i][1]
-            s += f'        {st}[] c_{n} = contiguous("{f.name}", "{n}", {n}, "{count}", {count}, {str(out).lower()});\n'
+            unsigned = kind(dict((pn, pt) for pt, pn in f.params)[count])[1] != "int"
+            s += f'        {st}[] c_{n} = contiguous("{f.name}", "{n}", {n}, "{count}", {count}, ' \
+                 f'{str(unsigned).lower()}, {str(out).lower()});\n'
         call = f"{iface}.{f.name}({args});\n"
-        back = "".join(f"        copyBack(c_{f.params[i][1]}, {f.params[i][1]});\n"
+        back = "".join(f"        copyBack(c_{f.params[i][1]}, {f.params[i][1]}, {arrays[i][0]});\n"
                        for i, (_, _, out) in arrays.items() if out)
         if rt == "void":
             s += f"        {call}{back}    }}\n"

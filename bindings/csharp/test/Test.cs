@@ -291,6 +291,77 @@ static class Test
         Marshal.FreeHGlobal(sgl);
     }
 
+    // The two other functions of an SGE array, with a plain array:
+    // ibv_wr_set_sge_list on the provider's extended QP, ibv_advise_mr on its
+    // PD, each SGE as the provider got it.
+    static void SgeLists(IntPtr lib)
+    {
+        Symbol<RecorderId>(lib, "recorder_id")();
+        IntPtr qpx = Symbol<RecorderId>(lib, "recorder_qp_ex")(), pd = Symbol<RecorderId>(lib, "recorder_pd")();
+        var posts = Symbol<RecorderPosts>(lib, "recorder_posts");
+        var last = Symbol<RecorderLast>(lib, "recorder_last");
+        Action<int, string, string> recorded = (r, want, what) => {
+            string got = Marshal.PtrToStringAnsi(last());
+            Check(r == 0 && got == want, what + (got == want ? "" : ": recorded '" + got + "'"));
+        };
+        ibv_sge a = Sge(0x1000, 0x10, 0x11), b = Sge(0x8000000000002000, 0x80000030, 0x80000022),
+            c = Sge(0x3000, 0x40, 0x33);
+        Rdma.ibv_wr_set_sge_list(qpx, 3, new[] { a, b, c });
+        recorded(0, "sge_list" + SA + SB + SC, "ibv_wr_set_sge_list(qpx, 3, new[] { a, b, c }): every SGE");
+        Rdma.ibv_wr_set_sge_list(qpx, 2, new[] { c, a, b });
+        recorded(0, "sge_list" + SC + SA, "ibv_wr_set_sge_list(qpx, 2, new[] { c, a, b }): the first two SGEs");
+        recorded(Rdma.ibv_advise_mr(pd, 1 /* IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE */, 1 /* IBV_ADVISE_MR_FLAG_FLUSH */,
+                                    new[] { b, c, a }, 3),
+                 "advise advice=0x1 flags=0x1" + SB + SC + SA,
+                 "ibv_advise_mr(pd, PREFETCH_WRITE, FLUSH, new[] { b, c, a }, 3): every SGE");
+        Check(posts() == 3, "3 calls recorded");
+        string refused = "no exception";
+        try {
+            Rdma.ibv_wr_set_sge_list(qpx, 3, new[] { a, b });
+        } catch (ArgumentException e) {
+            refused = e.Message.Split('\n')[0];
+        }
+        Check(refused == "ibv_wr_set_sge_list: num_sge is 3 but sg_list has 2 elements" && posts() == 3,
+              "ibv_wr_set_sge_list(2 SGEs, 3): ArgumentException, nothing called (" + refused + ")");
+    }
+
+    // The provider's poll_cq, in C#: the array pointer it was given.
+    delegate int PollCq(IntPtr cq, int n, IntPtr wc);
+
+    // An array given with a count of 0 is passed as an array (C gets a
+    // pointer, not NULL): ibv_poll_cq's reaches the provider, whose poll_cq
+    // (in the fake context's ops, offset 96: offsetof(struct ibv_context,
+    // ops.poll_cq) on x86-64) is replaced here by one that records it.
+    static void EmptyArrays(IntPtr lib)
+    {
+        var recId = Symbol<RecorderId>(lib, "recorder_id");
+        recId();
+        IntPtr cq = Symbol<RecorderId>(lib, "recorder_cq")();
+        IntPtr context = Marshal.ReadIntPtr(cq);   // cq->context
+        IntPtr given = IntPtr.Zero;
+        int calls = 0;
+        PollCq poll = (q, n, wc) => {
+            calls++;
+            given = wc;
+            return 0;
+        };
+        Marshal.WriteIntPtr(context, 96, Marshal.GetFunctionPointerForDelegate(poll));
+        try {
+            int r = Rdma.ibv_poll_cq(cq, 0, new ibv_wc[4]);
+            Check(r == 0 && calls == 1 && given != IntPtr.Zero,
+                  "ibv_poll_cq(cq, 0, new ibv_wc[4]): the provider gets the array, not NULL (0x" + given.ToString("x")
+                  + "), and gives 0");
+            given = IntPtr.Zero;
+            r = Rdma.ibv_poll_cq(cq, 0, new ibv_wc[0]);
+            Check(r == 0 && calls == 2 && given != IntPtr.Zero,
+                  "ibv_poll_cq(cq, 0, new ibv_wc[0]): an array too (0x" + given.ToString("x") + ")");
+        } finally {
+            recId();   // the provider's own poll_cq again
+            GC.KeepAlive(poll);
+        }
+        Check(Rdma.ibv_poll_cq(cq, 4, Completions()) == 3, "the provider's poll_cq restored");
+    }
+
     // Native's functions, in a method of their own, compiled after Rdma.Init.
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Raw()
@@ -330,6 +401,8 @@ static class Test
         Vectored();
         Versioned();
         Verbs13(dlopen(Environment.GetEnvironmentVariable("RDMAVERBS_RECORDER"), 2));
+        SgeLists(dlopen(Environment.GetEnvironmentVariable("RDMAVERBS_RECORDER"), 2));
+        EmptyArrays(dlopen(Environment.GetEnvironmentVariable("RDMAVERBS_RECORDER"), 2));
         string env = Environment.GetEnvironmentVariable("RDMAVERBS_LIBRARY");
         if (!string.IsNullOrEmpty(env))
             Check(File.ReadAllText("/proc/self/maps").Contains(Marshal.PtrToStringAnsi(realpath(env, IntPtr.Zero))),

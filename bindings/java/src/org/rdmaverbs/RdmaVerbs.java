@@ -718,18 +718,22 @@ public final class RdmaVerbs {
     public static final Verbs VERBS = Loader.load("ibverbs", Verbs.class);
 
     /** The first n of a, copied field by field into one contiguous C array
-     * (JNA would pass the first element alone); null for a null array or n
-     * of 0 or less. An n larger than a is refused: C would read or write
-     * past the array; a null element too, unless C only writes the array. */
+     * (JNA would pass the first element alone); null for a null array only:
+     * an array given is passed as one (of one zeroed element at least), even
+     * with an n of 0. An n larger than a is refused: C would read or write
+     * past the array; so is a negative n for an unsigned count (C would take
+     * it for a huge one), and a null element, unless C only writes the array. */
     private static ibv_sge[] contiguous(String fn, String array, ibv_sge[] a, String count, long n,
-                                      boolean written) {
+                                      boolean unsigned, boolean written) {
         if (a == null) return null;
         if (n > a.length) {
             throw new IllegalArgumentException(fn + ": " + count + " is " + n + " but " + array
                 + " has " + a.length + " elements");
         }
-        if (n <= 0) return null;
-        ibv_sge[] c = (ibv_sge[]) new ibv_sge().toArray((int) n);
+        if (unsigned && n < 0) {
+            throw new IllegalArgumentException(fn + ": " + count + " is " + n + ", C's count is unsigned");
+        }
+        ibv_sge[] c = (ibv_sge[]) new ibv_sge().toArray((int) Math.max(n, 1));
         for (int i = 0; i < n; i++) {
             if (a[i] == null && written) continue;
             if (a[i] == null) throw new IllegalArgumentException(fn + ": " + array + "[" + i + "] is null");
@@ -741,10 +745,11 @@ public final class RdmaVerbs {
         return c;
     }
 
-    /** What C wrote into c, copied back into a's elements (made where null). */
-    private static void copyBack(ibv_sge[] c, ibv_sge[] a) {
+    /** What C wrote into the first n of c, copied back into a's elements
+     * (made where null). */
+    private static void copyBack(ibv_sge[] c, ibv_sge[] a, long n) {
         if (c == null) return;
-        for (int i = 0; i < c.length; i++) {
+        for (int i = 0; i < n; i++) {
             c[i].read();
             if (a[i] == null) a[i] = new ibv_sge();
             a[i].addr = c[i].addr;
@@ -754,18 +759,22 @@ public final class RdmaVerbs {
     }
 
     /** The first n of a, copied field by field into one contiguous C array
-     * (JNA would pass the first element alone); null for a null array or n
-     * of 0 or less. An n larger than a is refused: C would read or write
-     * past the array; a null element too, unless C only writes the array. */
+     * (JNA would pass the first element alone); null for a null array only:
+     * an array given is passed as one (of one zeroed element at least), even
+     * with an n of 0. An n larger than a is refused: C would read or write
+     * past the array; so is a negative n for an unsigned count (C would take
+     * it for a huge one), and a null element, unless C only writes the array. */
     private static ibv_wc[] contiguous(String fn, String array, ibv_wc[] a, String count, long n,
-                                      boolean written) {
+                                      boolean unsigned, boolean written) {
         if (a == null) return null;
         if (n > a.length) {
             throw new IllegalArgumentException(fn + ": " + count + " is " + n + " but " + array
                 + " has " + a.length + " elements");
         }
-        if (n <= 0) return null;
-        ibv_wc[] c = (ibv_wc[]) new ibv_wc().toArray((int) n);
+        if (unsigned && n < 0) {
+            throw new IllegalArgumentException(fn + ": " + count + " is " + n + ", C's count is unsigned");
+        }
+        ibv_wc[] c = (ibv_wc[]) new ibv_wc().toArray((int) Math.max(n, 1));
         for (int i = 0; i < n; i++) {
             if (a[i] == null && written) continue;
             if (a[i] == null) throw new IllegalArgumentException(fn + ": " + array + "[" + i + "] is null");
@@ -787,10 +796,11 @@ public final class RdmaVerbs {
         return c;
     }
 
-    /** What C wrote into c, copied back into a's elements (made where null). */
-    private static void copyBack(ibv_wc[] c, ibv_wc[] a) {
+    /** What C wrote into the first n of c, copied back into a's elements
+     * (made where null). */
+    private static void copyBack(ibv_wc[] c, ibv_wc[] a, long n) {
         if (c == null) return;
-        for (int i = 0; i < c.length; i++) {
+        for (int i = 0; i < n; i++) {
             c[i].read();
             if (a[i] == null) a[i] = new ibv_wc();
             a[i].wr_id = c[i].wr_id;
@@ -848,7 +858,7 @@ public final class RdmaVerbs {
 
     /** rdma_post_recvv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_recvv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge) {
-        ibv_sge[] c_sgl = contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge, false);
+        ibv_sge[] c_sgl = contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_recvv(id, context, c_sgl == null ? null : c_sgl[0], nsge);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recvv", Native.getLastError());
         return r;
@@ -856,7 +866,7 @@ public final class RdmaVerbs {
 
     /** rdma_post_sendv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_sendv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags) {
-        ibv_sge[] c_sgl = contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge, false);
+        ibv_sge[] c_sgl = contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_sendv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_sendv", Native.getLastError());
         return r;
@@ -864,7 +874,7 @@ public final class RdmaVerbs {
 
     /** rdma_post_readv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_readv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        ibv_sge[] c_sgl = contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge, false);
+        ibv_sge[] c_sgl = contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_readv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_readv", Native.getLastError());
         return r;
@@ -872,7 +882,7 @@ public final class RdmaVerbs {
 
     /** rdma_post_writev, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int rdma_post_writev(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
-        ibv_sge[] c_sgl = contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge, false);
+        ibv_sge[] c_sgl = contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_writev(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_writev", Native.getLastError());
         return r;
@@ -1037,7 +1047,7 @@ public final class RdmaVerbs {
 
     /** ibv_wr_set_sge_list, as in C; it throws nothing. */
     public static void ibv_wr_set_sge_list(Pointer qp, long num_sge, ibv_sge[] sg_list) {
-        ibv_sge[] c_sg_list = contiguous("ibv_wr_set_sge_list", "sg_list", sg_list, "num_sge", num_sge, false);
+        ibv_sge[] c_sg_list = contiguous("ibv_wr_set_sge_list", "sg_list", sg_list, "num_sge", num_sge, true, false);
         LIB.ibv_wr_set_sge_list(qp, num_sge, c_sg_list == null ? null : c_sg_list[0]);
     }
 
@@ -1301,7 +1311,7 @@ public final class RdmaVerbs {
 
     /** ibv_advise_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
     public static int ibv_advise_mr(Pointer pd, int advice, int flags, ibv_sge[] sg_list, int num_sge) {
-        ibv_sge[] c_sg_list = contiguous("ibv_advise_mr", "sg_list", sg_list, "num_sge", num_sge, false);
+        ibv_sge[] c_sg_list = contiguous("ibv_advise_mr", "sg_list", sg_list, "num_sge", num_sge, true, false);
         int r = LIB.ibv_advise_mr(pd, advice, flags, c_sg_list == null ? null : c_sg_list[0], num_sge);
         if (r != 0) throw new RdmaVerbsException("ibv_advise_mr", r);
         return r;
@@ -1358,10 +1368,10 @@ public final class RdmaVerbs {
 
     /** ibv_poll_cq, as in C: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
     public static int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc[] wc) {
-        ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, true);
+        ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, false, true);
         int r = LIB.ibv_poll_cq(cq, num_entries, c_wc == null ? null : c_wc[0]);
         if (r < 0) throw new RdmaVerbsException("ibv_poll_cq", Native.getLastError());
-        copyBack(c_wc, wc);
+        copyBack(c_wc, wc, num_entries);
         return r;
     }
 

@@ -1,5 +1,7 @@
 package org.rdmaverbs;
 
+import com.sun.jna.Callback;
+import com.sun.jna.CallbackReference;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
@@ -31,6 +33,8 @@ public final class BindingTest {
         Pointer recorder_qp();
         Pointer recorder_srq();
         Pointer recorder_cq();
+        Pointer recorder_qp_ex();
+        Pointer recorder_pd();
         void recorder_fail(int err);
         int recorder_posts();
         String recorder_last();
@@ -302,6 +306,80 @@ public final class BindingTest {
               "ibv_inc_rkey, ibv_flow_label_to_udp_sport (an int, not negative), rdma_event_str");
     }
 
+    /** The two other functions of an SGE array, with an ordinary array:
+     * ibv_wr_set_sge_list on the provider's extended QP, ibv_advise_mr on
+     * its PD, each SGE as the provider got it. */
+    static void sgeLists() {
+        REC.recorder_id();
+        Pointer qpx = REC.recorder_qp_ex(), pd = REC.recorder_pd();
+        RdmaVerbs.ibv_sge a = sge(0x1000, 0x10, 0x11), b = sge(0x8000000000002000L, 0x80000030, 0x80000022),
+            c = sge(0x3000, 0x40, 0x33);
+        RdmaVerbs.ibv_wr_set_sge_list(qpx, 3, new RdmaVerbs.ibv_sge[] {a, b, c});
+        recorded(0, "sge_list" + SA + SB + SC, "ibv_wr_set_sge_list(qpx, 3, new ibv_sge[] {a, b, c}): every SGE");
+        RdmaVerbs.ibv_wr_set_sge_list(qpx, 2, new RdmaVerbs.ibv_sge[] {c, a, b});
+        recorded(0, "sge_list" + SC + SA, "ibv_wr_set_sge_list(qpx, 2, new ibv_sge[] {c, a, b}): the first two SGEs");
+        recorded(RdmaVerbs.ibv_advise_mr(pd, 1 /* IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE */,
+                                         1 /* IBV_ADVISE_MR_FLAG_FLUSH */, new RdmaVerbs.ibv_sge[] {b, c, a}, 3),
+                 "advise advice=0x1 flags=0x1" + SB + SC + SA,
+                 "ibv_advise_mr(pd, PREFETCH_WRITE, FLUSH, new ibv_sge[] {b, c, a}, 3): every SGE");
+        check(REC.recorder_posts() == 3, "3 calls recorded");
+        String refused = "no exception";
+        try {
+            RdmaVerbs.ibv_advise_mr(pd, 0, 0, new RdmaVerbs.ibv_sge[] {a, b}, -1);
+        } catch (IllegalArgumentException e) {
+            refused = e.getMessage();
+        }
+        check(refused.equals("ibv_advise_mr: num_sge is -1, C's count is unsigned") && REC.recorder_posts() == 3,
+              "ibv_advise_mr(2 SGEs, -1: an unsigned count of 4294967295): IllegalArgumentException, nothing called ("
+              + refused + ")");
+        refused = "no exception";
+        try {
+            RdmaVerbs.ibv_wr_set_sge_list(qpx, 3, new RdmaVerbs.ibv_sge[] {a, b});
+        } catch (IllegalArgumentException e) {
+            refused = e.getMessage();
+        }
+        check(refused.equals("ibv_wr_set_sge_list: num_sge is 3 but sg_list has 2 elements") && REC.recorder_posts() == 3,
+              "ibv_wr_set_sge_list(2 SGEs, 3): IllegalArgumentException, nothing called (" + refused + ")");
+    }
+
+    /** The provider's poll_cq, in Java: the array pointer it was given. */
+    interface PollCq extends Callback {
+        int invoke(Pointer cq, int n, Pointer wc);
+    }
+
+    /** An array given with a count of 0 is passed as an array (C gets a
+     * pointer, not NULL): ibv_poll_cq's reaches the provider, whose poll_cq
+     * (in the fake context's ops, offset 96: offsetof(struct ibv_context,
+     * ops.poll_cq) on x86-64) is replaced here by one that records it. */
+    static void emptyArrays() {
+        Pointer cq = REC.recorder_cq();
+        Pointer context = cq.getPointer(0);   // cq->context
+        Pointer[] given = new Pointer[1];
+        int[] calls = new int[1];
+        PollCq poll = (q, n, wc) -> {
+            calls[0]++;
+            given[0] = wc;
+            return 0;
+        };
+        context.setPointer(96, CallbackReference.getFunctionPointer(poll));
+        try {
+            int r = RdmaVerbs.ibv_poll_cq(cq, 0, new RdmaVerbs.ibv_wc[4]);
+            check(r == 0 && calls[0] == 1 && given[0] != null,
+                  "ibv_poll_cq(cq, 0, new ibv_wc[4]): the provider gets the array, not NULL (" + given[0] + "), and gives 0");
+            given[0] = null;
+            r = RdmaVerbs.ibv_poll_cq(cq, 0, new RdmaVerbs.ibv_wc[0]);
+            check(r == 0 && calls[0] == 2 && given[0] != null,
+                  "ibv_poll_cq(cq, 0, new ibv_wc[0]): an array too (" + given[0] + ")");
+            RdmaVerbs.ibv_wc[] wc = completions();
+            RdmaVerbs.ibv_poll_cq(cq, 0, wc);
+            check(calls[0] == 3 && wc[0] == null && wc[3].wr_id == 0xdead,
+                  "ibv_poll_cq(cq, 0, wc): no element of wc made or written");
+        } finally {
+            REC.recorder_id();   // the provider's own poll_cq again
+        }
+        check(RdmaVerbs.ibv_poll_cq(cq, 4, completions()) == 3, "the provider's poll_cq restored");
+    }
+
     static void check(boolean ok, String what) {
         System.out.println((ok ? "java: ok: " : "java: FAIL: ") + what);
         if (!ok) failures++;
@@ -344,6 +422,8 @@ public final class BindingTest {
         check(wc.size() == 48, "sizeof(struct ibv_wc) is 48");
         vectored();
         verbs13();
+        sgeLists();
+        emptyArrays();
         check(RdmaVerbs.ibv_wc_status_str(RdmaVerbs.IBV_WC_LOC_PROT_ERR).equals("local protection error") &&
               RdmaVerbs.ibv_wc_status_str(RdmaVerbs.IBV_WC_SUCCESS).equals("success") &&
               RdmaVerbs.IBV_WC_TM_RNDV_INCOMPLETE == 23,
