@@ -660,6 +660,29 @@ RUST_FAILS = {
 }
 
 
+def rust_safety(f):
+    """The `# Safety` text of a function of rdmaverbs-sys: the C function's
+    pointers; for one that posts a buffer, how long it stays the card's."""
+    s = "///\n/// # Safety\n/// As the C function: every pointer valid for it.\n"
+    if f.name.startswith("ibv_wr_set_inline_data"):
+        s += "/// Its bytes are copied during the call (as with `IBV_SEND_INLINE`): the\n"
+        s += "/// buffer may be reused once it returns.\n"
+    elif f.name.startswith(("rdma_post_", "ibv_post_", "ibv_wr_set_sge")):
+        one = any(n == "addr" for _, n in f.params)
+        s += "/// The buffer at `addr` (`length` bytes)" if one else "/// Every buffer an SGE of the work requests points to"
+        s += " must stay valid\n/// (allocated, its MR registered) until the work request's completion has\n"
+        s += "/// been reaped (an unsignaled send's: a later completion of its queue)"
+        s += ", the\n/// request being posted by `ibv_wr_complete`" if f.name.startswith("ibv_wr_set_sge") else ""
+        s += ".\n/// Until then the program must not write a buffer the card reads (a send's,\n"
+        s += "/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an\n"
+        s += "/// atomic's result)"
+        if f.name in ("rdma_post_send", "rdma_post_sendv", "rdma_post_write", "rdma_post_writev",
+                      "rdma_post_ud_send", "ibv_post_send"):
+            s += "; a send or write with `IBV_SEND_INLINE` excepted, whose bytes\n/// the post copies"
+        s += ".\n"
+    return s
+
+
 def rust(fns, consts):
     s = f"// {NOTE}\n\nuse core::ffi::{{c_char, c_int, c_void}};\nuse std::io;\n\n"
     s += "".join(f"/// `{n}`.\npub const {n}: i32 = {v};\n" for n, v in consts)
@@ -729,7 +752,7 @@ def rust(fns, consts):
             s += "/// (`ErrorKind::InvalidInput`) before C is called.\n"
         if f.text:
             s += "///\n/// The C string, as a `String` (an empty one for NULL).\n"
-        s += "///\n/// # Safety\n/// As the C function: every pointer valid for it.\n"
+        s += rust_safety(f)
         if f.error is None and not arrays:
             s += f"pub unsafe fn {f.name}({args}){'' if ret == '()' else ' -> ' + ret} {{\n"
             if f.text:

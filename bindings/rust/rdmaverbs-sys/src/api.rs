@@ -1509,6 +1509,12 @@ pub unsafe fn rdma_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int) -> io::Result<c_int> {
     if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
         return Err(io::Error::new(
@@ -1528,6 +1534,13 @@ pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int) -> io::Result<c_int> {
     if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
         return Err(io::Error::new(
@@ -1547,6 +1560,12 @@ pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
         return Err(io::Error::new(
@@ -1566,6 +1585,13 @@ pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv_sge], nsge: c_int, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     if usize::try_from(nsge).is_ok_and(|n| n > sgl.len()) {
         return Err(io::Error::new(
@@ -1582,6 +1608,12 @@ pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_recv(id, context, addr, length, mr) };
@@ -1592,6 +1624,13 @@ pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_send(id, context, addr, length, mr, flags) };
@@ -1602,6 +1641,12 @@ pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey) };
@@ -1612,6 +1657,13 @@ pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey) };
@@ -1622,6 +1674,13 @@ pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut 
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, ah: *mut c_void, remote_qpn: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn) };
@@ -1809,6 +1868,8 @@ pub unsafe fn ibv_wr_set_xrc_srqn(qp: *mut c_void, remote_srqn: u32) {
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Its bytes are copied during the call (as with `IBV_SEND_INLINE`): the
+/// buffer may be reused once it returns.
 pub unsafe fn ibv_wr_set_inline_data(qp: *mut c_void, addr: *mut c_void, length: usize) {
     // SAFETY: forwarded.
     unsafe { sys::ibv_wr_set_inline_data(qp, addr, length) }
@@ -1818,6 +1879,8 @@ pub unsafe fn ibv_wr_set_inline_data(qp: *mut c_void, addr: *mut c_void, length:
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Its bytes are copied during the call (as with `IBV_SEND_INLINE`): the
+/// buffer may be reused once it returns.
 pub unsafe fn ibv_wr_set_inline_data_list(qp: *mut c_void, num_buf: usize, buf_list: *mut c_void) {
     // SAFETY: forwarded.
     unsafe { sys::ibv_wr_set_inline_data_list(qp, num_buf, buf_list) }
@@ -1827,6 +1890,13 @@ pub unsafe fn ibv_wr_set_inline_data_list(qp: *mut c_void, num_buf: usize, buf_l
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// The buffer at `addr` (`length` bytes) must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue), the
+/// request being posted by `ibv_wr_complete`.
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_wr_set_sge(qp: *mut c_void, lkey: u32, addr: u64, length: u32) {
     // SAFETY: forwarded.
     unsafe { sys::ibv_wr_set_sge(qp, lkey, addr, length) }
@@ -1839,6 +1909,13 @@ pub unsafe fn ibv_wr_set_sge(qp: *mut c_void, lkey: u32, addr: u64, length: u32)
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue), the
+/// request being posted by `ibv_wr_complete`.
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_wr_set_sge_list(qp: *mut c_void, num_sge: usize, sg_list: &[ibv_sge]) -> io::Result<()> {
     if usize::try_from(num_sge).is_ok_and(|n| n > sg_list.len()) {
         return Err(io::Error::new(
@@ -2072,6 +2149,12 @@ pub unsafe fn ibv_wc_read_tm_info(cq: *mut c_void, tm_info: *mut c_void) {
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_post_wq_recv(wq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_wq_recv(wq, recv_wr, bad_recv_wr) };
@@ -2393,6 +2476,12 @@ pub unsafe fn ibv_get_srq_num(srq: *mut c_void, srq_num: *mut c_void) -> io::Res
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_srq_recv(srq, recv_wr, bad_recv_wr) };
@@ -2403,6 +2492,12 @@ pub unsafe fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_post_srq_ops(srq: *mut c_void, op: *mut c_void, bad_op: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_srq_ops(srq, op, bad_op) };
@@ -2543,6 +2638,13 @@ pub unsafe fn ibv_destroy_rwq_ind_table(rwq_ind_table: *mut c_void) -> io::Resul
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result); a send or write with `IBV_SEND_INLINE` excepted, whose bytes
+/// the post copies.
 pub unsafe fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_send(qp, wr, bad_wr) };
@@ -2553,6 +2655,12 @@ pub unsafe fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut 
 ///
 /// # Safety
 /// As the C function: every pointer valid for it.
+/// Every buffer an SGE of the work requests points to must stay valid
+/// (allocated, its MR registered) until the work request's completion has
+/// been reaped (an unsignaled send's: a later completion of its queue).
+/// Until then the program must not write a buffer the card reads (a send's,
+/// an RDMA write's) nor read one it writes (a receive's, an RDMA read's, an
+/// atomic's result).
 pub unsafe fn ibv_post_recv(qp: *mut c_void, wr: *mut ibv_recv_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_recv(qp, wr, bad_wr) };
