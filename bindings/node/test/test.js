@@ -5,10 +5,14 @@
 // (bindings/recorder.c, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data
 // path there (ibv_post_send of a list with the wr union, ibv_post_srq_recv,
 // ibv_poll_cq into an array of objects, ibv_req_notify_cq, each failure
-// convention), the ports in both orders, the completion statuses. Exits 1
+// convention; ibv_wr_set_sge_list on its extended QP and ibv_advise_mr on
+// its PD, arrays of SGE objects checked SGE by SGE), the ports in both
+// orders, the completion statuses; the README's client is
+// examples/hello.js, word for word, and node --check accepts it. Exits 1
 // on a failure.
 'use strict';
 const fs = require('fs');
+const { execFileSync } = require('child_process');
 const rv = require('rdmaverbs');
 
 let failures = 0;
@@ -202,11 +206,56 @@ check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) === 'local protection error' 
     'RangeError: ibv_poll_cq: the count (5) is more than the array\'s 4 elements', 'ibv_poll_cq(5 of 4): RangeError');
   r13.fail(rv.EIO);
   check(code(() => rv.ibv_poll_cq(cq, 4, wc)) === 'EIO -5 ibv_poll_cq', 'ibv_poll_cq failing (-1, errno EIO): EIO');
+  // An empty array: koffi passes a pointer (not NULL), so the count 0 goes
+  // to the provider, which gives 0.
+  const before = rec.posts();
+  check(rv.ibv_poll_cq(cq, 0, []) === 0 && rec.posts() === before + 1,
+    'ibv_poll_cq(cq, 0, []): 0, from the provider');
   recorded(rv.ibv_req_notify_cq(cq, 1), 'notify solicited_only=1', 'ibv_req_notify_cq(cq, 1)');
+  // The other two vectored calls, arrays of SGE objects: ibv_wr_set_sge_list
+  // on the extended QP, ibv_advise_mr on the PD of an extended context.
+  const more = {
+    qpEx: recorder.func('void *recorder_qp_ex(void)'),
+    pd: recorder.func('void *recorder_pd(void)'),
+  };
+  const qpx = more.qpEx(), pd = more.pd();
+  check(rv.ibv_wr_set_sge_list(qpx, 3, [a, b, c]) === undefined, 'ibv_wr_set_sge_list: undefined (void)');
+  recorded(0, `sge_list${SA}${SB}${SC}`, 'ibv_wr_set_sge_list(qpx, 3, [a, b, c]): every SGE');
+  rv.ibv_wr_set_sge_list(qpx, 2, [c, a, b]);
+  recorded(0, `sge_list${SC}${SA}`, 'ibv_wr_set_sge_list(qpx, 2, [c, a, b]): the first two SGEs');
+  recorded(rv.ibv_advise_mr(pd, 2, 1, [b, c, a], 3), `advise advice=0x2 flags=0x1${SB}${SC}${SA}`,
+    'ibv_advise_mr(pd, PREFETCH_NO_FAULT, FLUSH, [b, c, a], 3): every SGE');
+  recorded(rv.ibv_advise_mr(pd, 0, 0, [a, b], 2), `advise advice=0x0 flags=0x0${SA}${SB}`,
+    'ibv_advise_mr(pd, 0, 0, [a, b], 2): every SGE');
+  const posts = rec.posts();
+  check(code(() => rv.ibv_advise_mr(pd, 0, 0, [a, b], 3)) ===
+    'RangeError: ibv_advise_mr: the count (3) is more than the array\'s 2 elements' &&
+    code(() => rv.ibv_wr_set_sge_list(qpx, 4, [a, b, c])) ===
+    'RangeError: ibv_wr_set_sge_list: the count (4) is more than the array\'s 3 elements' && rec.posts() === posts,
+  'ibv_advise_mr and ibv_wr_set_sge_list with a count past the array: RangeError, the provider not called');
+  r13.fail(rv.ENOMEM);
+  check(code(() => rv.ibv_advise_mr(pd, 0, 0, [a], 1)) === 'ENOMEM -12 ibv_advise_mr' && rec.posts() === posts,
+    'ibv_advise_mr failing with ENOMEM (its errno value): RdmaVerbsError ENOMEM');
   check(code(() => rv.ibv_req_notify_cq(null, 0)) === 'EINVAL -22 ibv_req_notify_cq', 'ibv_req_notify_cq(NULL): EINVAL');
   check(rv.ibv_inc_rkey(0x123456ff) === 0x12345600 &&
     rv.rdma_event_str(rv.RDMA_CM_EVENT_ESTABLISHED) === 'RDMA_CM_EVENT_ESTABLISHED',
   'ibv_inc_rkey, rdma_event_str');
+}
+// The README opens with examples/hello.js, word for word, which node
+// --check accepts.
+{
+  const readme = fs.readFileSync(`${__dirname}/../README.md`, 'utf8');
+  const hello = `${__dirname}/../examples/hello.js`;
+  const block = /^```js\n([\s\S]*?)^```$/m.exec(readme);
+  check(block !== null && block.index === readme.indexOf('```') && block[1] === fs.readFileSync(hello, 'utf8'),
+    "README.md's first block is examples/hello.js, word for word");
+  let syntax = 'ok';
+  try {
+    execFileSync(process.execPath, ['--check', hello], { stdio: 'pipe' });
+  } catch (e) {
+    syntax = `${e.stderr}`;
+  }
+  check(syntax === 'ok', `node --check examples/hello.js: ${syntax}`);
 }
 if (process.env.RDMAVERBS_LIBRARY) {
   const real = fs.realpathSync(process.env.RDMAVERBS_LIBRARY);
