@@ -40,7 +40,11 @@ export declare function layout(): string[];
 export declare function htonl(value: number): number;
 export declare function ntohl(value: number): number;
 
-/** The bound of a Promise's wait, in milliseconds (none: as long as it takes). */
+/** The C objects whose destroy failed (close() threw): kept for the rest of
+ * the process, with what they hold (an MR's buffer) and depend on. */
+export declare const leaked: ReadonlyArray<{ readonly kind: string; readonly ptr: bigint }>;
+
+/** The bound of a Promise's wait, in milliseconds (undefined: none, as long as it takes). */
 export interface Bounded {
   timeout?: number;
 }
@@ -148,13 +152,13 @@ export declare class Endpoint extends Closable {
   /** Waits for DISCONNECTED (the peer's rdma_disconnect). */
   disconnected(options?: Bounded): Promise<void>;
   disconnectedSync(timeoutMs?: number): void;
-  /** An MR on the endpoint's PD, closed with the endpoint. */
+  /** An MR on the endpoint's PD, closed with the endpoint unless closed before. */
   reg(buffer: ArrayBuffer | ArrayBufferView, access?: number): MemoryRegion;
   postSend(wrs: SendRequest | SendRequest[]): void;
   postRecv(wrs: RecvRequest | RecvRequest[]): void;
 }
 
-/** ibv_alloc_pd on a context (or an Endpoint's). */
+/** ibv_alloc_pd on a context (or an Endpoint's: its id destroyed after the PD). */
 export declare class ProtectionDomain extends Closable {
   constructor(context: bigint | Endpoint);
   readonly ptr: bigint;
@@ -176,7 +180,7 @@ export declare class MemoryRegion extends Closable {
   sge(offset?: number, length?: number): { mr: MemoryRegion; offset: number; length: number };
 }
 
-/** ibv_create_comp_channel on a context, its fd non-blocking. */
+/** ibv_create_comp_channel on a context (or an Endpoint's: its id destroyed after it), its fd non-blocking. */
 export declare class CompletionChannel extends Closable {
   constructor(context: bigint | Endpoint);
   readonly ptr: bigint;
@@ -195,7 +199,7 @@ export interface CqOptions {
   compVector?: number;
 }
 
-/** ibv_create_cq on a context. */
+/** ibv_create_cq on a context (or an Endpoint's: its id destroyed after the CQ). */
 export declare class CompletionQueue extends Closable {
   constructor(context: bigint | Endpoint, options?: CqOptions);
   /** A CQ made with the raw functions: not destroyed by close(). */

@@ -15,7 +15,9 @@
 //   destroyed. A completion reaped with the raw ibv_poll_cq releases
 //   nothing until then.
 // - A failure throws RdmaVerbsError (.errno negative, .code, .syscall); a
-//   bound that expires, ETIMEDOUT.
+//   bound that expires, ETIMEDOUT. A destroy that fails (close() throws)
+//   leaves its C object, and so what it holds (an MR's buffer) and depends
+//   on, kept for the rest of the process (leaked).
 // - Every wait has two forms: NAMESync(..., timeoutMs) blocks (libc's
 //   poll() on the channel's fd, then the non-blocking read), NAME(...,
 //   { timeout }) returns a Promise and never blocks the event loop (below).
@@ -171,6 +173,12 @@ module.exports = function objects(rv) {
 
   // ---- the C objects behind the JS ones, closed in order ----
 
+  // The C objects whose destroy failed (an ibv_dereg_mr refused, ...):
+  // still there in C, so kept here for the life of the process with what
+  // they hold (an MR's buffer, a QP's or SRQ's posted requests) and what
+  // they depend on, which a card could otherwise reach once collected.
+  const leaked = [];
+
   // One C object: destroyed once, when closed and no object that depends
   // on it (nor any posted work request, for an MR) is left.
   class Native {
@@ -203,14 +211,18 @@ module.exports = function objects(rv) {
       return this.refs === 0 ? this.finish() : null;
     }
 
+    // Destroys it; a failure (thrown to the caller) leaves it in `leaked`,
+    // holding its buffer, its posted requests and what it depends on.
     finish() {
       this.state = 'closed';
-      let error = null;
       try {
         if (this.destroy) this.destroy(this.ptr);
       } catch (e) {
-        error = e;
+        this.state = 'leaked';
+        leaked.push(this);
+        return e;
       }
+      let error = null;
       for (const f of this.onDestroy) f();
       this.keep = this.onDestroy = null;
       for (const d of this.deps) error = d.drop() || error;
@@ -255,9 +267,25 @@ module.exports = function objects(rv) {
 
   // ---- the work requests held until their completions ----
 
-  // The QPs by number, for the completions a CQ reaps: {native, send,
-  // recv, srq, sendCq, recvCq}.
-  const qps = new Map();
+  // The QPs whose completions a CQ reaps, by the CQ's address, then by QP
+  // number (unique on one device only: two devices' QPs may share one):
+  // Map(cq -> Map(qp_num -> {native, send, recv, srq, sendCq, recvCq})).
+  const reaping = new Map();
+  function enrollQp(q, qpNum) {
+    for (const cq of new Set([q.sendCq, q.recvCq])) {
+      if (cq === null) continue;
+      if (!reaping.has(cq)) reaping.set(cq, new Map());
+      reaping.get(cq).set(qpNum, q);
+    }
+  }
+  function dropQp(q, qpNum) {
+    for (const cq of new Set([q.sendCq, q.recvCq])) {
+      const qs = reaping.get(cq);
+      if (!qs || qs.get(qpNum) !== q) continue;
+      qs.delete(qpNum);
+      if (!qs.size) reaping.delete(cq);
+    }
+  }
 
   // A posted work request's hold ({ wrId, signaled, mrs }) on the MRs of
   // its SGEs: each MR's refs counts it until release.
@@ -273,8 +301,11 @@ module.exports = function objects(rv) {
     return true;
   }
 
+  // A completion cq gave: the holds it releases, those of the QP of its
+  // number among the QPs whose send or receive CQ cq is.
   function reaped(cq, wc) {
-    const q = qps.get(wc.qp_num);
+    const qs = reaping.get(cq);
+    const q = qs && qs.get(wc.qp_num);
     if (!q) return;
     const wrId = BigInt(wc.wr_id);
     let recv;
@@ -380,7 +411,10 @@ module.exports = function objects(rv) {
       super('EventChannel', [native]);
       this.ptr = ptr;
       this.fd = koffi.decode(ptr, types.rdma_event_channel).fd;
-      this._queued = new Map();   // id -> its events read but not yet asked for
+      // The ids it knows (its Endpoints', and those of connection requests
+      // read, not yet taken) and, by id, their events read but not yet
+      // asked for: each queue dropped when its id is destroyed.
+      this._cm = { known: new Set(), queued: new Map() };
       try {
         nonblocking(this.fd, 'rdma_create_event_channel');
       } catch (e) {
@@ -407,11 +441,16 @@ module.exports = function objects(rv) {
 
     // The next event for key (an id; a listener's for its requests), read
     // from the channel without blocking: its fields, the event acked; null
-    // if none is there yet. Others' events wait in their queues.
+    // if none is there yet. The events of the other ids it knows wait in
+    // their queues; those of an id it does not know (destroyed, or made
+    // with the raw functions) are dropped, and a connection request for a
+    // listener it does not know has its new id destroyed.
     _take(key) {
-      const q = this._queued.get(key);
+      const cm = this._cm;
+      const q = cm.queued.get(key);
       if (q && q.length) return q.shift();
       this._natives[0].check('rdma_get_cm_event');
+      if (!cm.known.has(key)) throw fail('rdma_get_cm_event', EBADF);   // its id destroyed
       for (;;) {
         const out = [null];
         if (raw.rdma_get_cm_event(this.ptr, out) !== 0) {
@@ -423,10 +462,16 @@ module.exports = function objects(rv) {
         const ev = { event: e.event, name: rv.rdma_event_str(e.event), status: e.status, id: e.id,
           listenId: e.listen_id };
         rv.rdma_ack_cm_event(out[0]);
-        const to = ev.event === rv.RDMA_CM_EVENT_CONNECT_REQUEST ? ev.listenId : ev.id;
+        const request = ev.event === rv.RDMA_CM_EVENT_CONNECT_REQUEST;
+        const to = request ? ev.listenId : ev.id;
+        if (!cm.known.has(to)) {
+          if (request) refuse(cm, ev.id);
+          continue;
+        }
+        if (request) cm.known.add(ev.id);   // its events queued until it is taken
         if (to === key) return ev;
-        if (!this._queued.has(to)) this._queued.set(to, []);
-        this._queued.get(to).push(ev);
+        if (!cm.queued.has(to)) cm.queued.set(to, []);
+        cm.queued.get(to).push(ev);
       }
     }
 
@@ -449,6 +494,31 @@ module.exports = function objects(rv) {
     }
   }
 
+  // An id of an event channel (cm: its _cm) known until idNative destroys
+  // it: its events queued for it meanwhile.
+  function enrollId(cm, id, idNative) {
+    cm.known.add(id);
+    idNative.onDestroy.push(() => forgetId(cm, id));
+  }
+  // An id destroyed: its queued events dropped (each acked when read); the
+  // connection requests among them (it listened) refused.
+  function forgetId(cm, id) {
+    cm.known.delete(id);
+    const q = cm.queued.get(id) || [];
+    cm.queued.delete(id);
+    for (const ev of q) if (ev.event === rv.RDMA_CM_EVENT_CONNECT_REQUEST) refuse(cm, ev.id);
+  }
+  // A connection request's new id that no one takes: destroyed (the peer's
+  // CM gets a reject), its events dropped. A failure has no one to go to.
+  function refuse(cm, id) {
+    forgetId(cm, id);
+    try {
+      rv.rdma_destroy_id(id);
+    } catch (e) {
+      // (nothing holds it)
+    }
+  }
+
   /** An rdma_cm event that is not the one awaited: .event, .status, .want. */
   class RdmaCmEventError extends Error {
     constructor(ev, want) {
@@ -459,8 +529,13 @@ module.exports = function objects(rv) {
       this.want = want;
     }
   }
-  function expect(ev, want) {
-    if (ev.event !== want || ev.status !== 0) throw new RdmaCmEventError(ev, want);
+  // ev if it is want, with status 0; else RdmaCmEventError (a connection
+  // request's new id then refused: no Endpoint is made of it).
+  function expect(ev, want, cm) {
+    if (ev.event !== want || ev.status !== 0) {
+      if (ev.event === rv.RDMA_CM_EVENT_CONNECT_REQUEST) refuse(cm, ev.id);
+      throw new RdmaCmEventError(ev, want);
+    }
     return ev;
   }
 
@@ -473,10 +548,12 @@ module.exports = function objects(rv) {
       const idNative = new Native('Endpoint', id, adopted ? null : (p) => rv.rdma_destroy_id(p),
         channel ? [channel._natives[0]] : []);
       super('Endpoint', [idNative], !adopted);
+      if (channel) enrollId(channel._cm, id, idNative);
       this.id = id;
       this._id = idNative;
       this._qp = null;
       this._owned = [];   // the objects it made itself (setup, connect, listen): closed with it
+      this._mrs = new Set();   // the MRs of reg() not closed yet: closed with it
       this.pd = this.sendCq = this.recvCq = this.srq = null;
       this.channel = channel;
     }
@@ -509,8 +586,8 @@ module.exports = function objects(rv) {
     _wait(want, timeoutMs, sync) {
       const ch = this.channel;
       if (!ch) throw fail(rv.rdma_event_str(want), EBADF);
-      return sync ? expect(ch._eventSync(this.id, timeoutMs), want)
-        : ch._event(this.id, timeoutMs).then((ev) => expect(ev, want));
+      return sync ? expect(ch._eventSync(this.id, timeoutMs), want, ch._cm)
+        : ch._event(this.id, timeoutMs).then((ev) => expect(ev, want, ch._cm));
     }
 
     _resolve(host, port, timeoutMs, sync) {
@@ -559,7 +636,7 @@ module.exports = function objects(rv) {
     }
 
     _request(timeoutMs, sync) {
-      const made = (ev) => new Endpoint(this.channel, expect(ev, rv.RDMA_CM_EVENT_CONNECT_REQUEST).id);
+      const made = (ev) => new Endpoint(this.channel, expect(ev, rv.RDMA_CM_EVENT_CONNECT_REQUEST, this.channel._cm).id);
       this._id.check('rdma_get_cm_event');
       return sync ? made(this.channel._eventSync(this.id, timeoutMs))
         : this.channel._event(this.id, timeoutMs).then(made);
@@ -583,9 +660,9 @@ module.exports = function objects(rv) {
       const q = { native, send: [], recv: [], srq: srq ? srq._held : null,
         sendCq: sendCq ? sendCq.ptr : koffi.decode(qp, types.ibv_qp).send_cq,
         recvCq: recvCq ? recvCq.ptr : koffi.decode(qp, types.ibv_qp).recv_cq };
-      qps.set(qpNum, q);
+      enrollQp(q, qpNum);
       native.onDestroy.push(() => {
-        if (qps.get(qpNum) === q) qps.delete(qpNum);
+        dropQp(q, qpNum);
         for (const h of q.send.splice(0)) release(h);
         for (const h of q.recv.splice(0)) release(h);
       });
@@ -616,12 +693,12 @@ module.exports = function objects(rv) {
       const full = { ...DEFAULT_CAP, ...cap };
       const made = [];
       try {
-        const ctx = this.context;
-        if (!pd) made.push((pd = new ProtectionDomain(ctx)));
+        this._id.check('setup');
+        if (!pd) made.push((pd = new ProtectionDomain(this)));
         let channel = null;
-        if (!sendCq || !recvCq) made.push((channel = new CompletionChannel(ctx)));
-        if (!sendCq) made.push((sendCq = new CompletionQueue(ctx, { cqe: full.max_send_wr, channel })));
-        if (!recvCq) made.push((recvCq = new CompletionQueue(ctx, { cqe: full.max_recv_wr, channel })));
+        if (!sendCq || !recvCq) made.push((channel = new CompletionChannel(this)));
+        if (!sendCq) made.push((sendCq = new CompletionQueue(this, { cqe: full.max_send_wr, channel })));
+        if (!recvCq) made.push((recvCq = new CompletionQueue(this, { cqe: full.max_recv_wr, channel })));
         this.createQp({ pd, sendCq, recvCq, srq, cap: full, qpType, sqSigAll });
       } catch (e) {
         for (const o of made.reverse()) o.close();
@@ -705,12 +782,14 @@ module.exports = function objects(rv) {
         (h) => q.recv.push(h));
     }
 
-    /** An MR on the endpoint's PD (pd.reg), closed with the endpoint. */
+    /** An MR on the endpoint's PD (pd.reg), closed with the endpoint
+     * unless closed before (the endpoint then lets go of it). */
     reg(buffer, access = rv.IBV_ACCESS_LOCAL_WRITE) {
       this._id.check('ibv_reg_mr_iova2');
       if (!this.pd) throw fail('ibv_reg_mr_iova2', rv.EINVAL);   // no QP (no PD) yet
       const mr = this.pd.reg(buffer, access);
-      this._owned.push(mr);
+      this._mrs.add(mr);
+      ownerOf.set(mr, this._mrs);
       return mr;
     }
 
@@ -728,7 +807,7 @@ module.exports = function objects(rv) {
     close() {
       collector.unregister(this);
       let error = closeAll(this._natives);
-      for (const o of this._owned.splice(0)) {
+      for (const o of [...this._owned.splice(0), ...this._mrs]) {
         try {
           o.close();
         } catch (e) {
@@ -739,12 +818,20 @@ module.exports = function objects(rv) {
     }
   }
 
+  // A context given as an Endpoint (its id->verbs) or as a pointer: the
+  // context, and the native of the id (what is made on it is destroyed
+  // before the id, which holds librdmacm's reference to the device).
+  function contextOf(context) {
+    return context instanceof Endpoint ? [context.context, context._id] : [context, null];
+  }
+
   class ProtectionDomain extends Base {
-    /** ibv_alloc_pd on a context (an Endpoint's: ep.context, or the Endpoint). */
+    /** ibv_alloc_pd on a context (an Endpoint's: the Endpoint, its id then
+     * destroyed after the PD; or a context pointer, ep.context). */
     constructor(context) {
-      const ctx = context instanceof Endpoint ? context.context : context;
+      const [ctx, id] = contextOf(context);
       const ptr = rv.ibv_alloc_pd(ctx);
-      super('ProtectionDomain', [new Native('ProtectionDomain', ptr, (p) => rv.ibv_dealloc_pd(p))]);
+      super('ProtectionDomain', [new Native('ProtectionDomain', ptr, (p) => rv.ibv_dealloc_pd(p), [id])]);
       this.ptr = ptr;
     }
 
@@ -761,6 +848,8 @@ module.exports = function objects(rv) {
     }
   }
 
+  const ownerOf = new WeakMap();   // MemoryRegion of ep.reg -> the endpoint's set of them
+
   class MemoryRegion extends Base {
     constructor(ptr, buffer, destroy, pd) {
       const native = new Native('MemoryRegion', ptr, destroy, [pd]);
@@ -774,6 +863,16 @@ module.exports = function objects(rv) {
       this.length = Number(mr.length);
       this.lkey = mr.lkey;
       this.rkey = mr.rkey;
+    }
+
+    close() {
+      try {
+        super.close();
+      } finally {
+        const owner = ownerOf.get(this);
+        if (owner) owner.delete(this);
+        ownerOf.delete(this);
+      }
     }
 
     /** An MR made with the raw functions, over buffer: held as any, not
@@ -793,9 +892,9 @@ module.exports = function objects(rv) {
   class CompletionChannel extends Base {
     /** ibv_create_comp_channel on a context, its fd non-blocking. */
     constructor(context) {
-      const ctx = context instanceof Endpoint ? context.context : context;
+      const [ctx, id] = contextOf(context);
       const ptr = rv.ibv_create_comp_channel(ctx);
-      super('CompletionChannel', [new Native('CompletionChannel', ptr, (p) => rv.ibv_destroy_comp_channel(p))]);
+      super('CompletionChannel', [new Native('CompletionChannel', ptr, (p) => rv.ibv_destroy_comp_channel(p), [id])]);
       this.ptr = ptr;
       this.fd = koffi.decode(ptr, types.ibv_comp_channel).fd;
       cqsOf.set(this, new Map());
@@ -867,10 +966,10 @@ module.exports = function objects(rv) {
     /** ibv_create_cq on a context: cqe entries, on channel (a
      * CompletionChannel) or none, with context as its cq_context. */
     constructor(context, { cqe = 16, channel = null, context: cqContext = null, compVector = 0 } = {}, adopt = null) {
-      const ctx = context instanceof Endpoint ? context.context : context;
+      const [ctx, id] = adopt !== null ? [null, null] : contextOf(context);
       const ptr = adopt !== null ? adopt : rv.ibv_create_cq(ctx, cqe, cqContext, channel ? channel.ptr : null, compVector);
       super('CompletionQueue', [new Native('CompletionQueue', ptr, adopt !== null ? null : (p) => rv.ibv_destroy_cq(p),
-        [channel && channel._natives[0]])], adopt === null);
+        [channel && channel._natives[0], id])], adopt === null);
       this.ptr = ptr;
       this.channel = channel;
       this.cqContext = cqContext;
@@ -1080,7 +1179,7 @@ module.exports = function objects(rv) {
 
   return {
     EventChannel, Endpoint, ProtectionDomain, MemoryRegion, CompletionChannel, CompletionQueue,
-    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, listen, htonl, ntohl: htonl,
+    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, listen, htonl, ntohl: htonl, leaked,
     _reactor: reactor,
   };
 };

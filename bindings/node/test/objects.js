@@ -11,7 +11,15 @@
 //    closed in the wrong order by the program, or left to the collector
 //    after an exception, each C object is destroyed once, after every
 //    object that depends on it; an MR under a posted work request once
-//    the completion is reaped; a failure mid-way closes what was made;
+//    the completion is reaped; a failure mid-way closes what was made; a
+//    PD, CQ or completion channel made on an endpoint destroyed before its
+//    id; an MR of ep.reg() closed let go of by the endpoint;
+//  - a failed ibv_dereg_mr: thrown, and the MR's buffer kept (leaked);
+//  - completions matched to their QP by CQ and qp_num: two QPs of the same
+//    number on different CQs each released by their own CQ only;
+//  - rdma_cm events: queued for the ids the channel knows, dropped with
+//    their id, never handed to a later id at the same address; a
+//    connection request no one took has its new id destroyed;
 //  - errors: RdmaVerbsError with its errno, EBADF after close().
 // Exits 1 on a failure.
 'use strict';
@@ -66,6 +74,9 @@ async function lifetimes() {
   // The fake QP's number: that of the provider's second completion
   // (wr_id 0x5001, COMP_SWAP, qp_num 0x1101), which reaps the post below.
   koffi.encode(rec.qp(), offset(types.ibv_qp, 'qp_num'), 'uint32_t', 0x1101);
+  // Its CQs: the provider's (completions are matched to QPs by CQ and number).
+  koffi.encode(rec.qp(), offset(types.ibv_qp, 'send_cq'), 'void *', rec.cq());
+  koffi.encode(rec.qp(), offset(types.ibv_qp, 'recv_cq'), 'void *', rec.cq());
   const ep = rv.Endpoint.adopt(id);
   check(ep.qpNum === 0x1101 && ep.qp === rec.qp(), 'Endpoint.adopt: the id\'s QP and its number');
   const want = pattern(64, 0x3c).toString('hex');
@@ -149,10 +160,6 @@ function standIn() {
     log.push(['make', kind, p]);
     return p;
   }
-  const gone = (kind) => (p) => {
-    log.push(['destroy', kind, p]);
-    return 0;
-  };
   const failNext = {};
   const maybeFail = (name) => {
     if (failNext[name]) {
@@ -161,6 +168,15 @@ function standIn() {
       throw new rv.RdmaVerbsError(name, errno);
     }
   };
+  // A destroy: logged, unless failNext[name] makes it fail (then nothing done).
+  const gone = (kind, name) => (p) => {
+    if (name) maybeFail(name);
+    log.push(['destroy', kind, p]);
+    return 0;
+  };
+  // What the test sets: the qp_num of the QPs made (if not null), the
+  // address of the next id made (if not null), the rdma_cm events to come.
+  const control = { qpNum: null, idAt: null, cmEvents: [] };
   const completions = [];
   const read = libc.func('long read(int fd, void *buf, unsigned long count)');
   const cqOf = new Map();   // a completion channel's address -> the CQ its events name
@@ -174,7 +190,14 @@ function standIn() {
     rdma_destroy_event_channel: gone('EventChannel'),
     rdma_create_id: (channel, out) => {
       maybeFail('rdma_create_id');
-      out[0] = make('Endpoint', types.rdma_cm_id, { verbs: 0xc0n, channel });
+      if (control.idAt !== null) {
+        koffi.encode(control.idAt, types.rdma_cm_id, { verbs: 0xc0n, channel });
+        log.push(['make', 'Endpoint', control.idAt]);
+        out[0] = control.idAt;
+        control.idAt = null;
+      } else {
+        out[0] = make('Endpoint', types.rdma_cm_id, { verbs: 0xc0n, channel });
+      }
       return 0;
     },
     rdma_destroy_id: gone('Endpoint'),
@@ -182,7 +205,7 @@ function standIn() {
     ibv_dealloc_pd: gone('ProtectionDomain'),
     ibv_reg_mr_iova2: (pd, buffer, length, iova) => make('MemoryRegion', types.ibv_mr,
       { pd, addr: iova, length, lkey: next++, rkey: next++ }),
-    ibv_dereg_mr: gone('MemoryRegion'),
+    ibv_dereg_mr: gone('MemoryRegion', 'ibv_dereg_mr'),
     ibv_create_comp_channel: (context) => {
       const fd = eventfd(0, 0);
       fds.push(fd);
@@ -201,11 +224,12 @@ function standIn() {
     ibv_destroy_srq: gone('SharedReceiveQueue'),
     rdma_create_qp: (id, pd, attr) => {
       const qp = make('QP', types.ibv_qp, { pd, send_cq: attr.send_cq, recv_cq: attr.recv_cq, srq: attr.srq,
-        qp_num: next++ });
+        qp_num: control.qpNum !== null ? control.qpNum : next++ });
       koffi.encode(id, offset(types.rdma_cm_id, 'qp'), 'void *', qp);
       return 0;
     },
     rdma_destroy_qp: (id) => log.push(['destroy', 'QP', koffi.decode(id, types.rdma_cm_id).qp]),
+    rdma_ack_cm_event: () => 0,
     ibv_poll_cq: (cq, n, wc) => {
       const got = completions.splice(0, n);
       got.forEach((c, i) => Object.assign(wc[i], c));
@@ -218,10 +242,31 @@ function standIn() {
         if (read(koffi.decode(channel, types.ibv_comp_channel).fd, Buffer.alloc(8), 8) !== 8) return -1;
         [cq[0], context[0]] = cqOf.get(channel);
         return 0;
+      },
+      // The next of control.cmEvents ({ id, listen_id, event, status }), in
+      // C memory; none: -1, EAGAIN (the non-blocking read of the
+      // channel's eventfd, never written, leaves it).
+      rdma_get_cm_event: (channel, out) => {
+        if (!control.cmEvents.length) {
+          read(koffi.decode(channel, types.rdma_event_channel).fd, Buffer.alloc(8), 8);
+          return -1;
+        }
+        const b = Buffer.alloc(koffi.sizeof(types.rdma_cm_event));
+        koffi.encode(b, types.rdma_cm_event, { status: 0, listen_id: null, ...control.cmEvents.shift() });
+        mem.set(koffi.address(b), b);
+        out[0] = koffi.address(b);
+        return 0;
       } },
   };
   const done = () => fds.forEach((fd) => close(fd));
-  return { o: require('rdmaverbs/objects.js')(fake), log, failNext, completions, done };
+  // C memory for an id the objects do not make (a connection request's
+  // new id, an id of no one): its address.
+  const memory = (type) => {
+    const b = Buffer.alloc(koffi.sizeof(type));
+    mem.set(koffi.address(b), b);
+    return koffi.address(b);
+  };
+  return { o: require('rdmaverbs/objects.js')(fake), log, failNext, completions, done, control, make, memory };
 }
 
 // Whether log destroys each thing made once, each after what depends on
@@ -397,10 +442,184 @@ async function order() {
   }
 }
 
+// A failed destroy: ibv_dereg_mr refused. close() throws it; the MR is
+// closed all the same, but the C MR is still there, so its buffer stays
+// alive (rv.leaked), and so does its PD.
+async function failedDestroy() {
+  const { o, log, failNext, done } = standIn();
+  const ch = new o.EventChannel();
+  const ep = ch.createId().setup();
+  const made = (() => {
+    const buf = pattern(64, 0x11);
+    const mr = ep.pd.reg(buf);
+    return { mr, weak: new WeakRef(buf) };
+  })();
+  failNext.ibv_dereg_mr = rv.EBUSY;
+  check(code(() => made.mr.close()) === 'EBUSY -16 ibv_dereg_mr' && made.mr.closed,
+    'ibv_dereg_mr failing: close() throws RdmaVerbsError EBUSY; the MR closed (EBADF from now on)');
+  check(code(() => made.mr.close()) === 'no error', 'close() again: nothing');
+  check(o.leaked.length === 1 && o.leaked[0].kind === 'MemoryRegion' && o.leaked[0].ptr === made.mr.ptr,
+    'rv.leaked: the MR');
+  made.mr = null;
+  await collect();
+  check(made.weak.deref() !== undefined && made.weak.deref().equals(pattern(64, 0x11)),
+    'its buffer, every reference dropped, collections forced: alive and intact (the card may still reach it)');
+  ep.close();
+  ch.close();
+  const gone = log.filter((e) => e[0] === 'destroy').map((e) => e[1]).join(' ');
+  check(gone === 'QP CompletionQueue CompletionQueue CompletionChannel',
+    `the endpoint closed: what the MR depends on kept too (its PD, the id the PD was made on, its channel), the rest destroyed (${gone})`);
+  done();
+}
+
+// Two QPs with the same number (two devices') on different CQs: a
+// completion releases the holds of the QP whose CQ gave it, only.
+function sameQpNumber() {
+  const { o, log, completions, done, control } = standIn();
+  control.qpNum = 0x42;
+  const ch = new o.EventChannel();
+  const one = ch.createId().setup(), two = ch.createId().setup();
+  check(one.qpNum === 0x42 && two.qpNum === 0x42, 'two QPs, both qp_num 0x42, on their own CQs');
+  const mr1 = one.pd.reg(Buffer.alloc(16)), mr2 = two.pd.reg(Buffer.alloc(16));
+  one.postSend({ wrId: 5, sg: [mr1], flags: rv.IBV_SEND_SIGNALED });
+  two.postSend({ wrId: 5, sg: [mr2], flags: rv.IBV_SEND_SIGNALED });
+  mr1.close();
+  mr2.close();
+  const deregs = () => log.filter((e) => e[0] === 'destroy' && e[1] === 'MemoryRegion').map((e) => e[2]);
+  const wc = { wr_id: 5, status: 0, opcode: rv.IBV_WC_SEND, qp_num: 0x42 };
+  completions.push({ ...wc });
+  check(one.sendCq.poll().length === 1 && deregs().length === 1 && deregs()[0] === mr1.ptr,
+    "the completion on the first QP's send CQ: its MR released (deregistered), the other QP's not");
+  const stranger = new o.CompletionQueue(two);
+  completions.push({ ...wc });
+  check(stranger.poll().length === 1 && deregs().length === 1,
+    'the same completion on a CQ of neither QP: nothing released');
+  completions.push({ ...wc, opcode: rv.IBV_WC_RECV });
+  check(two.recvCq.poll().length === 1 && deregs().length === 1,
+    "a receive's completion on the second QP's receive CQ: its posted send not released");
+  completions.push({ ...wc });
+  check(two.sendCq.poll().length === 1 && deregs().length === 2 && deregs()[1] === mr2.ptr,
+    "the completion on the second QP's send CQ: its MR released");
+  stranger.close();
+  one.close();
+  two.close();
+  ch.close();
+  ordered(log, 'two QPs of one number');
+  done();
+}
+
+// rdma_cm events read for others: queued for the ids the channel knows,
+// dropped with their id; those of ids it does not know dropped at once,
+// not handed to a later id at the same address; a connection request no
+// one took has its new id destroyed.
+function cmEvents() {
+  const { o, log, done, control, make, memory } = standIn();
+  const E = rv;
+  const ch = new o.EventChannel();
+  const listener = ch.createId(), ep = ch.createId(), other = ch.createId(), listener2 = ch.createId();
+  const child = make('Endpoint', types.rdma_cm_id, {});   // connection requests' new ids
+  const child2 = make('Endpoint', types.rdma_cm_id, {});
+  const child3 = make('Endpoint', types.rdma_cm_id, {});
+  const nobody = memory(types.rdma_cm_id), nobodyListening = memory(types.rdma_cm_id);
+  control.cmEvents.push(
+    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child, listen_id: listener.id },
+    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: nobody },
+    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child2, listen_id: nobodyListening },
+    { event: E.RDMA_CM_EVENT_TIMEWAIT_EXIT, id: other.id },
+    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child3, listen_id: listener2.id },
+    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: child3 },
+    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: ep.id });
+  check(code(() => ep.disconnectedSync(1000)) === 'no error', "an endpoint's DISCONNECTED, read after six events of others");
+  const destroyed = (p) => log.some((e) => e[0] === 'destroy' && e[2] === p);
+  check(destroyed(child2) && !destroyed(child) && !destroyed(child3),
+    'a connection request for a listener the channel does not know: its new id destroyed at once');
+  const taken = listener2.getRequestSync(100);
+  check(taken.id === child3 && code(() => taken.disconnectedSync(100)) === 'no error',
+    'a request taken from the queue: its endpoint gets the event read for it before');
+  other.close();
+  const at = (p) => {
+    control.idAt = p;
+    return ch.createId();
+  };
+  const reused = at(other.id);
+  check(code(() => reused.disconnectedSync(50)) === 'ETIMEDOUT -110 rdma_get_cm_event',
+    "an id closed with an event queued (TIMEWAIT_EXIT), a new id at its address: not handed it (ETIMEDOUT)");
+  const late = at(nobody);
+  check(code(() => late.disconnectedSync(50)) === 'ETIMEDOUT -110 rdma_get_cm_event',
+    "an event for an id the channel did not know, a new id at that address later: not handed it (ETIMEDOUT)");
+  check(!destroyed(child), 'the request queued for the listener: its id not destroyed while the listener is open');
+  listener.close();
+  check(destroyed(child), 'the listener closed with a request no one took: its new id destroyed');
+  for (const x of [ep, reused, late, taken, listener2, ch]) x.close();
+  check(ch._cm !== undefined && ch._cm.known.size === 0 && ch._cm.queued.size === 0, 'every id closed: nothing known, nothing queued');
+  done();
+}
+
+// What is made on an endpoint (a PD, a completion channel, CQs: given the
+// Endpoint, or by setup()) is destroyed before its id; ep.reg()'s MRs
+// closed by the program are let go of at once.
+async function endpointOwned() {
+  {
+    const { o, log, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId();
+    const pd = new o.ProtectionDomain(ep), cc = new o.CompletionChannel(ep);
+    const cq = new o.CompletionQueue(ep, { channel: cc });
+    ep.close();
+    check(!log.some((e) => e[0] === 'destroy' && e[1] === 'Endpoint'),
+      'an endpoint closed under a PD, a completion channel and a CQ made on it: its id not destroyed yet');
+    for (const x of [pd, cq, cc, ch]) x.close();
+    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
+    const dependsOn = ordered(log, 'made on an endpoint');
+    dependsOn(byPtr('ProtectionDomain'), byPtr('Endpoint'), 'the PD before the id');
+    dependsOn(byPtr('CompletionQueue'), byPtr('Endpoint'), 'the CQ before the id');
+    dependsOn(byPtr('CompletionChannel'), byPtr('Endpoint'), 'the completion channel before the id');
+    done();
+  }
+  {
+    const { o, log, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId().setup();
+    ep.close();
+    ch.close();
+    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
+    const dependsOn = ordered(log, "setup()'s objects");
+    dependsOn(byPtr('ProtectionDomain'), byPtr('Endpoint'), "setup()'s PD before the id");
+    dependsOn(byPtr('CompletionQueue'), byPtr('Endpoint'), "setup()'s CQs before the id");
+    dependsOn(byPtr('CompletionChannel'), byPtr('Endpoint'), "setup()'s completion channel before the id");
+    done();
+  }
+  {
+    const { o, log, done } = standIn();
+    const ch = new o.EventChannel();
+    const ep = ch.createId().setup();
+    const weak = [];
+    for (let i = 0; i < 3; i++) {
+      (() => {
+        const buf = Buffer.alloc(4096, i);
+        weak.push(new WeakRef(buf));
+        ep.reg(buf).close();   // a message's MR, registered and closed
+      })();
+    }
+    const kept = ep.reg(Buffer.alloc(16));
+    check(await collect(() => weak.every((w) => w.deref() === undefined)),
+      'MRs of ep.reg() closed by the program: their buffers collected, the endpoint open');
+    ep.close();
+    check(kept.closed, 'an MR of ep.reg() not closed: closed with the endpoint');
+    ch.close();
+    ordered(log, 'ep.reg() per message');
+    done();
+  }
+}
+
 (async () => {
   await lifetimes();
   await waits();
   await order();
+  await failedDestroy();
+  sameQpNumber();
+  cmEvents();
+  await endpointOwned();
   if (failures) process.exit(1);
   console.log('node objects: all checks passed');
 })().catch((e) => {
