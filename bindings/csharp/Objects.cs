@@ -673,10 +673,14 @@ namespace RdmaVerbs
     /// <summary>An rdma_cm id and, once made, its QP (CreateQp): one end of
     /// an RC connection. A client's comes from Resolve, a server's from
     /// Listener.GetRequest; then Connect or Accept. Every wait for an
-    /// rdma_cm event takes its time limit (ETIMEDOUT; negative: none); another event than the one
-    /// awaited (REJECTED, UNREACHABLE, ...) throws RdmaVerbsException with
-    /// its errno. Disposing it disposes its QP (rdma_destroy_qp), then
-    /// destroys its id, and its own event channel if it made one.</summary>
+    /// rdma_cm event takes its time limit (ETIMEDOUT; negative: none);
+    /// another event than the one awaited (REJECTED, UNREACHABLE, ...)
+    /// throws RdmaVerbsException with its errno. Disposing it first disposes
+    /// what was made on it, the last made first: its QP (rdma_destroy_qp),
+    /// and the PDs, CQs and completion channels made with it (on its
+    /// context: they would outlive the id's hold on the device otherwise;
+    /// make them on Context to keep them past it); then it destroys its id,
+    /// and its own event channel if it made one.</summary>
     public sealed class Endpoint : Resource
     {
         readonly EventChannel events;
@@ -905,26 +909,33 @@ namespace RdmaVerbs
     }
 
     /// <summary>A protection domain (ibv_alloc_pd). Disposing it first
-    /// disposes its MRs, SRQs and the QPs made with it.</summary>
+    /// disposes its MRs, SRQs and the QPs made with it. One made on an
+    /// endpoint is disposed with it, before its id.</summary>
     public sealed class ProtectionDomain : Resource
     {
         readonly IntPtr pd;
 
-        public ProtectionDomain(Endpoint ep) : this(ep.Context)
+        /// <summary>A PD on the endpoint's device context, disposed with the
+        /// endpoint (before its id).</summary>
+        public ProtectionDomain(Endpoint ep) : this(ep, Rdma.ibv_alloc_pd(ep.Context), true)
         {
         }
 
-        /// <summary>A PD on a device context (an ibv_context *).</summary>
-        public ProtectionDomain(IntPtr context) : base(true)
+        /// <summary>A PD on a device context (an ibv_context *), disposed on
+        /// its own.</summary>
+        public ProtectionDomain(IntPtr context) : this(null, Rdma.ibv_alloc_pd(context), true)
         {
-            pd = Rdma.ibv_alloc_pd(context);
-            Opened();
         }
 
-        internal ProtectionDomain(IntPtr pd, bool owned) : base(owned)
+        internal ProtectionDomain(IntPtr pd, bool owned) : this(null, pd, owned)
+        {
+        }
+
+        /// <summary>pd, made on ep's context (a dependent of ep), or on none.</summary>
+        internal ProtectionDomain(Endpoint ep, IntPtr pd, bool owned) : base(owned)
         {
             this.pd = pd;
-            Opened();
+            Opened(ep);
         }
 
         public override IntPtr Handle {
@@ -1372,7 +1383,8 @@ namespace RdmaVerbs
     /// <summary>A completion queue (ibv_create_cq), on a completion channel
     /// or not. Poll reaps completions, several in one ibv_poll_cq, and
     /// releases what their work requests held. With a channel: Arm, then
-    /// WaitEvent (the event acknowledged at once), then Poll.</summary>
+    /// WaitEvent (the event acknowledged at once), then Poll. One made on an
+    /// endpoint is disposed with it, before its id.</summary>
     public sealed class CompletionQueue : Resource
     {
         readonly IntPtr cq;
@@ -1380,25 +1392,37 @@ namespace RdmaVerbs
         readonly Dictionary<uint, QueuePair> qps = new Dictionary<uint, QueuePair>();
         ibv_wc[] wcs = new ibv_wc[16];
 
-        public CompletionQueue(Endpoint ep, int cqe, CompletionChannel channel) : this(ep.Context, cqe, channel)
+        /// <summary>A CQ of cqe entries at least on the endpoint's device
+        /// context, its events on channel (or null); disposed with the
+        /// endpoint (before its id).</summary>
+        public CompletionQueue(Endpoint ep, int cqe, CompletionChannel channel)
+            : this(ep, Rdma.ibv_create_cq(ep.Context, cqe, IntPtr.Zero, channel == null ? IntPtr.Zero : channel.Handle, 0),
+                   channel, true)
         {
         }
 
         /// <summary>A CQ of cqe entries at least on a device context, its
-        /// events on channel (or null).</summary>
-        public CompletionQueue(IntPtr context, int cqe, CompletionChannel channel) : base(true)
+        /// events on channel (or null); disposed on its own (or with its
+        /// channel).</summary>
+        public CompletionQueue(IntPtr context, int cqe, CompletionChannel channel)
+            : this(null, Rdma.ibv_create_cq(context, cqe, IntPtr.Zero, channel == null ? IntPtr.Zero : channel.Handle, 0),
+                   channel, true)
         {
-            cq = Rdma.ibv_create_cq(context, cqe, IntPtr.Zero, channel == null ? IntPtr.Zero : channel.Handle, 0);
-            this.channel = channel;
-            Opened(channel);
-            if (channel != null)
-                channel.Attach(this);
         }
 
-        internal CompletionQueue(IntPtr cq) : base(false)
+        internal CompletionQueue(IntPtr cq) : this(null, cq, null, false)
+        {
+        }
+
+        /// <summary>cq, made on ep's context (a dependent of ep, and of
+        /// channel), or on none.</summary>
+        internal CompletionQueue(Endpoint ep, IntPtr cq, CompletionChannel channel, bool owned) : base(owned)
         {
             this.cq = cq;
-            Opened();
+            this.channel = channel;
+            Opened(ep, channel);
+            if (channel != null)
+                channel.Attach(this);
         }
 
         public override IntPtr Handle {
@@ -1497,7 +1521,8 @@ namespace RdmaVerbs
     }
 
     /// <summary>A completion channel (ibv_create_comp_channel): the events of
-    /// its CQs, each acknowledged at once; every wait can be bounded.</summary>
+    /// its CQs, each acknowledged at once; every wait can be bounded. One
+    /// made on an endpoint is disposed with it, before its id.</summary>
     public sealed class CompletionChannel : Resource
     {
         readonly IntPtr channel;
@@ -1505,15 +1530,30 @@ namespace RdmaVerbs
         readonly Dictionary<IntPtr, CompletionQueue> cqs = new Dictionary<IntPtr, CompletionQueue>();
         readonly List<CompletionQueue> pending = new List<CompletionQueue>();
 
-        public CompletionChannel(Endpoint ep) : this(ep.Context)
+        /// <summary>A channel on the endpoint's device context, disposed with
+        /// the endpoint (before its id).</summary>
+        public CompletionChannel(Endpoint ep) : this(ep, Rdma.ibv_create_comp_channel(ep.Context), true)
         {
         }
 
-        public CompletionChannel(IntPtr context) : base(true)
+        /// <summary>A channel on a device context (an ibv_context *), disposed
+        /// on its own.</summary>
+        public CompletionChannel(IntPtr context) : this(null, Rdma.ibv_create_comp_channel(context), true)
         {
-            channel = Rdma.ibv_create_comp_channel(context);
-            fd = Marshal.PtrToStructure<ibv_comp_channel>(channel).fd;
-            Opened();
+        }
+
+        CompletionChannel(Endpoint ep, IntPtr channel, bool owned)
+            : this(ep, channel, Marshal.PtrToStructure<ibv_comp_channel>(channel).fd, owned)
+        {
+        }
+
+        /// <summary>channel (its descriptor fd), made on ep's context (a
+        /// dependent of ep), or on none; not owned: the tests' fake.</summary>
+        internal CompletionChannel(Endpoint ep, IntPtr channel, int fd, bool owned) : base(owned)
+        {
+            this.channel = channel;
+            this.fd = fd;
+            Opened(ep);
         }
 
         public override IntPtr Handle {

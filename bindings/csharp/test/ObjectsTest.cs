@@ -171,6 +171,19 @@ static class ObjectsTest
             ep.Dispose();
             cq.Dispose();
             Check(log.Count == 6 && Resource.OpenCount == before, "disposing twice does nothing; all disposed");
+            // What is made on an endpoint (its context) is disposed before it.
+            log.Clear();
+            ep = new Endpoint(null, false, recId(), false);
+            var channel = new CompletionChannel(ep, new IntPtr(0xcc000), -1, false);
+            pd = new ProtectionDomain(ep, FakePd, false);
+            cq = new CompletionQueue(ep, recCq(), channel, false);
+            mr = new MemoryRegion(pd, new byte[64], 0x11, false);
+            qp = new QueuePair(ep, pd, recQp(), 0x1100, cq, cq, null);
+            ep.Dispose();
+            Check(log.SequenceEqual(new[] { "QueuePair", "CompletionQueue", "MemoryRegion", "ProtectionDomain",
+                                            "CompletionChannel", "Endpoint" }) && Resource.OpenCount == before,
+                  "disposing an endpoint first disposes what was made on it, the last first: its QP, its CQ, its PD (its"
+                  + " MR first), its completion channel, then the endpoint (" + string.Join(", ", log) + ")");
         } finally {
             Resource.OnDestroy = null;
         }

@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * (ibv_ack_cq_events) at once, so that no CQ's destroy waits for one. Every
  * wait can be bounded: its file descriptor is polled first, the time given
  * at most (negative: no limit). Closing it first
- * closes its CQs (and their QPs), then destroys it. */
+ * closes its CQs (and their QPs), then destroys it. One made on an
+ * endpoint is closed with it, before its id. */
 public final class CompletionChannel extends Resource {
     private final Pointer channel;
     private final int fd;
@@ -19,17 +20,28 @@ public final class CompletionChannel extends Resource {
     /** The CQs whose events were read while waiting for another's. */
     private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
 
-    /** A channel on the endpoint's device context. */
+    /** A channel on the endpoint's device context, closed with the
+     * endpoint (before its id). */
     public CompletionChannel(Endpoint ep) {
-        this(ep.context());
+        this(ep, RdmaVerbs.ibv_create_comp_channel(ep.context()), true);
     }
 
-    /** A channel on a device context (an ibv_context *). */
+    /** A channel on a device context (an ibv_context *), closed on its own. */
     public CompletionChannel(Pointer context) {
-        super(true);
-        channel = RdmaVerbs.ibv_create_comp_channel(context);
-        fd = new RdmaVerbs.ibv_comp_channel(channel).fd;
-        opened();
+        this(null, RdmaVerbs.ibv_create_comp_channel(context), true);
+    }
+
+    private CompletionChannel(Endpoint ep, Pointer channel, boolean owned) {
+        this(ep, channel, new RdmaVerbs.ibv_comp_channel(channel).fd, owned);
+    }
+
+    /** channel (its descriptor fd), made on ep's context (a dependent of
+     * ep), or on none; not owned: the tests' fake. */
+    CompletionChannel(Endpoint ep, Pointer channel, int fd, boolean owned) {
+        super(owned);
+        this.channel = channel;
+        this.fd = fd;
+        opened(ep);
     }
 
     @Override

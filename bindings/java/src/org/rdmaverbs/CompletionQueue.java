@@ -14,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  * what the work requests they complete held (their buffers). With a
  * channel: {@link #arm} (ibv_req_notify_cq), then {@link #await} for its
  * event (acknowledged at once), then poll. Closing it first closes the QPs
- * using it, then destroys it (ibv_destroy_cq). */
+ * using it, then destroys it (ibv_destroy_cq). One made on an endpoint is
+ * closed with it, before its id. */
 public final class CompletionQueue extends Resource {
     private final Pointer cq;
     private final CompletionChannel channel;
@@ -23,26 +24,33 @@ public final class CompletionQueue extends Resource {
     private Memory wcs = new Memory(16L * Calls.WC);
 
     /** A CQ of cqe entries at least on the endpoint's device context, its
-     * events on channel (or null: none). */
+     * events on channel (or null: none); closed with the endpoint (before
+     * its id). */
     public CompletionQueue(Endpoint ep, int cqe, CompletionChannel channel) {
-        this(ep.context(), cqe, channel);
+        this(ep, RdmaVerbs.ibv_create_cq(ep.context(), cqe, null, channel == null ? null : channel.handle(), 0), channel,
+             true);
     }
 
-    /** A CQ on a device context (an ibv_context *). */
+    /** A CQ on a device context (an ibv_context *), closed on its own (or
+     * with its channel). */
     public CompletionQueue(Pointer context, int cqe, CompletionChannel channel) {
-        super(true);
-        cq = RdmaVerbs.ibv_create_cq(context, cqe, null, channel == null ? null : channel.handle(), 0);
-        this.channel = channel;
-        opened(channel);
-        if (channel != null) channel.attach(this);
+        this(null, RdmaVerbs.ibv_create_cq(context, cqe, null, channel == null ? null : channel.handle(), 0), channel,
+             true);
     }
 
     /** A CQ this binding did not make (the tests' fake). */
     CompletionQueue(Pointer cq) {
-        super(false);
+        this(null, cq, null, false);
+    }
+
+    /** cq, made on ep's context (a dependent of ep, and of channel), or on
+     * none. */
+    CompletionQueue(Endpoint ep, Pointer cq, CompletionChannel channel, boolean owned) {
+        super(owned);
         this.cq = cq;
-        channel = null;
-        opened();
+        this.channel = channel;
+        opened(ep, channel);
+        if (channel != null) channel.attach(this);
     }
 
     @Override

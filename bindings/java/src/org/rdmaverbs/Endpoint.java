@@ -12,8 +12,12 @@ import com.sun.jna.ptr.PointerByReference;
  * an event other than the one awaited (REJECTED, UNREACHABLE, ...) throws
  * RdmaVerbsException with the errno it stands for.
  *
- * <p>Closing it destroys its QP (rdma_destroy_qp), then its id
- * (rdma_destroy_id), and the event channel it made for itself, if any. */
+ * <p>Closing it first closes what was made on it, the last made first: its
+ * QP (rdma_destroy_qp), and the PDs, CQs and completion channels made with
+ * it (on its context: they would outlive the id's hold on the device
+ * otherwise; make them on {@link #context()} to keep them past it); then it
+ * destroys its id (rdma_destroy_id), and the event channel it made for
+ * itself, if any. */
 public final class Endpoint extends Resource {
     private final EventChannel events;
     private final boolean ownEvents;

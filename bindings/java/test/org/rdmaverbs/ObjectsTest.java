@@ -157,6 +157,19 @@ final class ObjectsTest {
             ep.close();
             cq.close();
             check(log.size() == 6 && Resource.openCount() == before, "closing twice does nothing; all closed");
+            // What is made on an endpoint (its context) is closed before it.
+            log.clear();
+            ep = new Endpoint(null, false, REC.recorder_id(), false);
+            CompletionChannel channel = new CompletionChannel(ep, new Pointer(0xcc000), -1, false);
+            pd = new ProtectionDomain(ep, FAKE_PD, false);
+            cq = new CompletionQueue(ep, REC.recorder_cq(), channel, false);
+            mr = new MemoryRegion(pd, ByteBuffer.allocateDirect(64), 0x11, false);
+            qp = new QueuePair(ep, pd, REC.recorder_qp(), 0x1100, cq, cq, null);
+            ep.close();
+            check(log.equals(List.of("QueuePair", "CompletionQueue", "MemoryRegion", "ProtectionDomain", "CompletionChannel",
+                                     "Endpoint")) && Resource.openCount() == before,
+                  "closing an endpoint first closes what was made on it, the last first: its QP, its CQ, its PD (its MR"
+                  + " first), its completion channel, then the endpoint (" + log + ")");
         } finally {
             Resource.onDestroy = null;
         }
