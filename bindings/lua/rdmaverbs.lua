@@ -528,6 +528,10 @@ local libs = {
   rdmacm = ffi.load("librdmacm.so.1"),
   ibverbs = ffi.load("libibverbs.so.1"),
 }
+-- Kept as long as the module is: a library namespace collected is
+-- dlclose()d, and the functions taken from it (rv.raw's) would then call
+-- into unmapped memory.
+M._libs = libs
 -- librdmaverbs' functions by their symbol version: dlvsym on its handle.
 local RTLD_NOW = 2
 local handle = ffi.C.dlopen(M.library, RTLD_NOW)
@@ -736,7 +740,9 @@ end
 -- and an MR once no posted work request uses it. An MR holds its buffer; a
 -- posted work request holds the MRs of its SGEs until its completion is
 -- reaped by a CQ's :poll() or :next(), or its QP (its SRQ) is destroyed. A
--- failure returns nil, message, errno, as the functions do; a closed
+-- failure returns nil, message, errno, as the functions do (a destroy
+-- that fails leaves its C object, and so what it holds and depends on,
+-- kept for the life of the state: rv.leaked); a closed
 -- object's methods EBADF; a wait's bound (milliseconds; nil: none),
 -- ETIMEDOUT. The channels' fds are made non-blocking; a wait is poll() on
 -- the fd, then the non-blocking read.
@@ -794,6 +800,13 @@ local function objects(rv)
 
   -- ---- the C objects behind the objects, closed in order ----
 
+  -- The C objects whose destroy failed (an ibv_dereg_mr refused, ...):
+  -- still there in C, so kept here for the life of the Lua state with what
+  -- they hold (an MR's buffer, a QP's or SRQ's posted requests) and what
+  -- they depend on, which a card could otherwise reach once collected.
+  local leaked = {}
+  O.leaked = leaked
+
   -- One C object: destroyed once, when closed and nothing that depends on
   -- it (nor any posted work request, for an MR) is left. destroy returns
   -- the function's own nil, message, errno on a failure.
@@ -832,14 +845,18 @@ local function objects(rv)
       return self:finish()
     end
   end
-  -- The first failure's message and errno, if any.
+  -- Destroys it: the first failure's message and errno, if any. Its own
+  -- failure leaves it in `leaked`, holding its buffer, its posted requests
+  -- and what it depends on.
   function Native:finish()
     self.state = "closed"
     local message, errno
     if self.destroy then
       local ok, m, e = self.destroy(self.ptr)
       if ok == nil and m then
-        message, errno = m, e
+        self.state = "leaked"
+        leaked[#leaked + 1] = self
+        return m, e
       end
     end
     for _, f in ipairs(self.on_destroy) do
@@ -894,6 +911,14 @@ local function objects(rv)
       end
       self._owned = {}
     end
+    if self._mrs then
+      for mr in pairs(self._mrs) do   -- (each removes itself)
+        local ok, m, e = mr:close()
+        if not ok and not message then
+          message, errno = m, e
+        end
+      end
+    end
     if message then
       return nil, message, errno
     end
@@ -910,9 +935,19 @@ local function objects(rv)
 
   -- ---- work requests held until their completions ----
 
-  local qps = {}   -- qp_num -> { send, recv, srq, send_cq, recv_cq }
   local function key(wr_id)
     return tostring(ffi.cast("uint64_t", wr_id))
+  end
+  -- The QPs whose completions a CQ reaps, by the CQ's address (its key),
+  -- then by QP number (unique on one device only: two devices' QPs may
+  -- share one): { [cq] = { [qp_num] = { send, recv, srq, send_cq, recv_cq } } }.
+  local reaping = {}
+  local function cqs_of_qp(q)
+    local t = {}
+    for _, cq in ipairs({ q.send_cq, q.recv_cq }) do
+      if cq ~= nil then t[key(ffi.cast("uintptr_t", cq))] = true end
+    end
+    return t
   end
   local function release(hold)
     for _, m in ipairs(hold.mrs) do
@@ -931,8 +966,11 @@ local function objects(rv)
       end
     end
   end
+  -- A completion cq gave: the holds it releases, those of the QP of its
+  -- number among the QPs whose send or receive CQ cq is.
   local function reaped(cq, wc)
-    local q = qps[tonumber(wc.qp_num)]
+    local qs = reaping[key(ffi.cast("uintptr_t", cq))]
+    local q = qs and qs[tonumber(wc.qp_num)]
     if not q then
       return
     end
@@ -962,6 +1000,14 @@ local function objects(rv)
 
   local MR = class("MemoryRegion")
   local mr_native = setmetatable({}, { __mode = "k" })   -- MR -> its native
+  local owner_of = setmetatable({}, { __mode = "k" })    -- MR of ep:reg -> its endpoint's set of them
+  function MR:close()
+    local mrs = owner_of[self]
+    if mrs then
+      mrs[self], owner_of[self] = nil, nil
+    end
+    return close(self)
+  end
 
   -- An SGE: an MR (all of it) or { mr, offset, length } (mr:sge()).
   local function sge(s, fn)
@@ -1069,7 +1115,11 @@ local function objects(rv)
       return nil, message, errno
     end
     local ch = object(EventChannel, { native("EventChannel", ptr, rv.rdma_destroy_event_channel) }, true)
-    ch.ptr, ch.fd, ch._queued = ptr, ffi.cast("struct rdma_event_channel *", ptr).fd, {}
+    ch.ptr, ch.fd = ptr, ffi.cast("struct rdma_event_channel *", ptr).fd
+    -- The ids it knows (its endpoints', and those of connection requests
+    -- read, not yet taken) and, by id, their events read but not yet asked
+    -- for: each queue dropped when its id is destroyed.
+    ch._cm = { known = {}, queued = {} }
     local ok, m, e = nonblocking(ch.fd, "rdma_create_event_channel")
     if not ok then
       ch:close()
@@ -1078,11 +1128,35 @@ local function objects(rv)
     return ch
   end
 
+  -- An id destroyed: its queued events dropped (each acked when read); the
+  -- connection requests among them (it listened) refused.
+  local refuse
+  local function forget_id(cm, k)
+    cm.known[k] = nil
+    local q = cm.queued[k] or {}
+    cm.queued[k] = nil
+    for _, ev in ipairs(q) do
+      if ev.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST then refuse(cm, ev.id) end
+    end
+  end
+  -- A connection request's new id that no one takes: destroyed (the peer's
+  -- CM gets a reject), its events dropped. A failure has no one to go to.
+  function refuse(cm, id)
+    forget_id(cm, key(ffi.cast("uintptr_t", id)))
+    rv.rdma_destroy_id(id)
+  end
+
   local function endpoint(channel, id, adopted)
     local idn = native("Endpoint", id, not adopted and rv.rdma_destroy_id or nil, channel and channel._natives[1])
     local ep = object(Endpoint, { idn }, not adopted)
-    ep.id, ep.channel, ep._id, ep._owned = id, channel, idn, {}
-    ep._key = key(ffi.cast("uintptr_t", id))
+    ep.id, ep.channel, ep._id, ep._owned, ep._mrs = id, channel, idn, {}, {}
+    local k = key(ffi.cast("uintptr_t", id))
+    ep._key = k
+    if channel then   -- known to its channel until destroyed
+      local cm = channel._cm
+      cm.known[k] = true
+      table.insert(idn.on_destroy, function() forget_id(cm, k) end)
+    end
     return ep
   end
 
@@ -1102,15 +1176,22 @@ local function objects(rv)
 
   -- The next event for k (an id's key; a listener's for its requests),
   -- read without blocking and acked: { event, name, status, id, listen_id };
-  -- false if none is there yet.
+  -- false if none is there yet. The events of the other ids it knows wait
+  -- in their queues; those of an id it does not know (destroyed, or made
+  -- with the raw functions) are dropped, and a connection request for a
+  -- listener it does not know has its new id destroyed.
   function EventChannel:_take(k)
-    local q = self._queued[k]
+    local cm = self._cm
+    local q = cm.queued[k]
     if q and #q > 0 then
       return table.remove(q, 1)
     end
     local ok, m, e = self._natives[1]:check("rdma_get_cm_event")
     if not ok then
       return nil, m, e
+    end
+    if not cm.known[k] then   -- its id destroyed
+      return failure("rdma_get_cm_event", EBADF)
     end
     while true do
       local out = ffi.new("void *[1]")
@@ -1125,12 +1206,20 @@ local function objects(rv)
       local got = { event = ev.event, name = rv.rdma_event_str(ev.event), status = ev.status, id = ev.id,
         listen_id = ev.listen_id }
       rv.rdma_ack_cm_event(out[0])
-      local to = key(ffi.cast("uintptr_t", got.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST and got.listen_id or got.id))
-      if to == k then
-        return got
+      local request = got.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST
+      local to = key(ffi.cast("uintptr_t", request and got.listen_id or got.id))
+      if not cm.known[to] then
+        if request then refuse(cm, got.id) end
+      else
+        if request then   -- its events queued until it is taken
+          cm.known[key(ffi.cast("uintptr_t", got.id))] = true
+        end
+        if to == k then
+          return got
+        end
+        cm.queued[to] = cm.queued[to] or {}
+        table.insert(cm.queued[to], got)
       end
-      self._queued[to] = self._queued[to] or {}
-      table.insert(self._queued[to], got)
     end
   end
 
@@ -1165,6 +1254,9 @@ local function objects(rv)
       return nil, m, e
     end
     if ev.event ~= want or ev.status ~= 0 then
+      if ev.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST then
+        refuse(self.channel._cm, ev.id)   -- no endpoint made of it
+      end
       return nil, string.format("%s (status %d), not %s", ev.name, ev.status, rv.rdma_event_str(want)),
         ev.status < 0 and -ev.status or 71
     end
@@ -1251,9 +1343,18 @@ local function objects(rv)
     local q = { send = {}, recv = {}, srq = srq and srq._held or nil,
       send_cq = send_cq and send_cq.ptr or s.send_cq, recv_cq = recv_cq and recv_cq.ptr or s.recv_cq }
     local num = tonumber(s.qp_num)
-    qps[num] = q
+    for k in pairs(cqs_of_qp(q)) do
+      reaping[k] = reaping[k] or {}
+      reaping[k][num] = q
+    end
     table.insert(n.on_destroy, function()
-      if qps[num] == q then qps[num] = nil end
+      for k in pairs(cqs_of_qp(q)) do
+        local qs = reaping[k]
+        if qs and qs[num] == q then
+          qs[num] = nil
+          if next(qs) == nil then reaping[k] = nil end
+        end
+      end
       for _, h in ipairs(q.send) do release(h) end
       for _, h in ipairs(q.recv) do release(h) end
       q.send, q.recv = {}, {}
@@ -1322,22 +1423,22 @@ local function objects(rv)
     local pd, send_cq, recv_cq, channel = opts.pd, opts.send_cq, opts.recv_cq, nil
     local cap = opts.cap or {}
     if not pd then
-      pd, m, e = O.protection_domain(ctx)
+      pd, m, e = O.protection_domain(self)
       if not pd then return undo(nil, m, e) end
       made[#made + 1] = pd
     end
     if not send_cq or not recv_cq then
-      channel, m, e = O.completion_channel(ctx)
+      channel, m, e = O.completion_channel(self)
       if not channel then return undo(nil, m, e) end
       made[#made + 1] = channel
     end
     if not send_cq then
-      send_cq, m, e = O.completion_queue(ctx, { cqe = cap.max_send_wr or 16, channel = channel })
+      send_cq, m, e = O.completion_queue(self, { cqe = cap.max_send_wr or 16, channel = channel })
       if not send_cq then return undo(nil, m, e) end
       made[#made + 1] = send_cq
     end
     if not recv_cq then
-      recv_cq, m, e = O.completion_queue(ctx, { cqe = cap.max_recv_wr or 16, channel = channel })
+      recv_cq, m, e = O.completion_queue(self, { cqe = cap.max_recv_wr or 16, channel = channel })
       if not recv_cq then return undo(nil, m, e) end
       made[#made + 1] = recv_cq
     end
@@ -1449,7 +1550,8 @@ local function objects(rv)
     end, function(h) q.recv[#q.recv + 1] = h end)
   end
 
-  --- An MR on the endpoint's PD (pd:reg's arguments), closed with the endpoint.
+  --- An MR on the endpoint's PD (pd:reg's arguments), closed with the
+  --- endpoint unless closed before (the endpoint then lets go of it).
   function Endpoint:reg(buf, len, access)
     local ok, m, e = self._id:check("ibv_reg_mr_iova2")
     if not ok then
@@ -1463,7 +1565,8 @@ local function objects(rv)
     if not mr then
       return nil, m, e
     end
-    self._owned[#self._owned + 1] = mr
+    self._mrs[mr] = true
+    owner_of[mr] = self._mrs
     return mr
   end
 
@@ -1483,25 +1586,34 @@ local function objects(rv)
   end
 
   local PD = class("ProtectionDomain")
+  -- A context given as an endpoint (its id->verbs) or as a pointer: the
+  -- context, and the native of the id (what is made on it is destroyed
+  -- before the id, which holds librdmacm's reference to the device).
   local function context_of(x)
     if getmetatable(x) == Endpoint then
-      return x:context()
+      local ctx, m, e = x:context()
+      if not ctx then
+        return nil, m, e
+      end
+      return ctx, x._id
     end
     return x
   end
 
-  --- ibv_alloc_pd on a context (or an endpoint's).
+  --- ibv_alloc_pd on a context (or an endpoint's: its id then destroyed
+  --- after the PD).
   function O.protection_domain(context)
     local ctx, m, e = context_of(context)
     if not ctx then
       return nil, m, e
     end
+    local id = m
     local ptr
     ptr, m, e = rv.ibv_alloc_pd(ctx)
     if not ptr then
       return nil, m, e
     end
-    local pd = object(PD, { native("ProtectionDomain", ptr, rv.ibv_dealloc_pd) }, true)
+    local pd = object(PD, { native("ProtectionDomain", ptr, rv.ibv_dealloc_pd, id) }, true)
     pd.ptr = ptr
     return pd
   end
@@ -1552,18 +1664,20 @@ local function objects(rv)
   local CC = class("CompletionChannel")
   local cqs_of = setmetatable({}, { __mode = "k" })   -- channel -> { [cq address] = cq } (weak values)
 
-  --- ibv_create_comp_channel on a context (or an endpoint's), its fd non-blocking.
+  --- ibv_create_comp_channel on a context (or an endpoint's: its id then
+  --- destroyed after the channel), its fd non-blocking.
   function O.completion_channel(context)
     local ctx, m, e = context_of(context)
     if not ctx then
       return nil, m, e
     end
+    local id = m
     local ptr
     ptr, m, e = rv.ibv_create_comp_channel(ctx)
     if not ptr then
       return nil, m, e
     end
-    local cc = object(CC, { native("CompletionChannel", ptr, rv.ibv_destroy_comp_channel) }, true)
+    local cc = object(CC, { native("CompletionChannel", ptr, rv.ibv_destroy_comp_channel, id) }, true)
     cc.ptr, cc.fd = ptr, ffi.cast("struct ibv_comp_channel *", ptr).fd
     cqs_of[cc] = setmetatable({}, { __mode = "v" })
     local ok
@@ -1622,8 +1736,8 @@ local function objects(rv)
 
   local CQ = class("CompletionQueue")
 
-  local function completion_queue(ptr, channel, cq_context, adopted)
-    local n = native("CompletionQueue", ptr, not adopted and rv.ibv_destroy_cq or nil, channel and channel._natives[1])
+  local function completion_queue(ptr, channel, cq_context, adopted, id)
+    local n = native("CompletionQueue", ptr, not adopted and rv.ibv_destroy_cq or nil, channel and channel._natives[1], id)
     local cq = object(CQ, { n }, not adopted)
     cq.ptr, cq.channel, cq.cq_context, cq._evented = ptr, channel, cq_context, false
     cq._wc = rv.new("ibv_wc", 16)
@@ -1633,22 +1747,23 @@ local function objects(rv)
     return cq
   end
 
-  --- ibv_create_cq on a context (or an endpoint's): opts.cqe entries (16),
-  --- on opts.channel (a completion channel) or none, opts.context its
-  --- cq_context, opts.comp_vector.
+  --- ibv_create_cq on a context (or an endpoint's: its id then destroyed
+  --- after the CQ): opts.cqe entries (16), on opts.channel (a completion
+  --- channel) or none, opts.context its cq_context, opts.comp_vector.
   function O.completion_queue(context, opts)
     opts = opts or {}
     local ctx, m, e = context_of(context)
     if not ctx then
       return nil, m, e
     end
+    local id = m
     local ptr
     ptr, m, e = rv.ibv_create_cq(ctx, opts.cqe or 16, opts.context, opts.channel and opts.channel.ptr or nil,
       opts.comp_vector or 0)
     if not ptr then
       return nil, m, e
     end
-    return completion_queue(ptr, opts.channel, opts.context, false)
+    return completion_queue(ptr, opts.channel, opts.context, false, id)
   end
 
   --- A CQ made with the raw functions: its completions release holds as

@@ -11,7 +11,16 @@
 --    the program, or left to the ffi.gc finalizers after an error, each C
 --    object is destroyed once, after every object that depends on it; an
 --    MR under a posted work request once the completion is reaped; a
---    failure mid-way closes what was made;
+--    failure mid-way closes what was made; a PD, CQ or completion channel
+--    made on an endpoint destroyed before its id; an MR of ep:reg() closed
+--    let go of by the endpoint;
+--  - a failed ibv_dereg_mr: its failure returned, the MR's buffer kept
+--    (rv.leaked);
+--  - completions matched to their QP by CQ and qp_num: two QPs of the same
+--    number on different CQs each released by their own CQ only;
+--  - rdma_cm events: queued for the ids the channel knows, dropped with
+--    their id, never handed to a later id at the same address; a
+--    connection request no one took has its new id destroyed;
 --  - failures as nil, message, errno; EBADF after :close().
 -- Exits 1 on a failure. bindings/run.sh BUILD_DIR lua test runs it.
 local rv = require("rdmaverbs")
@@ -62,6 +71,9 @@ do
   -- The fake QP's number: that of the provider's second completion (wr_id
   -- 0x5001, COMP_SWAP, qp_num 0x1101), which reaps the post below.
   ffi.cast("struct ibv_qp *", rec.recorder_qp()).qp_num = 0x1101
+  -- Its CQs: the provider's (completions are matched to QPs by CQ and number).
+  ffi.cast("struct ibv_qp *", rec.recorder_qp()).send_cq = rec.recorder_cq()
+  ffi.cast("struct ibv_qp *", rec.recorder_qp()).recv_cq = rec.recorder_cq()
   local ep = rv.adopt_endpoint(id)
   check(ep.qp_num == 0x1101 and ep.qp == rec.recorder_qp(), "rv.adopt_endpoint: the id's QP and its number")
   local weak = setmetatable({}, { __mode = "v" })
@@ -128,10 +140,13 @@ end
 
 -- ---- the order of closing, on a recording stand-in for the C calls ----
 
+ffi.cdef("int eventfd(unsigned int initval, int flags); int close(int fd); long read(int fd, void *buf, unsigned long n);")
 local function stand_in()
   local mem, log, fail_next, completions = {}, {}, {}, {}
   local next_key = 0x100
-  ffi.cdef("int eventfd(unsigned int initval, int flags); int close(int fd);")
+  -- What the test sets: the qp_num of the QPs made (if not nil), the
+  -- address of the next id made (if not nil), the rdma_cm events to come.
+  local control = { cm_events = {} }
   local fds = {}
   local function make(kind, struct)
     local s = struct and rv.new(struct) or ffi.new("uint8_t[64]")
@@ -140,12 +155,6 @@ local function stand_in()
     log[#log + 1] = { "make", kind, tostring(address(p)) }
     return p, s
   end
-  local function gone(kind)
-    return function(p)
-      log[#log + 1] = { "destroy", kind, tostring(address(p)) }
-      return 0
-    end
-  end
   local function maybe_fail(name)
     local errno = fail_next[name]
     if errno then
@@ -153,6 +162,17 @@ local function stand_in()
       return nil, name .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
     end
     return true
+  end
+  -- A destroy: logged, unless fail_next[name] makes it fail (then nothing done).
+  local function gone(kind, name)
+    return function(p)
+      if name then
+        local ok, m, e = maybe_fail(name)
+        if not ok then return nil, m, e end
+      end
+      log[#log + 1] = { "destroy", kind, tostring(address(p)) }
+      return 0
+    end
   end
   local fake = {
     rdma_create_event_channel = function()
@@ -165,7 +185,14 @@ local function stand_in()
     rdma_create_id = function(_, out)
       local ok, m, e = maybe_fail("rdma_create_id")
       if not ok then return nil, m, e end
-      local p, s = make("Endpoint", "rdma_cm_id")
+      local p, s
+      if control.id_at then
+        p, s = control.id_at, ffi.cast("struct rdma_cm_id *", control.id_at)
+        log[#log + 1] = { "make", "Endpoint", tostring(address(p)) }
+        control.id_at = nil
+      else
+        p, s = make("Endpoint", "rdma_cm_id")
+      end
       s.verbs = ffi.cast("void *", 0xc0)
       out[0] = p
       return 0
@@ -179,7 +206,7 @@ local function stand_in()
       next_key = next_key + 1
       return p
     end,
-    ibv_dereg_mr = gone("MemoryRegion"),
+    ibv_dereg_mr = gone("MemoryRegion", "ibv_dereg_mr"),
     ibv_create_comp_channel = function()
       local p, s = make("CompletionChannel", "ibv_comp_channel")
       s.fd = ffi.C.eventfd(0, 0)
@@ -197,7 +224,7 @@ local function stand_in()
     ibv_destroy_srq = gone("SharedReceiveQueue"),
     rdma_create_qp = function(id, pd, attr)
       local p, s = make("QP", "ibv_qp")
-      s.pd, s.send_cq, s.recv_cq, s.srq, s.qp_num = pd, attr.send_cq, attr.recv_cq, attr.srq, next_key
+      s.pd, s.send_cq, s.recv_cq, s.srq, s.qp_num = pd, attr.send_cq, attr.recv_cq, attr.srq, control.qp_num or next_key
       next_key = next_key + 1
       ffi.cast("struct rdma_cm_id *", id).qp = p
       return 0
@@ -214,14 +241,36 @@ local function stand_in()
       end
       return got
     end,
+    rdma_ack_cm_event = function() return 0 end,
     raw = setmetatable({ ibv_post_send = function() return 0 end, ibv_post_recv = function() return 0 end,
-      ibv_post_srq_recv = function() return 0 end }, { __index = rv.raw }),
+      ibv_post_srq_recv = function() return 0 end,
+      -- The next of control.cm_events ({ id, listen_id, event, status }), in
+      -- C memory; none: -1, EAGAIN (the non-blocking read of the channel's
+      -- eventfd, never written, leaves it).
+      rdma_get_cm_event = function(channel, out)
+        if #control.cm_events == 0 then
+          ffi.C.read(ffi.cast("struct rdma_event_channel *", channel).fd, ffi.new("uint8_t[8]"), 8)
+          return -1
+        end
+        local e = table.remove(control.cm_events, 1)
+        local ev = rv.new("rdma_cm_event")
+        ev.id, ev.listen_id, ev.event, ev.status = e.id, e.listen_id, e.event, e.status or 0
+        mem[#mem + 1] = ev
+        out[0] = ev
+        return 0
+      end }, { __index = rv.raw }),
   }
   local o = rv._objects(setmetatable(fake, { __index = rv }))
   local function done()
     for _, fd in ipairs(fds) do ffi.C.close(fd) end
   end
-  return o, log, fail_next, completions, done
+  -- C memory for an id the objects do not make (an id of no one): its address.
+  local function memory(struct)
+    local s = rv.new(struct)
+    mem[#mem + 1] = s
+    return ffi.cast("void *", s)
+  end
+  return o, log, fail_next, completions, done, { control = control, make = make, memory = memory }
 end
 
 local function kinds(log, what)
@@ -365,6 +414,183 @@ do
   check(errno_of(ch2:create_id()) == rv.EINVAL, "create_id failing: EINVAL")
   assert(ch2:close())
   check(errno_of(ch2:create_id()) == 9, "a closed event channel: EBADF")
+  done()
+end
+
+-- A failed destroy: ibv_dereg_mr refused. :close() returns its failure; the
+-- MR is closed all the same, but the C MR is still there, so its buffer
+-- stays alive (rv.leaked), and so does what it depends on.
+do
+  local o, log, fail_next, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(assert(ch:create_id()):setup())
+  local weak = setmetatable({}, { __mode = "v" })
+  local mr
+  do
+    local buf = pattern(64, 0x11)
+    mr = assert(ep.pd:reg(buf, 64))
+    weak[1] = buf
+  end
+  fail_next.ibv_dereg_mr = rv.EBUSY
+  local r, message, errno = mr:close()
+  check(r == nil and errno == rv.EBUSY and message == "ibv_dereg_mr: Device or resource busy" and mr:closed(),
+    "ibv_dereg_mr failing: mr:close() returns nil, 'ibv_dereg_mr: Device or resource busy', EBUSY; the MR closed")
+  check(mr:close() == true, ":close() again: true (nothing to do)")
+  check(#o.leaked == 1 and o.leaked[1].kind == "MemoryRegion" and o.leaked[1].ptr == mr.ptr, "rv.leaked: the MR")
+  mr = nil
+  collect()
+  check(weak[1] ~= nil and hex(weak[1], 64) == hex(pattern(64, 0x11), 64),
+    "its buffer, every reference dropped, collectgarbage(): alive and intact (the card may still reach it)")
+  assert(ep:close())
+  assert(ch:close())
+  check(kinds(log, "destroy") == "QP CompletionQueue CompletionQueue CompletionChannel",
+    "the endpoint closed: what the MR depends on kept too (its PD, the id the PD was made on, its channel), the rest destroyed ("
+    .. kinds(log, "destroy") .. ")")
+  done()
+end
+
+-- Two QPs with the same number (two devices') on different CQs: a
+-- completion releases the holds of the QP whose CQ gave it, only.
+do
+  local o, log, _, completions, done, t = stand_in()
+  t.control.qp_num = 0x42
+  local ch = assert(o.event_channel())
+  local one, two = assert(assert(ch:create_id()):setup()), assert(assert(ch:create_id()):setup())
+  check(one.qp_num == 0x42 and two.qp_num == 0x42, "two QPs, both qp_num 0x42, on their own CQs")
+  local mr1, mr2 = assert(one.pd:reg(16)), assert(two.pd:reg(16))
+  assert(one:post_send({ wr_id = 5, sg = { mr1 }, flags = rv.IBV_SEND_SIGNALED }))
+  assert(two:post_send({ wr_id = 5, sg = { mr2 }, flags = rv.IBV_SEND_SIGNALED }))
+  assert(mr1:close())
+  assert(mr2:close())
+  local function deregs()
+    local t = {}
+    for _, e in ipairs(log) do
+      if e[1] == "destroy" and e[2] == "MemoryRegion" then t[#t + 1] = e[3] end
+    end
+    return t
+  end
+  local p1, p2 = tostring(address(mr1.ptr)), tostring(address(mr2.ptr))
+  local function wc(opcode)
+    return { wr_id = 5, status = 0, opcode = opcode or rv.IBV_WC_SEND, qp_num = 0x42 }
+  end
+  completions[1] = wc()
+  check(#one.send_cq:poll() == 1 and #deregs() == 1 and deregs()[1] == p1,
+    "the completion on the first QP's send CQ: its MR released (deregistered), the other QP's not")
+  local stranger = assert(o.completion_queue(two))
+  completions[1] = wc()
+  check(#stranger:poll() == 1 and #deregs() == 1, "the same completion on a CQ of neither QP: nothing released")
+  completions[1] = wc(rv.IBV_WC_RECV)
+  check(#two.recv_cq:poll() == 1 and #deregs() == 1,
+    "a receive's completion on the second QP's receive CQ: its posted send not released")
+  completions[1] = wc()
+  check(#two.send_cq:poll() == 1 and #deregs() == 2 and deregs()[2] == p2,
+    "the completion on the second QP's send CQ: its MR released")
+  for _, x in ipairs({ stranger, one, two, ch }) do assert(x:close()) end
+  ordered(log, "two QPs of one number")
+  done()
+end
+
+-- rdma_cm events read for others: queued for the ids the channel knows,
+-- dropped with their id; those of ids it does not know dropped at once,
+-- not handed to a later id at the same address; a connection request no
+-- one took has its new id destroyed.
+do
+  local o, log, _, _, done, t = stand_in()
+  local ch = assert(o.event_channel())
+  local listener, ep, other, listener2 = assert(ch:create_id()), assert(ch:create_id()), assert(ch:create_id()),
+    assert(ch:create_id())
+  local child, child2, child3 = t.make("Endpoint", "rdma_cm_id"), t.make("Endpoint", "rdma_cm_id"),
+    t.make("Endpoint", "rdma_cm_id")   -- connection requests' new ids
+  local nobody, nobody_listening = t.memory("rdma_cm_id"), t.memory("rdma_cm_id")
+  local E = rv
+  local events = t.control.cm_events
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child, listen_id = listener.id }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = nobody }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child2, listen_id = nobody_listening }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_TIMEWAIT_EXIT, id = other.id }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child3, listen_id = listener2.id }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = child3 }
+  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = ep.id }
+  check(ep:disconnected(1000) == true, "an endpoint's DISCONNECTED, read after six events of others")
+  local function destroyed(p)
+    local k = tostring(address(p))
+    for _, e in ipairs(log) do
+      if e[1] == "destroy" and e[3] == k then return true end
+    end
+    return false
+  end
+  check(destroyed(child2) and not destroyed(child) and not destroyed(child3),
+    "a connection request for a listener the channel does not know: its new id destroyed at once")
+  local taken = listener2:get_request(100)
+  check(taken and taken.id == child3 and taken:disconnected(100) == true,
+    "a request taken from the queue: its endpoint gets the event read for it before")
+  assert(other:close())
+  local function at(p)
+    t.control.id_at = p
+    return assert(ch:create_id())
+  end
+  local reused = at(other.id)
+  check(errno_of(reused:disconnected(50)) == rv.ETIMEDOUT,
+    "an id closed with an event queued (TIMEWAIT_EXIT), a new id at its address: not handed it (ETIMEDOUT)")
+  local late = at(nobody)
+  check(errno_of(late:disconnected(50)) == rv.ETIMEDOUT,
+    "an event for an id the channel did not know, a new id at that address later: not handed it (ETIMEDOUT)")
+  check(not destroyed(child), "the request queued for the listener: its id not destroyed while the listener is open")
+  assert(listener:close())
+  check(destroyed(child), "the listener closed with a request no one took: its new id destroyed")
+  for _, x in ipairs({ ep, reused, late, taken, listener2, ch }) do assert(x:close()) end
+  check(ch._cm ~= nil and next(ch._cm.known) == nil and next(ch._cm.queued) == nil,
+    "every id closed: nothing known, nothing queued")
+  done()
+end
+
+-- What is made on an endpoint (a PD, a completion channel, CQs: given the
+-- endpoint, or by :setup()) is destroyed before its id; ep:reg()'s MRs
+-- closed by the program are let go of at once.
+do
+  local o, log, _, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(ch:create_id())
+  local pd, cc = assert(o.protection_domain(ep)), assert(o.completion_channel(ep))
+  local cq = assert(o.completion_queue(ep, { channel = cc }))
+  assert(ep:close())
+  check(not kinds(log, "destroy"):find("Endpoint"),
+    "an endpoint closed under a PD, a completion channel and a CQ made on it: its id not destroyed yet")
+  for _, x in ipairs({ pd, cq, cc, ch }) do assert(x:close()) end
+  local before = ordered(log, "made on an endpoint")
+  before("ProtectionDomain", "Endpoint", "the PD before the id")
+  before("CompletionQueue", "Endpoint", "the CQ before the id")
+  before("CompletionChannel", "Endpoint", "the completion channel before the id")
+  done()
+end
+do
+  local o, log, _, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  assert(assert(assert(ch:create_id()):setup()):close())
+  assert(ch:close())
+  local before = ordered(log, "setup()'s objects")
+  before("ProtectionDomain", "Endpoint", "setup()'s PD before the id")
+  before("CompletionQueue", "Endpoint", "setup()'s CQs before the id")
+  before("CompletionChannel", "Endpoint", "setup()'s completion channel before the id")
+  done()
+end
+do
+  local o, log, _, _, done = stand_in()
+  local ch = assert(o.event_channel())
+  local ep = assert(assert(ch:create_id()):setup())
+  local weak = setmetatable({}, { __mode = "k" })
+  for i = 1, 3 do
+    local mr = assert(ep:reg(4096))   -- a message's MR, registered and closed
+    weak[mr] = true
+    assert(mr:close())
+  end
+  local kept = assert(ep:reg(16))
+  collect()
+  check(next(weak) == nil, "MRs of ep:reg() closed by the program: collected, the endpoint open")
+  assert(ep:close())
+  check(kept:closed(), "an MR of ep:reg() not closed: closed with the endpoint")
+  assert(ch:close())
+  ordered(log, "ep:reg() per message")
   done()
 end
 

@@ -5,8 +5,10 @@
 -- SGE by SGE on the recording provider (bindings/recorder.c,
 -- RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data path there (ibv_post_send
 -- of a list with the wr union, ibv_post_srq_recv, ibv_poll_cq into a table,
--- ibv_req_notify_cq, each failure convention); the ports in both orders;
--- the completion statuses.
+-- ibv_req_notify_cq, each failure convention; ibv_wr_set_sge_list on its
+-- extended QP and ibv_advise_mr on its PD, tables of SGEs checked SGE by
+-- SGE); the ports in both orders; the completion statuses; the README's
+-- client is examples/hello.lua, word for word, and compiles.
 -- Exits 1 on a failure.
 -- bindings/run.sh BUILD_DIR lua test runs it (LUA_PATH: bindings/lua).
 local rv = require("rdmaverbs")
@@ -22,6 +24,18 @@ local function errno_of(...)
   local r, msg, errno = ...
   return r == nil and errno or "no error", msg
 end
+
+-- The libraries stay loaded once the module is: their namespaces are not
+-- collected (which would dlclose them under rv.raw's functions).
+collectgarbage("collect")
+collectgarbage("collect")
+local RTLD_NOW, RTLD_NOLOAD = 2, 4
+if ffi.C.dlopen("librdmacm.so.1", RTLD_NOW + RTLD_NOLOAD) == nil then
+  print("lua: FAIL: librdmacm unloaded by collectgarbage(): its functions would crash")
+  os.exit(1)
+end
+check(rv.rdma_event_str(rv.RDMA_CM_EVENT_CONNECT_REQUEST) == "RDMA_CM_EVENT_CONNECT_REQUEST",
+  "librdmacm still loaded after collectgarbage(), its functions callable")
 
 local bound = 0
 for _, f in ipairs(rv.FUNCTIONS) do
@@ -228,11 +242,52 @@ do
     "ibv_poll_cq(5 of 4): an error (" .. tostring(err) .. ")")
   rec.recorder_fail(rv.EIO)
   check(errno_of(rv.ibv_poll_cq(cq, 4, wc)) == rv.EIO, "ibv_poll_cq failing (-1, errno EIO): nil, message, EIO")
+  -- An empty table: copied into a C array of one (not NULL), so the count
+  -- 0 goes to the provider, which gives 0.
+  local before = rec.recorder_posts()
+  check(rv.ibv_poll_cq(cq, 0, {}) == 0 and rec.recorder_posts() == before + 1,
+    "ibv_poll_cq(cq, 0, {}): 0, from the provider")
   recorded(rv.ibv_req_notify_cq(cq, 1), "notify solicited_only=1", "ibv_req_notify_cq(cq, 1)")
+  -- The other two vectored calls, tables of SGEs: ibv_wr_set_sge_list on
+  -- the extended QP, ibv_advise_mr on the PD of an extended context.
+  ffi.cdef([[
+  void *recorder_qp_ex(void);
+  void *recorder_pd(void);
+  ]])
+  local qpx, pd = rec.recorder_qp_ex(), rec.recorder_pd()
+  rv.ibv_wr_set_sge_list(qpx, 3, { a, b, c })
+  recorded(0, "sge_list" .. SA .. SB .. SC, "ibv_wr_set_sge_list(qpx, 3, {a, b, c}): every SGE")
+  rv.ibv_wr_set_sge_list(qpx, 2, { c, a, b })
+  recorded(0, "sge_list" .. SC .. SA, "ibv_wr_set_sge_list(qpx, 2, {c, a, b}): the first two SGEs")
+  recorded(rv.ibv_advise_mr(pd, 2, 1, { b, c, a }, 3), "advise advice=0x2 flags=0x1" .. SB .. SC .. SA,
+    "ibv_advise_mr(pd, PREFETCH_NO_FAULT, FLUSH, {b, c, a}, 3): every SGE")
+  recorded(rv.ibv_advise_mr(pd, 0, 0, { sgl[1], a }, 2), "advise advice=0x0 flags=0x0" .. SB .. SA,
+    "ibv_advise_mr(pd, 0, 0, {struct cdata, table}, 2): every SGE")
+  local posts = rec.recorder_posts()
+  local ok1 = pcall(rv.ibv_advise_mr, pd, 0, 0, { a, b }, 3)
+  local ok2, err2 = pcall(rv.ibv_wr_set_sge_list, qpx, 4, { a, b, c })
+  check(not ok1 and not ok2 and err2:find("ibv_wr_set_sge_list: the count (4) is more than the array's 3 elements", 1, true)
+    and rec.recorder_posts() == posts,
+    "ibv_advise_mr and ibv_wr_set_sge_list with a count past the array: an error, the provider not called")
+  rec.recorder_fail(rv.ENOMEM)
+  local r2, msg2, errno2 = rv.ibv_advise_mr(pd, 0, 0, { a }, 1)
+  check(r2 == nil and errno2 == rv.ENOMEM and msg2 == "ibv_advise_mr: Cannot allocate memory" and rec.recorder_posts() == posts,
+    "ibv_advise_mr failing with ENOMEM (its errno value): nil, message, ENOMEM")
   check(errno_of(rv.ibv_req_notify_cq(nil, 0)) == rv.EINVAL, "ibv_req_notify_cq(NULL): EINVAL")
   check(rv.ibv_inc_rkey(0x123456ff) == 0x12345600
     and rv.rdma_event_str(rv.RDMA_CM_EVENT_ESTABLISHED) == "RDMA_CM_EVENT_ESTABLISHED",
     "ibv_inc_rkey, rdma_event_str")
+end
+
+-- The README opens with examples/hello.lua, word for word, which compiles.
+do
+  local readme = io.open("bindings/lua/README.md"):read("*a")
+  local hello = io.open("bindings/lua/examples/hello.lua"):read("*a")
+  local first = readme:find("```", 1, true)
+  local block = readme:match("^```lua\n(.-\n)```\n", first)
+  check(block ~= nil and block == hello, "README.md's first block is examples/hello.lua, word for word")
+  local chunk, err = loadstring(hello, "=examples/hello.lua")
+  check(chunk ~= nil, "examples/hello.lua compiles: " .. tostring(err or "ok"))
 end
 
 local env = os.getenv("RDMAVERBS_LIBRARY")
