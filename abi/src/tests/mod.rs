@@ -223,6 +223,6 @@ fn wc_status_names_match_header() {
     let want: Vec<usize> = (0..names.len()).collect();
     assert_eq!(
         values, want,
-        "WC_STATUS in abi/src/verbs.rs is out of step with verbs.h"
+        "WC_STATUS in abi/src/verbs/mod.rs is out of step with verbs.h"
     );
 }

@@ -1,9 +1,11 @@
-//! The verbs layer: the C types the API takes, the provider dispatch that
-//! `verbs.h` inlines, and the kinds of work request the exports build.
+//! The verbs layer: the C types the API takes (here), libibverbs' private
+//! `struct verbs_context` (`context.rs`), the provider dispatch that
+//! `verbs.h` inlines (`dispatch.rs`), and the kinds of work request the
+//! exports build.
 //!
 //! The verbs types come from `ibverbs-sys`. `struct rdma_cm_id` belongs to
 //! librdmacm, which `ibverbs-sys` does not cover, so it is declared here; the
-//! layout tests (`abi/src/tests.rs`) check every field the library touches
+//! layout tests (`abi/src/tests/`) check every field the library touches
 //! against the system headers.
 //!
 //! Under the preload library, a context's ops are the preload library's
