@@ -1,14 +1,16 @@
 //! rdmaverbs: the sixteen `static inline` functions of librdmacm's
-//! `<rdma/rdma_verbs.h>` (and the address functions of `<rdma/rdma_cma.h>`)
-//! as real, exported C symbols, and the preload library that watches
-//! programs that were never rebuilt.
+//! `<rdma/rdma_verbs.h>` (and the address functions of `<rdma/rdma_cma.h>`,
+//! and those of libibverbs' `<infiniband/verbs.h>`) as real, exported C
+//! symbols, and the preload library that watches programs that were never
+//! rebuilt.
 //!
 //! Every function here does what the inline original does, in the same order,
 //! with the same work request, return value and `errno` (the differential
-//! test, `c-tests/fake/differential.c`, compares each with the original
-//! compiled from the system header; `docs/deviations.md` lists where bad
-//! input gets an error instead of the original's crash). The posting and
-//! polling paths allocate nothing, take no lock and keep no global state.
+//! tests, `c-tests/fake/differential.c` and `c-tests/fake/verbs.c`, compare
+//! each with the original compiled from the system header;
+//! `docs/deviations.md` lists where bad input gets an error instead of the
+//! original's crash). The posting and polling paths allocate nothing, take
+//! no lock and keep no global state.
 //!
 //! # Safety
 //!
@@ -22,8 +24,11 @@
 //!
 //! This crate is the top of three (docs/design.md, "The house"):
 //!
-//! - [`api`]: the exports, one module per area (errno, registration,
-//!   posting, completions, addresses). Built into both libraries.
+//! - [`api`]: the exports, one module per area of `<rdma/rdma_verbs.h>`
+//!   (errno, registration, posting, completions, addresses), `verbs` the
+//!   functions of `<infiniband/verbs.h>` (`RDMAVERBS_1.3`), one module per
+//!   object, and `export`, the shape every export has. Built into both
+//!   libraries.
 //! - [`preload`]: the interposition and the wrapped provider ops, exported
 //!   only by the preload library (`librdmaverbs-preload.so`); the linked
 //!   library's link drops it.

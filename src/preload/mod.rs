@@ -1,16 +1,21 @@
 //! The preload library's own job: watching programs that were never rebuilt.
 //!
 //! `librdmaverbs-preload.so` (the same archive as `librdmaverbs.so.1`,
-//! linked with `src/preload.map`) exports `ibv_open_device` and
-//! `ibv_close_device` at libibverbs' version `IBVERBS_1.1`. A program built
+//! linked with `src/preload.map`) exports what `librdmaverbs.so.1` exports,
+//! and interposes the libibverbs functions of the table's `interposed` list
+//! (`ibv_open_device`, `ibv_close_device`, `ibv_destroy_qp`,
+//! `ibv_destroy_cq`) at libibverbs' version `IBVERBS_1.1`. A program built
 //! against the stock `<rdma/rdma_verbs.h>` has the 16 functions inlined, but
 //! its inline code, like every inline `ibv_post_send` or `ibv_poll_cq`,
 //! calls through the function pointers of the device context. When
-//! something watches (`RDMAVERBS_TRACE` or `RDMAVERBS_STATS`), the contexts
-//! opened get five of those pointers replaced with wrappers ([`ops`]) that
-//! call the provider's own op and hand the observer what happened. The
-//! originals are kept ([`registry`]) and put back before the real close.
-//! With nothing watched, the two functions only forward, and take no lock.
+//! something watches (`RDMAVERBS_TRACE` or `RDMAVERBS_STATS`), each context
+//! opened gets its data-path ops (the `SavedOps` list of [`ops`]) replaced
+//! with wrappers that call the provider's own op and hand the observer what
+//! happened, and its `create_qp_ex` and `create_cq_ex`, where it has them,
+//! with wrappers that do the same to the calls of each extended QP and CQ
+//! made on it ([`extended`]). The originals are kept ([`registry`]) and put
+//! back before the real close or destroy. With nothing watched, the four
+//! functions only forward, and take no lock.
 //!
 //! The library is linked with `-z nodelete`: once it has wrapped a context,
 //! its code must stay mapped for as long as the process lives.
@@ -117,7 +122,8 @@ pub unsafe extern "C" fn ibv_destroy_cq(cq: *mut ibv_cq) -> c_int {
 }
 
 /// libibverbs' definition of `name` at `IBVERBS_1.1`: the next one after
-/// this library in the lookup order. Looked up once.
+/// this library in the lookup order. Looked up once. (The callers
+/// `transmute` it to its function's type: docs/design.md, "Decisions".)
 fn real(cache: &AtomicPtr<c_void>, name: &CStr) -> Option<*mut c_void> {
     let mut f = cache.load(Ordering::Acquire);
     if f.is_null() {
