@@ -16,17 +16,19 @@
 //! | what | where |
 //! |---|---|
 //! | the gate word, its three views | `gate.rs` |
-//! | `RDMAVERBS_*`, read once at load | `settings.rs` |
+//! | `RDMAVERBS_*`, read once at load; `poll_spin` for the waits | `settings.rs` |
 //! | load, unload, a fatal signal, a fork, and their order | `process.rs` |
 //! | what the observer keeps per thread | `thread.rs` |
 //! | a call becoming counts, lines and probes | `record/mod.rs` |
 //! | an export's line and probe | `record/export.rs` |
+//! | how an export's result shows (`ret=`) | `record/returned.rs` |
 //! | a wrapped op's; the extended API's | `record/op.rs`, `record/extended.rs` |
+//! | what several lines show (an id, a CQ, a completion, the opcodes' names) | `record/show.rs` |
 //! | a line, its numbers | `trace/line.rs`, `trace/digits.rs` |
 //! | a thread's buffer; the writer thread | `trace/buffers.rs`, `trace/writer_thread.rs` |
 //! | the trace file's rules; no line across a page | `trace/file.rs`, `trace/append.rs` |
 //! | the counters; their mapped file | `count/mod.rs`, `count/file.rs` |
-//! | the USDT probes | `probes/mod.rs` |
+//! | the USDT probes; the C tests' recorder of their firings | `probes/mod.rs`, `probes/recorder.rs` |
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

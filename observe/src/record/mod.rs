@@ -85,7 +85,8 @@ pub(crate) trait Out {
 }
 
 /// Records one call: the only way a call becomes counters, trace lines and
-/// probe firings.
+/// probe firings. The watched case is tested first, as it takes precedence
+/// (why that costs the counting path nothing: docs/design.md, "Decisions").
 ///
 /// # Safety
 /// As [`Events::each`].
@@ -184,8 +185,9 @@ impl<C: Bytes> Out for Watched<C> {
     }
 }
 
-/// What an export returns: a status, an address, or a registered MR (each
-/// implemented here, where it is shown: the trait is sealed).
+/// What an export returns: a status, a count, an address, an object, a
+/// registered MR, a value read, or nothing (each implemented in
+/// `returned.rs`, with how it is shown: the trait is sealed).
 pub trait Returned: Copy + shown::Shown {
     /// The call failed.
     fn failed(self) -> bool;
