@@ -7,18 +7,21 @@ address handles, MRs).
 
 Every function has its C name and C types; a failure raises OSError with
 its errno: the errno the call left (read right after it: ctypes'
-use_errno) for -1 (rdma_*) or NULL, the value itself for the functions
-that return an errno value (ibv_post_send, ibv_dealloc_pd, ...), minus a
-negative value (ibv_poll_cq). The unchecked ctypes functions are in
-`raw`. The structs (ibv_sge, ibv_wc, ibv_send_wr and its unions,
+use_errno) for -1 (rdma_*, ibv_get_cq_event), a negative ibv_poll_cq or
+NULL; the value itself for the functions that return an errno value
+(ibv_post_send, ibv_dealloc_pd, ibv_advise_mr, ...); minus a negative
+value (ibv_query_gid_table). Each function's docstring says which. The
+unchecked ctypes functions are in `raw`. The structs (ibv_sge, ibv_wc, ibv_send_wr and its unions,
 rdma_cm_event, ...) and constants come from _api.py, generated from the
 library's table and checked against the system headers.
 
-The arrays of structs (the vectored posts' SGEs, ibv_wr_set_sge_list's,
-ibv_poll_cq's completions) are a list or tuple (of the struct, or of
-tuples of its fields), copied into one C array (and, for ibv_poll_cq,
-copied back into the list's structs), or a ctypes array of the struct,
-passed as it is; a count larger than the list is refused with ValueError.
+The arrays of structs (the vectored posts' SGEs, ibv_wr_set_sge_list's
+and ibv_advise_mr's, ibv_poll_cq's completions) are a list or tuple (of
+the struct, or of tuples of its fields), copied into one C array (and,
+for ibv_poll_cq, copied back into the list's structs, so that its list
+must hold the structs: tuples are refused with TypeError before C is
+called), or a ctypes array of the struct, passed as it is; a count larger
+than the list is refused with ValueError before C is called.
 rdma_get_src_port and rdma_get_dst_port return the port in network byte
 order, as C does; src_port and dst_port return it in host order.
 ibv_wc_status_str and rdma_event_str return a str.
@@ -66,13 +69,22 @@ if not TYPE_CHECKING:
         """The ctypes functions themselves: C results, errno left in ctypes.get_errno()."""
 
 
-def _array(name: str, cls: Any, value: Any, n: int) -> Any:
+def _array(name: str, cls: Any, value: Any, n: int, out: bool) -> Any:
     """`value` as contiguous C memory holding at least n structs `cls`: a
     ctypes array of them as it is, a list or tuple (of cls, or of tuples of
-    its fields) copied into one; None stays NULL."""
+    its fields; of cls only if C writes into it, `out`: what C wrote is
+    copied back into them) copied into one; None stays NULL. Anything
+    refused is refused before C is called (a poll's completions would
+    be lost after it)."""
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
+        if out:
+            for i, element in enumerate(value):
+                if not isinstance(element, cls):
+                    raise TypeError(f"{name}: element {i} is a {type(element).__name__}: C writes into this "
+                                    f"array, and what it writes is copied back into the list's elements, "
+                                    f"which must be {cls.__name__} structs")
         value = (cls * len(value))(*value)
     elif not (isinstance(value, ctypes.Array) and issubclass(value._type_, cls)):
         raise TypeError(f"{name}: a list or tuple of {cls.__name__} (or of tuples of its fields), "
@@ -83,15 +95,12 @@ def _array(name: str, cls: Any, value: Any, n: int) -> Any:
     return value
 
 
-def _copy_back(name: str, given: Any, copy: Any) -> None:
+def _copy_back(given: Any, copy: Any) -> None:
     """What C wrote into `copy`, the C array made of the list `given`,
-    copied into the list's structs (each a struct, not a tuple)."""
+    copied into the list's structs (each a struct: _array checked it)."""
     if copy is given or given is None:
         return
     for i, element in enumerate(given):
-        if not isinstance(element, type(copy[i])):
-            raise TypeError(f"{name}: C wrote element {i}: a list of {type(copy[i]).__name__}, "
-                            f"not of {type(element).__name__}, takes it back")
         ctypes.pointer(element)[0] = copy[i]
 
 
@@ -123,13 +132,13 @@ def _wrapped(name: str, fn: Any, error: Optional[str], arrays: Sequence[Tuple[in
     def call(*given: Any) -> Any:
         args = list(given) if arrays else given
         if arrays:
-            for i, count, struct, _ in arrays:
-                args[i] = _array(name, getattr(_api, struct), args[i], args[count])  # type: ignore[index]
+            for i, count, struct, out in arrays:
+                args[i] = _array(name, getattr(_api, struct), args[i], args[count], out)  # type: ignore[index]
         r = fn(*args)
         if arrays:
             for i, _, _, out in arrays:
                 if out:
-                    _copy_back(name, given[i], args[i])
+                    _copy_back(given[i], args[i])
         err = _failed(error, r)
         if err:
             raise OSError(err, f"{name}: {os.strerror(err)}")
@@ -177,8 +186,8 @@ def layout() -> Iterator[str]:
 
 
 # The objects (objects.py): the handles above as Python objects that close
-# themselves, keep what the device uses alive, and wait with a time limit,
-# blocking or in asyncio.
+# themselves, keep what the device uses alive, and wait (with a time limit
+# if given), blocking or in asyncio.
 from .objects import (  # noqa: E402  (X as X: re-exported, for type checkers)
     CMEvent as CMEvent, CMEventError as CMEventError, CompChannel as CompChannel,
     CompletionError as CompletionError, CQ as CQ, Endpoint as Endpoint, EventChannel as EventChannel,

@@ -5,7 +5,8 @@ vectored posts checked SGE by SGE on the recording provider
 (bindings/recorder.c, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data path
 there: ibv_post_send of a list of work requests (the wr union's atomic
 member, imm_data, two SGEs), ibv_post_recv, ibv_post_srq_recv, ibv_poll_cq
-into a list, ibv_req_notify_cq, each failure convention; the ports in both
+into a list, ibv_wr_set_sge_list and ibv_advise_mr of a list of SGEs,
+ibv_req_notify_cq, each failure convention; the ports in both
 orders, the completion statuses. (The layout is checked by `python -m
 rdmaverbs --layout` against the system headers; the RC and verbs exchanges
 run in make e2e-host.)"""
@@ -22,7 +23,7 @@ from rdmaverbs import _api
 RECORDER = ctypes.CDLL(os.environ["RDMAVERBS_RECORDER"])
 RECORDER.recorder_id.restype = ctypes.c_void_p
 RECORDER.recorder_last.restype = ctypes.c_char_p
-for _name in ("recorder_qp", "recorder_srq", "recorder_cq"):
+for _name in ("recorder_qp", "recorder_srq", "recorder_cq", "recorder_qp_ex", "recorder_pd"):
     getattr(RECORDER, _name).restype = ctypes.c_void_p
 
 # The exports as the library's own list names them, node by node.
@@ -217,13 +218,46 @@ class Binding(unittest.TestCase):
         self.assertEqual(wc[3].wr_id, 0x5000)
         with self.assertRaisesRegex(ValueError, r"ibv_poll_cq: the count \(5\) is more than the array's 4"):
             rv.ibv_poll_cq(cq, 5, wc)
-        with self.assertRaisesRegex(TypeError, "ibv_poll_cq: C wrote element 0"):
-            rv.ibv_poll_cq(cq, 1, [(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)])
+        # A list C writes into must hold the structs (what C wrote is copied
+        # back into them): tuples refused before the poll, which would
+        # otherwise reap completions nobody gets.
+        with self.assertRaisesRegex(TypeError, "ibv_poll_cq: element 1 is a tuple"):
+            rv.ibv_poll_cq(cq, 2, [rv.ibv_wc(), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)])
+        self.assertEqual(RECORDER.recorder_posts(), 3)
+        self.assertEqual(rv.ibv_poll_cq(cq, 1, wc), 1)
         self.assertEqual(RECORDER.recorder_posts(), 4)
         RECORDER.recorder_fail(errno.EIO)       # -1, errno EIO
         with self.assertRaises(OSError) as e:
             rv.ibv_poll_cq(cq, 4, wc)
         self.assertEqual(e.exception.errno, errno.EIO)
+
+    def test_sge_lists_of_the_extended_qp_and_advise_mr(self):
+        """ibv_wr_set_sge_list (the extended QP's) and ibv_advise_mr (the
+        PD's context's), RDMAVERBS_1.3, with an ordinary list of SGEs (or
+        of tuples), every SGE as the provider received it; a count larger
+        than the list refused before C; advise_mr's errno value raised."""
+        qpx, pd = RECORDER.recorder_qp_ex(), RECORDER.recorder_pd()
+        sge = [rv.ibv_sge(*A), rv.ibv_sge(*B), rv.ibv_sge(*C)]
+        self.assertIsNone(rv.ibv_wr_set_sge_list(qpx, 3, sge))
+        self.assertEqual(RECORDER.recorder_last().decode(), "sge_list" + SA + SB + SC)
+        self.assertIsNone(rv.ibv_wr_set_sge_list(qpx, 2, [C, A]))
+        self.assertEqual(RECORDER.recorder_last().decode(), "sge_list" + SC + SA)
+        # advice IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE (1), flags IBV_ADVISE_MR_FLAG_FLUSH (1)
+        self.assertEqual(rv.ibv_advise_mr(pd, 1, 1, sge[1:], 2), 0)
+        self.assertEqual(RECORDER.recorder_last().decode(), "advise advice=0x1 flags=0x1" + SB + SC)
+        self.assertEqual(rv.ibv_advise_mr(pd, 2, 0, (A, B, C), 3), 0)
+        self.assertEqual(RECORDER.recorder_last().decode(), "advise advice=0x2 flags=0x0" + SA + SB + SC)
+        self.assertEqual(RECORDER.recorder_posts(), 4)
+        with self.assertRaisesRegex(ValueError, r"ibv_wr_set_sge_list: the count \(4\) is more than the array's 3"):
+            rv.ibv_wr_set_sge_list(qpx, 4, sge)
+        with self.assertRaisesRegex(ValueError, r"ibv_advise_mr: the count \(3\) is more than the array's 2"):
+            rv.ibv_advise_mr(pd, 1, 1, sge[:2], 3)
+        self.assertEqual(RECORDER.recorder_posts(), 4)
+        RECORDER.recorder_fail(errno.EOPNOTSUPP)
+        with self.assertRaises(OSError) as e:
+            rv.ibv_advise_mr(pd, 1, 1, sge, 3)
+        self.assertEqual(e.exception.errno, errno.EOPNOTSUPP)
+        self.assertEqual(RECORDER.recorder_posts(), 4)
 
     def test_ibv_req_notify_cq(self):
         cq = RECORDER.recorder_cq()
