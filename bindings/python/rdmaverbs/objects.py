@@ -366,13 +366,27 @@ def _addrinfo(addr: Optional[str], port: Union[int, str, None], passive: bool) -
 
 
 def _sockaddr(sa: Optional[int]) -> Tuple[str, int]:
-    """A sockaddr_in's (address, port in host order)."""
+    """A sockaddr_in's or sockaddr_in6's (address, port in host order); an
+    IPv6 address with a scope (link-local) as "fe80::1%eth0", as
+    getaddrinfo takes it back. Another family (AF_IB) raises EAFNOSUPPORT."""
     if not sa:
         return ("", 0)
     sin = sockaddr_in.from_address(sa)
-    if sin.sin_family != socket.AF_INET:
-        raise OSError(_errno.EAFNOSUPPORT, "not an IPv4 address")
-    return (socket.inet_ntoa(_struct.pack("=I", sin.sin_addr)), socket.ntohs(sin.sin_port))
+    if sin.sin_family == socket.AF_INET:
+        return (socket.inet_ntoa(_struct.pack("=I", sin.sin_addr)), socket.ntohs(sin.sin_port))
+    if sin.sin_family != socket.AF_INET6:
+        raise OSError(_errno.EAFNOSUPPORT, f"address family {sin.sin_family}: neither IPv4 nor IPv6")
+    # struct sockaddr_in6: family, port (network order), flowinfo, the
+    # address's 16 bytes, scope_id (host order).
+    raw = C.string_at(sa, 28)
+    (port,), addr, (scope,) = _struct.unpack("!H", raw[2:4]), raw[8:24], _struct.unpack("=I", raw[24:28])
+    host = socket.inet_ntop(socket.AF_INET6, addr)
+    if scope:
+        try:
+            host += "%" + socket.if_indextoname(scope)
+        except OSError:
+            host += f"%{scope}"
+    return (host, port)
 
 
 def _conn_param(responder_resources: int, initiator_depth: int, retry_count: int,

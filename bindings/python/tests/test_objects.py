@@ -12,6 +12,8 @@ import errno
 import gc
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -416,6 +418,33 @@ class Async(unittest.TestCase):
 
     def test_the_channels_fd_is_non_blocking(self):
         self.assertTrue(os.get_blocking(self.ch.fd) is False)
+
+
+class Addresses(unittest.TestCase):
+    def test_ipv4_and_ipv6(self):
+        """local_addr and peer_addr (rdma_get_local_addr, ...): the
+        recorder's id's IPv4 route, then a sockaddr_in6 in its place (with
+        a scope: "%" and the interface); another family EAFNOSUPPORT."""
+        id_ = RECORDER.recorder_id()
+        ep = rv.Endpoint.wrap(id_)
+        self.assertEqual((ep.local_addr, ep.peer_addr), (("10.0.0.1", 18577), ("10.0.0.2", 50000)))
+        src = rv.rdma_get_local_addr(id_)
+
+        def put(family, port, addr, scope):
+            sin6 = (struct.pack("=H", family) + struct.pack("!H", port) + struct.pack("=I", 0) +
+                    socket.inet_pton(socket.AF_INET6, addr) + struct.pack("=I", scope))
+            ctypes.memmove(src, sin6, len(sin6))
+        put(socket.AF_INET6, 4791, "2001:db8::7", 0)
+        self.assertEqual(ep.local_addr, ("2001:db8::7", 4791))
+        put(socket.AF_INET6, 18515, "fe80::1", 1)
+        self.assertEqual(ep.local_addr, ("fe80::1%" + socket.if_indextoname(1), 18515))
+        put(socket.AF_INET6, 18515, "fe80::1", 0x7fff0000)          # no such interface
+        self.assertEqual(ep.local_addr, ("fe80::1%2147418112", 18515))
+        self.assertEqual(ep.peer_addr, ("10.0.0.2", 50000))
+        put(27, 1, "::", 0)                                         # AF_IB
+        with self.assertRaises(OSError) as e:
+            ep.local_addr
+        self.assertEqual(e.exception.errno, errno.EAFNOSUPPORT)
 
 
 class Typed(unittest.TestCase):
