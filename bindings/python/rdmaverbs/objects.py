@@ -164,34 +164,43 @@ def _nonblocking(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
 
 
+# The futures waiting for each fd's readiness, per loop ((id(loop), fd)):
+# asyncio keeps one reader per fd, so one reader is added for all the
+# waiters on an fd (an Endpoint's completion wait and its CQ's channel's
+# event wait can watch the same fd) and wakes them all; removed when the
+# last one stops waiting. An entry lives only while a waiter's future
+# (which holds its loop) does.
+_watchers: Dict[Tuple[int, int], List["asyncio.Future[None]"]] = {}
+
+
+def _wake(loop: "asyncio.AbstractEventLoop", fd: int) -> None:
+    futures = _watchers.pop((id(loop), fd), [])
+    loop.remove_reader(fd)
+    for f in futures:
+        if not f.done():
+            f.set_result(None)
+
+
 class _Readiness:
-    """An fd's readiness in asyncio (the running loop's add_reader): any
-    number of tasks may wait on it at once; all are woken, each then reads
-    what it can without blocking (the fd is O_NONBLOCK)."""
+    """An fd's readiness in asyncio (the running loop's add_reader, one per
+    fd and loop whoever waits on it): any number of tasks may wait on it
+    at once; all are woken, each then reads what it can without blocking
+    (the fd is O_NONBLOCK)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.futures: List["asyncio.Future[None]"] = []
-        self.loop: Optional["asyncio.AbstractEventLoop"] = None
         _nonblocking(fd)
-
-    def _ready(self) -> None:
-        futures, self.futures = self.futures, []
-        if self.loop is not None:
-            self.loop.remove_reader(self.fd)
-        for f in futures:
-            if not f.done():
-                f.set_result(None)
 
     async def wait(self, deadline: Optional[float], what: str) -> None:
         """Until the fd is readable; TimeoutError (ETIMEDOUT) at the deadline."""
         import asyncio
         loop = asyncio.get_running_loop()
         fut: "asyncio.Future[None]" = loop.create_future()
-        if not self.futures:
-            loop.add_reader(self.fd, self._ready)
-            self.loop = loop
-        self.futures.append(fut)
+        key = (id(loop), self.fd)
+        # (Added again when others wait already: the same reader, so
+        # that the fd is watched whatever happened to an earlier one.)
+        loop.add_reader(self.fd, _wake, loop, self.fd)
+        _watchers.setdefault(key, []).append(fut)
         left = _left(deadline)
         timer = None if left is None else loop.call_later(left, _expire, fut, what)
         try:
@@ -199,9 +208,11 @@ class _Readiness:
         finally:
             if timer is not None:
                 timer.cancel()
-            if fut in self.futures:
-                self.futures.remove(fut)
-                if not self.futures:
+            waiting = _watchers.get(key)
+            if waiting is not None and fut in waiting:
+                waiting.remove(fut)
+                if not waiting:
+                    del _watchers[key]
                     loop.remove_reader(self.fd)
 
 

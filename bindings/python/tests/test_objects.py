@@ -416,6 +416,43 @@ class Async(unittest.TestCase):
         os.write(self.fakes.pipe[1], b"e" * 8)
         self.assertIs(self.ch.get_cq_event(timeout=1), self.cq)
 
+    def test_two_waits_on_one_channel_both_wake(self):
+        """ep.aget_recv_comp (the id's CQ's channel watched) and
+        channel.aget_cq_event on one channel at once: asyncio keeps one
+        reader an fd, so they share one; two events come, both wake."""
+        cid = rv.rdma_cm_id.from_address(self.fakes.recorder_id)
+        cid.recv_cq, cid.recv_cq_channel = self.cq.handle, self.ch.handle
+        state = {"sent": False}
+
+        def get_comp(id_, wc, ms):
+            ctypes.set_errno(errno.ETIMEDOUT)
+            return -1
+
+        def poll_cq(cq, n, wc):
+            if not state["sent"]:
+                return 0
+            wc._obj.wr_id, wc._obj.status, wc._obj.opcode = 0x99, 0, rv.IBV_WC_RECV
+            return 1
+        patcher = mock.patch.multiple(rv.raw, rdma_get_recv_comp_timeout=get_comp, ibv_poll_cq=poll_cq,
+                                      ibv_req_notify_cq=lambda cq, solicited: 0)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+        async def main():
+            events = asyncio.ensure_future(self.ch.aget_cq_event(timeout=2))
+            comp = asyncio.ensure_future(self.ep.aget_recv_comp(timeout=2))
+            await asyncio.sleep(0.05)               # both waiting
+            state["sent"] = True
+            os.write(self.fakes.pipe[1], b"e" * 16)  # two events: one each
+            got = await asyncio.gather(events, comp)
+            self.assertFalse(asyncio.get_running_loop().remove_reader(self.ch.fd))
+            return got
+
+        cq, wc = asyncio.run(main())
+        self.assertIs(cq, self.cq)
+        self.assertEqual((wc.wr_id, wc.opcode), (0x99, rv.IBV_WC_RECV))
+        self.assertEqual(rv.objects._watchers, {})
+
     def test_the_channels_fd_is_non_blocking(self):
         self.assertTrue(os.get_blocking(self.ch.fd) is False)
 
