@@ -150,6 +150,11 @@ def _readable(fd: int, deadline: Optional[float], what: str) -> None:
             raise _error(_errno.ETIMEDOUT, what)
 
 
+# What the objects collected without being destroyed (a destroy that
+# failed in their finalizer: the C object lives on) leave the device:
+# (their repr, what they held), kept for the life of the process.
+_leaked: List[Tuple[str, Any]] = []
+
 # Whether this process has made a channel's fd non-blocking (for asyncio):
 # until it has, a wait without a time limit is the original's blocking read
 # (rdma_get_*_comp_timeout's -1), with no poll(2) before it.
@@ -304,6 +309,12 @@ class Resource:
     def _released(self) -> None:
         """After the C object is gone: what it held is let go."""
 
+    def _held(self) -> Any:
+        """What the device may still use while the C object lives (an MR's
+        memory, the buffers posted to a queue): kept for good if it cannot
+        be destroyed when collected."""
+        return None
+
     def close(self) -> None:
         """Closes the children still open (newest first), then destroys this
         object. Closing a closed object does nothing. A child or this
@@ -338,7 +349,10 @@ class Resource:
         for p in parents:
             p._children.pop(self._serial, None)
             if p._close_after_children and not p._children:
-                p.close()
+                try:
+                    p.close()
+                except Exception as e:   # noqa: BLE001 (being collected, as its children were)
+                    p._abandon(e)
 
     def __enter__(self: "_Self") -> "_Self":
         return self
@@ -347,13 +361,41 @@ class Resource:
         self.close()
 
     def __del__(self) -> None:
+        # Nothing may escape a finalizer (noqa: BLE001 below).
         if getattr(self, "_closed", True):
             return
-        try:
-            if self._owned:
+        if self._owned:
+            try:
                 warnings.warn(f"unclosed {self!r}, closed when collected", ResourceWarning, source=self)
+            except Exception:   # noqa: BLE001 (warnings made errors)
+                pass
+        try:
             self.close()
-        except Exception:   # noqa: BLE001 (nothing may escape a finalizer)
+        except Exception as e:   # noqa: BLE001
+            self._abandon(e)
+
+    def _abandon(self, error: BaseException) -> None:
+        """Collected, but its C object could not be destroyed (error): what
+        the device may still use (an MR's memory, the buffers posted to a
+        queue) is kept in _leaked for the life of the process, a
+        RuntimeWarning says so, and its parents no longer wait for it (so
+        that their close() goes on: their own destroy fails if C still
+        needs this one; a parent that was waiting to close after it, being
+        collected too, is closed now)."""
+        _leaked.append((repr(self), self._held()))
+        for p in self._parents:
+            if p._children.pop(self._serial, None) is None:
+                continue
+            if p._close_after_children and not p._children and not p._closed:
+                try:
+                    p.close()
+                except Exception as e:   # noqa: BLE001
+                    p._abandon(e)
+        try:
+            warnings.warn(f"{self!r} could not be destroyed when collected ({error}): its C object and "
+                          f"what the device may use are leaked, kept for the life of the process",
+                          RuntimeWarning)
+        except Exception:   # noqa: BLE001 (warnings made errors, or at exit)
             pass
 
     def __repr__(self) -> str:
@@ -1021,6 +1063,9 @@ class MR(Resource):
         if self._deregister is not None:
             self._deregister(self._handle)
 
+    def _held(self) -> Any:
+        return self._memory
+
     def _span(self, offset: int, length: Optional[int]) -> Tuple[int, int]:
         n = self.length - offset if length is None else length
         if offset < 0 or n < 0 or offset + n > self.length:
@@ -1292,6 +1337,9 @@ class SRQ(Resource):
 
     def _released(self) -> None:
         self._pending.clear()
+
+    def _held(self) -> Any:
+        return self._pending
 
     @property
     def pending(self) -> int:

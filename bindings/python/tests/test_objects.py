@@ -309,6 +309,58 @@ class Closing(unittest.TestCase):
         self.assertEqual(self.fakes.log[-1], "ibv_destroy_cq cq1")
         self.assertTrue(scq.closed and ep.closed)
 
+    def test_a_child_that_cannot_be_destroyed_when_collected(self):
+        """An MR dropped whose ibv_dereg_mr fails when it is collected: its
+        memory kept (still registered) with a RuntimeWarning, and its PD's
+        close() (a with block) closes it, not a silent nothing."""
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.addCleanup(ep.close)
+        leaked = rv.objects._leaked
+        self.addCleanup(lambda n=len(leaked): leaked.__delitem__(slice(n, None)))
+        pd = ep.alloc_pd()
+        mr = pd.reg_mr(bytearray(MESSAGE))
+        addr, before = mr.addr, len(leaked)
+        self.fakes.fail["mr1"] = errno.EBUSY
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            del mr
+            gc.collect()
+        warned = [str(x.message) for x in w if x.category is RuntimeWarning]
+        self.assertEqual(len(warned), 1, warned)
+        self.assertRegex(warned[0], r"^<rdmaverbs.MR 0x[0-9a-f]+> could not be destroyed when collected "
+                                    r"\(\[Errno 16\] ibv_dereg_mr: .*\): its C object and what the device may use "
+                                    r"are leaked")
+        kept = leaked[before:]
+        self.assertEqual(len(kept), 1)
+        self.assertEqual(ctypes.addressof(kept[0][1]), addr)
+        filler = churn()
+        self.assertEqual(bytes(kept[0][1]), MESSAGE)
+        self.assertEqual(len(filler), 20000)
+        with pd:
+            pass
+        self.assertTrue(pd.closed)
+        self.assertEqual(self.fakes.log, ["ibv_dealloc_pd pd1"])
+
+    def test_collected_together_one_that_cannot_be_destroyed(self):
+        """The objects of test_dropped_objects_are_closed_children_first
+        collected together (a cycle), the send CQ's destroy failing: each of
+        the others is destroyed still, the endpoint closed."""
+        leaked = rv.objects._leaked
+        self.addCleanup(lambda n=len(leaked): leaked.__delitem__(slice(n, None)))
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.build(ep)
+        ref = weakref.ref(ep)
+        self.fakes.fail["cq1"] = errno.EBUSY
+        del ep
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            gc.collect()
+        self.assertEqual(sorted(self.fakes.log), sorted(x for x in self.ORDER if x != "ibv_destroy_cq cq1"))
+        warned = [str(x.message) for x in w if x.category is RuntimeWarning]
+        self.assertEqual(len(warned), 1, warned)
+        self.assertRegex(warned[0], r"^<rdmaverbs.CQ 0x[0-9a-f]+> could not be destroyed when collected")
+        self.assertIsNone(ref())
+
     def test_dropped_objects_are_closed_children_first(self):
         """Dropped (the endpoint and its QP hold each other: the collector's
         cycle finds them, its finalizers in any order): each object is
