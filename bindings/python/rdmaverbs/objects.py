@@ -324,12 +324,17 @@ class Resource:
             return
         first: Optional[BaseException] = None
         collected = False
-        for ref in reversed(list(self._children.values())):
+        for serial, ref in reversed(list(self._children.items())):
+            if serial not in self._children:
+                # Closed meanwhile: an MR that a sibling held (a QP's posts),
+                # let go by its close, collected and closed then.
+                continue
             child = ref()
             if child is None:
                 # Being collected with this object (the collector clears
                 # weak references before it finalizes): it closes first,
-                # then closes this one (below).
+                # then closes this one (below). (One collected whose
+                # destroy failed is listed no more: _abandon.)
                 collected = True
                 continue
             try:

@@ -309,6 +309,22 @@ class Closing(unittest.TestCase):
         self.assertEqual(self.fakes.log[-1], "ibv_destroy_cq cq1")
         self.assertTrue(scq.closed and ep.closed)
 
+    def test_a_child_collected_while_its_parent_closes(self):
+        """A PD closed: its QP first, whose posted MR (registered before it,
+        dropped by the program) is then let go, collected and closed as
+        the PD's close goes on: the PD is closed all the same."""
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.addCleanup(ep.close)
+        pd = ep.alloc_pd()
+        mr = pd.reg_mr(64)
+        cq = ep.create_cq(16)
+        qp = ep.create_qp(pd, cq, cq)
+        qp.post_send([rv.SendWR(1, [mr.sge()], flags=rv.IBV_SEND_SIGNALED)])
+        del mr
+        pd.close()
+        self.assertTrue(pd.closed and qp.closed)
+        self.assertEqual(self.fakes.log, ["rdma_destroy_qp qp", "ibv_dereg_mr mr1", "ibv_dealloc_pd pd1"])
+
     def test_a_child_that_cannot_be_destroyed_when_collected(self):
         """An MR dropped whose ibv_dereg_mr fails when it is collected: its
         memory kept (still registered) with a RuntimeWarning, and its PD's
