@@ -1,6 +1,6 @@
 """rdmaverbs' objects: the raw layer's handles as Python objects that close
-themselves, hold the memory the device uses, and wait with a time limit,
-blocking or in asyncio.
+themselves, hold the memory the device uses, and wait (with a time limit
+if given), blocking or in asyncio.
 
 - EventChannel, Endpoint (an rdma_cm id, with its QP), PD, MR, CompChannel,
   CQ, SRQ, QP: each is a context manager; close() destroys it, and is
@@ -17,14 +17,21 @@ blocking or in asyncio.
   an mmap, any writable buffer: its size is locked while registered), and
   a posted work request holds the MRs it names until its completion has
   been reaped through these objects (CQ.poll/get/aget, Endpoint's
-  get_*_comp), or its queue is destroyed. A completion in error releases
-  nothing: what was posted to that QP stays held until the QP closes.
+  get_*_comp), or its queue is destroyed (an id's own QP, which
+  rdma_create_ep made: when the id is). A completion in error releases
+  nothing: what was posted to that QP stays held until the QP closes. An
+  object collected whose destroy fails (its C object lives on) keeps what
+  it held for the life of the process, with a RuntimeWarning.
 - A failed call raises OSError with its errno (TimeoutError, a subclass,
   for ETIMEDOUT); a completion in error, from the calls that wait for one
   completion, raises CompletionError.
-- Waits: timeout in seconds (None: no limit), the blocking form polls the
-  channel's descriptor first; the async form (a* methods) waits for it
-  with the running loop's add_reader and never blocks the loop.
+- Waits: timeout in seconds. Every wait can be bounded (but an
+  Endpoint.create id's connect and accept: librdmacm waits inside); None
+  is no limit, the default of get_event, expect, get_request,
+  get_send_comp, get_recv_comp, get_cq_event and CQ.get (connect, accept
+  and disconnect: 60 s; resolve: 2 s). The async form (a* methods) waits
+  with the running loop's add_reader (one reader an fd, whoever waits on
+  it) and never blocks the loop.
 """
 from __future__ import annotations
 
@@ -562,6 +569,12 @@ class Endpoint(Resource):
         self._by_ep = by_ep
         self._events: Deque[CMEvent] = deque()
         self._qp: Optional[QP] = None
+        # What is posted to the id's own QP (one rdma_create_ep or
+        # rdma_get_request made, or the raw layer): held here, not by the
+        # QP object over it (ep.qp, closed first when this closes), until
+        # the id is destroyed (rdma_destroy_ep destroys that QP).
+        self._sq: Deque[Tuple[int, Any]] = deque()
+        self._rq: Deque[Tuple[int, Any]] = deque()
         self._cq_readiness: Dict[int, _Readiness] = {}
         if channel is not None:
             channel._ids[handle] = weakref.ref(self)
@@ -603,6 +616,11 @@ class Endpoint(Resource):
         if self.channel is not None:
             self.channel._ids.pop(self._handle, None)
         self._qp = None
+        self._sq.clear()
+        self._rq.clear()
+
+    def _held(self) -> Any:
+        return self._sq, self._rq
 
     @property
     def _id(self) -> rdma_cm_id:
@@ -792,13 +810,20 @@ class Endpoint(Resource):
 
     @property
     def qp(self) -> "QP":
-        """The id's QP (made by create_qp, rdma_create_ep or rdma_get_request)."""
-        if self._qp is None or self._qp.closed:
+        """The id's QP (made by create_qp, rdma_create_ep or rdma_get_request).
+        ValueError once it is closed (create_qp's: destroyed; the others
+        are destroyed with the id, and what was posted to them is held
+        until then: closing the object over one lets go of nothing)."""
+        qp = self._qp
+        if qp is None or qp._closed:
             h = self._id.qp
+            if qp is not None and qp._owned and (not h or h == qp._handle):
+                raise ValueError(f"{qp!r} is closed")
             if not h:
                 raise ValueError(f"{self!r} has no QP")
-            self._qp = QP(h, (self,), None, None, None, owned=False)
-        return self._qp
+            qp = self._qp = QP(h, (self,), None, None, None, owned=False, endpoint=self,
+                               queues=(self._sq, self._rq))
+        return qp
 
     # -- memory --
 
@@ -827,7 +852,9 @@ class Endpoint(Resource):
         """rdma_post_send of length bytes at offset of an MR (held until
         the send's completion is reaped); or of bytes, which needs
         IBV_SEND_INLINE in flags (copied as it is posted)."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         if type(buf) is bytes and flags & _INLINE and not offset and length is None:   # the common inline send
             if _post_send(self._handle, wr_id, buf, len(buf), None, flags) < 0:
                 raise _error(C.get_errno(), "rdma_post_send")
@@ -852,7 +879,9 @@ class Endpoint(Resource):
     def post_recv(self, mr: "MR", offset: int = 0, length: Optional[int] = None, *, wr_id: int = 0) -> None:
         """rdma_post_recv into length bytes at offset of mr (held until the
         receive's completion is reaped)."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         if length is not None and 0 <= offset and 0 <= length and offset + length <= mr.length and not mr._closed:
             addr, n = mr.addr + offset, length
         else:
@@ -864,7 +893,9 @@ class Endpoint(Resource):
     def post_write(self, mr: "MR", remote_addr: int, rkey: int, offset: int = 0, length: Optional[int] = None,
                    *, wr_id: int = 0, flags: int = 0) -> None:
         """rdma_post_write of mr's bytes to the peer's remote_addr (rkey)."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         addr, n = mr._span(offset, length)
         _check_int(_R.rdma_post_write(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_write")
@@ -873,7 +904,9 @@ class Endpoint(Resource):
     def post_read(self, mr: "MR", remote_addr: int, rkey: int, offset: int = 0, length: Optional[int] = None,
                   *, wr_id: int = 0, flags: int = 0) -> None:
         """rdma_post_read of the peer's remote_addr (rkey) into mr."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         addr, n = mr._span(offset, length)
         _check_int(_R.rdma_post_read(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_read")
@@ -881,14 +914,18 @@ class Endpoint(Resource):
 
     def post_sendv(self, sgl: Sequence[Sge], *, wr_id: int = 0, flags: int = 0) -> None:
         """rdma_post_sendv over the SGEs (MR, offset, length)."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         arr, holds = _sges(sgl)
         _check_int(_R.rdma_post_sendv(self._handle, wr_id, arr, len(sgl), flags), "rdma_post_sendv")
         qp._sq.append((wr_id, holds))
 
     def post_recvv(self, sgl: Sequence[Sge], *, wr_id: int = 0) -> None:
         """rdma_post_recvv into the SGEs (MR, offset, length)."""
-        qp = self._qp or self.qp
+        qp = self._qp
+        if qp is None or qp._closed:
+            qp = self.qp
         arr, holds = _sges(sgl)
         _check_int(_R.rdma_post_recvv(self._handle, wr_id, arr, len(sgl)), "rdma_post_recvv")
         qp._rq.append((wr_id, holds))
@@ -1377,13 +1414,19 @@ class QP(Resource):
 
     def __init__(self, handle: int, parents: Sequence[Optional[Resource]], send_cq: Optional[CQ],
                  recv_cq: Optional[CQ], srq: Optional[SRQ], owned: bool = True,
-                 endpoint: Optional[Endpoint] = None) -> None:
+                 endpoint: Optional[Endpoint] = None,
+                 queues: Optional[Tuple[Deque[Tuple[int, Any]], Deque[Tuple[int, Any]]]] = None) -> None:
         super().__init__(handle, parents, owned)
         self.endpoint = endpoint
         self.send_cq, self.recv_cq, self.srq = send_cq, recv_cq, srq
         self.qp_num: int = ibv_qp.from_address(handle).qp_num
-        self._sq: Deque[Tuple[int, Any]] = deque()
-        self._rq: Deque[Tuple[int, Any]] = deque()
+        # What its work requests hold, by wr_id, in the order posted; the
+        # endpoint's (queues) for the object over an id's own QP, which the
+        # id's destroy destroys: they outlive this object then.
+        self._shared = queues is not None
+        self._sq: Deque[Tuple[int, Any]]
+        self._rq: Deque[Tuple[int, Any]]
+        self._sq, self._rq = queues if queues is not None else (deque(), deque())
         for cq in {id(c): c for c in (send_cq, recv_cq) if c is not None}.values():
             cq._qps[self.qp_num] = weakref.ref(self)
 
@@ -1403,8 +1446,12 @@ class QP(Resource):
         for cq in (self.send_cq, self.recv_cq):
             if cq is not None and cq._qps.get(self.qp_num) is not None:
                 cq._qps.pop(self.qp_num, None)
-        self._sq.clear()
-        self._rq.clear()
+        if not self._shared:
+            self._sq.clear()
+            self._rq.clear()
+
+    def _held(self) -> Any:
+        return self._sq, self._rq
 
     @property
     def pending(self) -> Tuple[int, int]:

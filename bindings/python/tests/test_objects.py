@@ -3,8 +3,9 @@ kept alive while posted, through the recording provider's loopback
 (bindings/recorder.c: the device touches the memory only when a poll
 completes the work request); closing in dependency order whatever the
 program does, with the C layer's creating and destroying calls replaced
-by fakes that log them; errors with their errno; the asyncio waits on a
-pipe standing for a channel's fd. (The objects on Soft-RoCE: make
+by fakes that log them (Endpoint.create's too); an object whose destroy
+fails when collected; errors with their errno; the asyncio waits on a
+pipe standing for a channel's fd, two at once; IPv4 and IPv6 addresses. (The objects on Soft-RoCE: make
 e2e-host's rows python objects and python async.)"""
 import asyncio
 import ctypes
@@ -137,6 +138,103 @@ class Loopback(unittest.TestCase):
         self.assertEqual(e.exception.errno, errno.ETIMEDOUT)
         self.assertEqual(len(filler), 20000)
 
+    def create_ep(self, destroyed=lambda: None):
+        """Endpoint.create (the README client's path) on the recorder's id:
+        rdma_getaddrinfo, rdma_create_ep, rdma_reg_msgs, rdma_dereg_mr and
+        rdma_destroy_ep replaced (the id is the recorder's, its QP and CQ
+        the loopback's; rdma_destroy_ep calls destroyed(), the QP there
+        until it returns, as librdmacm destroys it there)."""
+        res = rv.rdma_addrinfo()
+        cm_id = rv.rdma_cm_id.from_address(self.id)
+        cm_id.send_cq = cm_id.recv_cq = self.cq_h
+        self.log = []
+
+        def getaddrinfo(node, service, hints, out):
+            out._obj.value = ctypes.addressof(res)
+            return 0
+
+        def create_ep(out, ai, pd, attr):
+            out._obj.value = self.id
+            return 0
+
+        def reg_msgs(id_, addr, length):
+            m = rv.ibv_mr(addr=addr, length=length, lkey=0x77, rkey=0x78)
+            self.keys.append(m)
+            return ctypes.addressof(m)
+
+        def dereg_mr(h):
+            self.log.append("rdma_dereg_mr")
+            return 0
+
+        def destroy_ep(id_):
+            self.log.append("rdma_destroy_ep")
+            destroyed()
+        patcher = mock.patch.multiple(rv.raw, rdma_getaddrinfo=getaddrinfo, rdma_freeaddrinfo=lambda r: None,
+                                      rdma_create_ep=create_ep, rdma_reg_msgs=reg_msgs, rdma_dereg_mr=dereg_mr,
+                                      rdma_destroy_ep=destroy_ep)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        return rv.Endpoint.create("192.0.2.1", 7471)
+
+    def test_endpoint_create_holds_posted_buffers_until_rdma_destroy_ep(self):
+        """ep.close() on an Endpoint.create id closes what was made on it
+        first (the QP object over the id's QP, the MRs), then
+        rdma_destroy_ep destroys the QP: what was posted is held until
+        then, the device reading it meanwhile."""
+        seen = []
+
+        def destroyed():
+            # The QP is still there: the device sends now, reading the
+            # send's buffer, writing it into the receive's.
+            filler = churn()
+            wc = (rv.ibv_wc * 4)()
+            n = rv.raw.ibv_poll_cq(self.cq_h, 4, wc)
+            seen.append(([(wc[i].wr_id, wc[i].opcode) for i in range(n)], self.wire(), send_ref() is not None,
+                         recv_ref() is not None and bytes(recv_ref().buf), len(filler)))
+        ep = self.create_ep(destroyed)
+
+        def post():
+            recv_mr = ep.reg_msgs(64)
+            send_mr = ep.reg_msgs(bytearray(MESSAGE))
+            ep.post_recv(recv_mr, wr_id=0x102)
+            ep.post_send(send_mr, wr_id=0x202, flags=rv.IBV_SEND_SIGNALED)
+            return weakref.ref(recv_mr), weakref.ref(send_mr)
+
+        recv_ref, send_ref = post()
+        self.assertEqual(ep.qp.pending, (1, 1))
+        ep.close()
+        self.assertEqual(self.log, ["rdma_dereg_mr", "rdma_dereg_mr", "rdma_destroy_ep"])
+        self.assertEqual(seen, [([(0x202, rv.IBV_WC_SEND), (0x102, rv.IBV_WC_RECV)], MESSAGE, True, MESSAGE,
+                                 20000)])
+        gc.collect()
+        self.assertIsNone(send_ref())           # let go once the QP is gone
+        self.assertIsNone(recv_ref())
+
+    def test_closing_the_object_over_an_ids_own_qp_lets_go_of_nothing(self):
+        """ep.qp of an Endpoint.create id closed (the C QP is the id's, not
+        destroyed): its posts stay held, a new ep.qp sees them, and their
+        completions let them go."""
+        ep = self.create_ep()
+        self.addCleanup(ep.close)
+
+        def post():
+            send_mr = ep.reg_msgs(bytearray(MESSAGE))
+            ep.post_send(send_mr, wr_id=0x203, flags=rv.IBV_SEND_SIGNALED)
+            return weakref.ref(send_mr)
+
+        send_ref = post()
+        ep.qp.close()
+        filler = churn()
+        self.assertIsNotNone(send_ref())
+        self.assertEqual(ep.qp.pending, (1, 0))
+        wc = ep.get_send_comp(timeout=0)
+        self.assertEqual((wc.wr_id, wc.opcode), (0x203, rv.IBV_WC_SEND))
+        self.assertEqual(self.wire(), MESSAGE)
+        gc.collect()
+        self.assertIsNone(send_ref())
+        self.assertEqual(ep.qp.pending, (0, 0))
+        self.assertEqual(len(filler), 20000)
+
     def test_srq_receives_and_unsignaled_sends(self):
         srq = rv.SRQ.wrap(RECORDER.recorder_srq())
         cq = rv.CQ.wrap(self.cq_h)
@@ -228,6 +326,7 @@ class Fakes:
 
         def destroy_qp(id_):
             self.log.append("rdma_destroy_qp qp")
+            rv.rdma_cm_id.from_address(id_).qp = None       # as librdmacm does
 
         fakes = {
             "ibv_alloc_pd": lambda ctx: self.make(named("pd")),
@@ -308,6 +407,27 @@ class Closing(unittest.TestCase):
         ep.close()                      # tried again: it goes
         self.assertEqual(self.fakes.log[-1], "ibv_destroy_cq cq1")
         self.assertTrue(scq.closed and ep.closed)
+
+    def test_posts_after_the_endpoints_qp_is_closed_raise_valueerror(self):
+        """The QP create_qp made, closed (ep.qp.close(): rdma_destroy_qp):
+        every post of the endpoint then raises the closed error, ValueError,
+        before C is called (C would refuse the id without a QP: EINVAL)."""
+        ep = rv.Endpoint.wrap(self.fakes.recorder_id)
+        self.addCleanup(ep.close)
+        pd, ch, scq, rcq, srq, qp, *mrs = self.build(ep)
+        self.assertIs(ep.qp, qp)
+        ep.qp.close()
+        self.assertEqual(self.fakes.log, ["rdma_destroy_qp qp"])
+        mr = mrs[0]
+        posts = [lambda: ep.post_send(mr), lambda: ep.post_send(mr, 0, 8),
+                 lambda: ep.post_send(b"inline", flags=rv.IBV_SEND_INLINE),
+                 lambda: ep.post_send(bytearray(b"inline"), flags=rv.IBV_SEND_INLINE),
+                 lambda: ep.post_recv(mr), lambda: ep.post_recv(mr, 0, 8),
+                 lambda: ep.post_write(mr, 0x1000, 0x22), lambda: ep.post_read(mr, 0x1000, 0x22),
+                 lambda: ep.post_sendv([mr.sge()]), lambda: ep.post_recvv([mr.sge()]), lambda: ep.qp]
+        for post in posts:
+            with self.assertRaisesRegex(ValueError, r"<rdmaverbs.QP closed> is closed"):
+                post()
 
     def test_a_child_collected_while_its_parent_closes(self):
         """A PD closed: its QP first, whose posted MR (registered before it,
