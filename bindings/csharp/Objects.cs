@@ -558,18 +558,94 @@ namespace RdmaVerbs
     /// each read and acknowledged at once; every wait can be bounded (its
     /// file descriptor polled first: ETIMEDOUT; a negative limit: none).
     /// One thread waits on it at a time. Disposing it disposes the ids made
-    /// on it.</summary>
+    /// on it. An event read while waiting for another is kept for its id if
+    /// that is one of this channel's endpoints or listeners, or a connect
+    /// request's new id for one of its listeners; else it is dropped (a
+    /// connect request's id destroyed: the request refused). When an
+    /// endpoint or listener is disposed, the events kept for it are dropped,
+    /// and the ids of the connect requests it had not taken
+    /// (Listener.GetRequest) are destroyed: no event of a closed id is ever
+    /// given to another id at the same address.</summary>
     public sealed class EventChannel : Resource
     {
+        /// <summary>The C calls of a channel (the tests give a stand-in).</summary>
+        internal interface ISource
+        {
+            /// <summary>Waits until an event can be read, timeoutMs at most
+            /// (negative: no limit), else RdmaVerbsException(function,
+            /// ETIMEDOUT).</summary>
+            void Await(int timeoutMs, string function);
+
+            /// <summary>The next event (rdma_get_cm_event), copied, acknowledged.</summary>
+            CmEvent Get();
+
+            /// <summary>rdma_destroy_id, of a connect request's id nobody took.</summary>
+            void DestroyId(IntPtr id);
+        }
+
+        sealed class Source : ISource
+        {
+            readonly IntPtr channel;
+            readonly int fd;
+
+            internal Source(IntPtr channel, int fd)
+            {
+                this.channel = channel;
+                this.fd = fd;
+            }
+
+            public void Await(int timeoutMs, string function)
+            {
+                Calls.Readable(fd, timeoutMs, function);
+            }
+
+            public CmEvent Get()
+            {
+                IntPtr ev;
+                Rdma.rdma_get_cm_event(channel, out ev);
+                var e = Marshal.PtrToStructure<rdma_cm_event>(ev);
+                var copy = new CmEvent((int)e.@event, e.status, e.id, e.listen_id);
+                Rdma.rdma_ack_cm_event(ev);
+                return copy;
+            }
+
+            public void DestroyId(IntPtr id)
+            {
+                Rdma.rdma_destroy_id(id);
+            }
+        }
+
         readonly IntPtr channel;
         readonly int fd;
+        readonly ISource source;
+        /// <summary>Held while waiting (one waiter at a time).</summary>
+        readonly object waiting = new object();
+        /// <summary>Guards held and ids; also held from an event's read to its
+        /// routing, so that an id forgotten (then destroyed, its address free
+        /// for another) never gets an event read before. Never held while
+        /// waiting.</summary>
+        readonly object guard = new object();
         readonly List<CmEvent> held = new List<CmEvent>();
+        /// <summary>The ids whose events are kept: an endpoint's or a
+        /// listener's (to IntPtr.Zero), or a connect request's new id not yet
+        /// taken (to its listener's id).</summary>
+        readonly Dictionary<IntPtr, IntPtr> ids = new Dictionary<IntPtr, IntPtr>();
 
         /// <summary>rdma_create_event_channel.</summary>
         public EventChannel() : base(true)
         {
             channel = Rdma.rdma_create_event_channel();
             fd = Marshal.PtrToStructure<rdma_event_channel>(channel).fd;
+            source = new Source(channel, fd);
+            Opened();
+        }
+
+        /// <summary>A channel whose C calls are source's (the tests' stand-in:
+        /// nothing made, nothing destroyed but through source).</summary>
+        internal EventChannel(ISource source) : base(false)
+        {
+            fd = -1;
+            this.source = source;
             Opened();
         }
 
@@ -582,51 +658,121 @@ namespace RdmaVerbs
             get { Check(); return fd; }
         }
 
-        /// <summary>The next event (of any id), timeoutMs at most.</summary>
+        static bool IsRequest(CmEvent e)
+        {
+            return e.Type == Rdma.RDMA_CM_EVENT_CONNECT_REQUEST;
+        }
+
+        /// <summary>The next event (of any id), timeoutMs at most. A connect
+        /// request's new id is then the caller's (no listener here takes
+        /// it).</summary>
         public CmEvent Next(int timeoutMs)
         {
-            lock (held) {
+            lock (waiting) {
                 Check();
-                if (held.Count > 0) {
-                    var e = held[0];
-                    held.RemoveAt(0);
-                    return e;
+                lock (guard) {
+                    if (held.Count > 0) {
+                        var e = held[0];
+                        held.RemoveAt(0);
+                        if (IsRequest(e))
+                            ids.Remove(e.Id);
+                        return e;
+                    }
                 }
-                return Read(timeoutMs, "rdma_get_cm_event");
+                source.Await(timeoutMs, "rdma_get_cm_event");
+                lock (guard)
+                    return source.Get();
             }
         }
 
-        /// <summary>The next event that matches; others read meanwhile are kept.</summary>
+        /// <summary>The next event that matches; the others read meanwhile are
+        /// kept for their ids (or dropped, as the class says).</summary>
         internal CmEvent Next(Func<CmEvent, bool> match, int timeoutMs, string function)
         {
-            lock (held) {
+            lock (waiting) {
                 Check();
-                int i = held.FindIndex(e => match(e));
-                if (i >= 0) {
-                    var e = held[i];
-                    held.RemoveAt(i);
-                    return e;
-                }
                 var deadline = DateTime.UtcNow.AddMilliseconds(Math.Max(0, timeoutMs));
                 while (true) {
+                    lock (guard) {
+                        int i = held.FindIndex(e => match(e));
+                        if (i >= 0) {
+                            var e = held[i];
+                            held.RemoveAt(i);
+                            return e;
+                        }
+                    }
                     int left = timeoutMs < 0 ? -1 : (int)Math.Max(0, (deadline - DateTime.UtcNow).TotalMilliseconds);
-                    var e = Read(left, function);
-                    if (match(e))
-                        return e;
-                    held.Add(e);
+                    source.Await(left, function);
+                    lock (guard)
+                        Route(source.Get());
                 }
             }
         }
 
-        CmEvent Read(int timeoutMs, string function)
+        /// <summary>Keeps e for its id, or drops it (under guard).</summary>
+        void Route(CmEvent e)
         {
-            Calls.Readable(fd, timeoutMs, function);
-            IntPtr ev;
-            Rdma.rdma_get_cm_event(channel, out ev);
-            var e = Marshal.PtrToStructure<rdma_cm_event>(ev);
-            var copy = new CmEvent((int)e.@event, e.status, e.id, e.listen_id);
-            Rdma.rdma_ack_cm_event(ev);
-            return copy;
+            IntPtr owner;
+            if (IsRequest(e) && e.ListenId != IntPtr.Zero && ids.TryGetValue(e.ListenId, out owner) && owner == IntPtr.Zero) {
+                ids[e.Id] = e.ListenId;   // a listener's: its new id held until taken
+                held.Add(e);
+            } else if (IsRequest(e)) {
+                source.DestroyId(e.Id);   // for no listener of ours: refused
+            } else if (ids.ContainsKey(e.Id)) {
+                held.Add(e);
+            }
+        }
+
+        /// <summary>Keeps the events of id (an endpoint's or a listener's,
+        /// made on this channel) from now on; a connect request's id:
+        /// taken.</summary>
+        internal void Add(IntPtr id)
+        {
+            lock (guard)
+                ids[id] = IntPtr.Zero;
+        }
+
+        /// <summary>id is being disposed (then destroyed): its events are
+        /// dropped; if it was a listener's, so are its connect requests not
+        /// taken, their ids destroyed; if it was a connect request's not
+        /// taken, it is destroyed.</summary>
+        internal void Forget(IntPtr id)
+        {
+            lock (guard) {
+                IntPtr owner;
+                if (!ids.TryGetValue(id, out owner))
+                    return;
+                ids.Remove(id);
+                var requests = ids.Where(p => p.Value == id).Select(p => p.Key).ToList();
+                foreach (var r in requests)
+                    ids.Remove(r);
+                if (owner != IntPtr.Zero)
+                    requests.Add(id);
+                held.RemoveAll(e => e.Id == id || requests.Contains(e.Id));
+                Destroy(requests);
+            }
+        }
+
+        /// <summary>Destroys the ids of requests, each; the first failure is
+        /// thrown after.</summary>
+        void Destroy(List<IntPtr> requests)
+        {
+            Exception first = null;
+            foreach (var r in requests) {
+                try {
+                    source.DestroyId(r);
+                } catch (Exception e) {
+                    if (first == null)
+                        first = e;
+                }
+            }
+            if (first != null)
+                throw first;
+        }
+
+        /// <summary>How many events are kept (for the tests).</summary>
+        internal int HeldCount {
+            get { lock (guard) return held.Count; }
         }
 
         /// <summary>The event for id of type want, else RdmaVerbsException:
@@ -642,7 +788,25 @@ namespace RdmaVerbs
 
         internal override void Destroy()
         {
+            DropAll();   // no id may outlive its channel
             Rdma.rdma_destroy_event_channel(channel);
+        }
+
+        internal override void Released()
+        {
+            DropAll();
+        }
+
+        /// <summary>Whatever is left once its ids are disposed: the connect
+        /// requests nobody took, their ids destroyed.</summary>
+        void DropAll()
+        {
+            lock (guard) {
+                var requests = ids.Where(p => p.Value != IntPtr.Zero).Select(p => p.Key).ToList();
+                ids.Clear();
+                held.Clear();
+                Destroy(requests);
+            }
         }
     }
 
@@ -694,6 +858,8 @@ namespace RdmaVerbs
             this.ownEvents = ownEvents;
             this.id = id;
             Opened(ownEvents ? null : events);
+            if (events != null)
+                events.Add(id);
         }
 
         /// <summary>A client's endpoint: an id on events, the address of
@@ -843,24 +1009,35 @@ namespace RdmaVerbs
 
         internal override void Destroy()
         {
+            events.Forget(id);   // before the id is destroyed: its address is then free for another
             Rdma.rdma_destroy_id(id);
             if (ownEvents)
                 events.Dispose();
         }
+
+        internal override void Released()
+        {
+            if (events != null)
+                events.Forget(id);
+        }
     }
 
     /// <summary>A listening rdma_cm id: GetRequest gives each connect request
-    /// as an Endpoint, to be given its QP and accepted.</summary>
+    /// as an Endpoint, to be given its QP and accepted. Disposing it destroys
+    /// the ids of the connect requests read and not taken (refusing them),
+    /// then its own; the endpoints it gave are disposed on their own.</summary>
     public sealed class Listener : Resource
     {
         readonly EventChannel events;
         readonly IntPtr id;
 
-        Listener(EventChannel events, IntPtr id) : base(true)
+        /// <summary>A listening id on events; not owned: the tests' fake.</summary>
+        internal Listener(EventChannel events, IntPtr id, bool owned) : base(owned)
         {
             this.events = events;
             this.id = id;
             Opened(events);
+            events.Add(id);
         }
 
         /// <summary>An id on events bound to addr:port and listening (backlog).</summary>
@@ -868,7 +1045,7 @@ namespace RdmaVerbs
         {
             IntPtr id;
             Rdma.rdma_create_id(events.Handle, out id, IntPtr.Zero, (uint)Rdma.RDMA_PS_TCP);
-            var l = new Listener(events, id);
+            var l = new Listener(events, id, true);
             try {
                 var hints = new rdma_addrinfo { ai_flags = Rdma.RAI_PASSIVE, ai_port_space = Rdma.RDMA_PS_TCP };
                 IntPtr res;
@@ -896,15 +1073,24 @@ namespace RdmaVerbs
         {
             Check();
             var e = events.Next(ev => ev.ListenId == id || ev.Id == id, timeoutMs, "rdma_get_request");
-            if (e.Type != Rdma.RDMA_CM_EVENT_CONNECT_REQUEST || e.Status != 0)
+            if (e.Type != Rdma.RDMA_CM_EVENT_CONNECT_REQUEST || e.Status != 0) {
+                if (e.Type == Rdma.RDMA_CM_EVENT_CONNECT_REQUEST)
+                    events.Forget(e.Id);   // nobody's: destroyed
                 throw new RdmaVerbsException("rdma_get_request", e.Errno, e.Name + " status " + e.Status
                                              + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
-            return new Endpoint(events, false, e.Id, true);
+            }
+            return new Endpoint(events, false, e.Id, Owned);   // (a fake listener's: a fake)
         }
 
         internal override void Destroy()
         {
+            events.Forget(id);   // the connect requests not taken: their ids destroyed
             Rdma.rdma_destroy_id(id);
+        }
+
+        internal override void Released()
+        {
+            events.Forget(id);
         }
     }
 

@@ -30,6 +30,7 @@ public final class Endpoint extends Resource {
         this.ownEvents = ownEvents;
         this.id = id;
         opened(ownEvents ? null : events);
+        if (events != null) events.add(id);
     }
 
     /** A client's endpoint: an id on events (rdma_create_id, RDMA_PS_TCP),
@@ -187,7 +188,13 @@ public final class Endpoint extends Resource {
 
     @Override
     void destroy() {
+        events.forget(id);   // before the id is destroyed: its address is then free for another
         RdmaVerbs.rdma_destroy_id(id);
         if (ownEvents) events.close();
+    }
+
+    @Override
+    void released() {
+        if (events != null) events.forget(id);
     }
 }

@@ -3,7 +3,11 @@ package org.rdmaverbs;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /** An rdma_cm event channel (rdma_create_event_channel): the events of the
@@ -11,19 +15,80 @@ import java.util.function.Predicate;
  * {@link CmEvent}) and acknowledged at once, so that no id's destroy waits
  * for an event left unacknowledged. Every wait can be bounded: its file
  * descriptor is polled first, the time given at most (ETIMEDOUT; negative:
- * no limit). One thread
- * waits on a channel at a time. Closing it closes the ids made on it. */
+ * no limit). One thread waits on a channel at a time. Closing it closes the
+ * ids made on it.
+ *
+ * <p>An event read while waiting for another is kept for its id if that is
+ * one of this channel's endpoints or listeners, or a connect request's new
+ * id for one of its listeners; else it is dropped (a connect request's id
+ * destroyed: the request refused). When an endpoint or listener closes, the
+ * events kept for it are dropped, and the ids of the connect requests it
+ * had not taken ({@link Listener#getRequest}) are destroyed: no event of a
+ * closed id is ever given to another id at the same address. */
 public final class EventChannel extends Resource {
+    /** The C calls of a channel (the tests give a stand-in). */
+    interface Source {
+        /** Waits until an event can be read, timeoutMs at most (negative:
+         * no limit), else throws RdmaVerbsException(function, ETIMEDOUT). */
+        void await(int timeoutMs, String function);
+
+        /** The next event (rdma_get_cm_event), copied, acknowledged. */
+        CmEvent get();
+
+        /** rdma_destroy_id, of a connect request's id nobody took. */
+        void destroyId(Pointer id);
+    }
+
     private final Pointer channel;
     private final int fd;
-    /** Events read while waiting for another (of another id). */
+    private final Source source;
+    /** Guards held and ids; also held from an event's read to its routing,
+     * so that an id forgotten (then destroyed, its address free for another)
+     * never gets an event read before. Never held while waiting. */
+    private final Object lock = new Object();
+    /** Events read while waiting for another (of another id), in order. */
     private final ArrayDeque<CmEvent> held = new ArrayDeque<>();
+    /** The ids whose events are kept: an endpoint's or a listener's (to
+     * null), or a connect request's new id not yet taken (to its
+     * listener's id). */
+    private final Map<Pointer, Pointer> ids = new HashMap<>();
 
     /** rdma_create_event_channel. */
     public EventChannel() {
         super(true);
         channel = RdmaVerbs.rdma_create_event_channel();
         fd = new RdmaVerbs.rdma_event_channel(channel).fd;
+        source = new Source() {
+            @Override
+            public void await(int timeoutMs, String function) {
+                Calls.readable(fd, timeoutMs, function);
+            }
+
+            @Override
+            public CmEvent get() {
+                PointerByReference ev = new PointerByReference();
+                RdmaVerbs.rdma_get_cm_event(channel, ev);
+                RdmaVerbs.rdma_cm_event e = new RdmaVerbs.rdma_cm_event(ev.getValue());
+                CmEvent copy = new CmEvent(e.event, e.status, e.id, e.listen_id);
+                RdmaVerbs.rdma_ack_cm_event(ev.getValue());
+                return copy;
+            }
+
+            @Override
+            public void destroyId(Pointer id) {
+                RdmaVerbs.rdma_destroy_id(id);
+            }
+        };
+        opened();
+    }
+
+    /** A channel whose C calls are source's (the tests' stand-in: nothing
+     * made, nothing destroyed but through source). */
+    EventChannel(Source source) {
+        super(false);
+        channel = null;
+        fd = -1;
+        this.source = source;
         opened();
     }
 
@@ -40,41 +105,109 @@ public final class EventChannel extends Resource {
     }
 
     /** The next event (of any id), waiting timeoutMs at most (negative: no
-     * limit): read and acknowledged. */
+     * limit): read and acknowledged. A connect request's new id is then the
+     * caller's (no listener here takes it). */
     public synchronized CmEvent next(int timeoutMs) {
         check();
-        if (!held.isEmpty()) return held.poll();
-        return read(timeoutMs, "rdma_get_cm_event");
-    }
-
-    /** The next event that matches, waiting timeoutMs at most; the others
-     * read meanwhile are kept for the next calls, in order. */
-    synchronized CmEvent next(Predicate<CmEvent> match, int timeoutMs, String function) {
-        check();
-        for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
-            CmEvent e = it.next();
-            if (match.test(e)) {
-                it.remove();
+        synchronized (lock) {
+            CmEvent e = held.poll();
+            if (e != null) {
+                if (isRequest(e)) ids.remove(e.id());
                 return e;
             }
         }
+        source.await(timeoutMs, "rdma_get_cm_event");
+        synchronized (lock) {
+            return source.get();
+        }
+    }
+
+    /** The next event that matches, waiting timeoutMs at most; the others
+     * read meanwhile are kept for their ids (or dropped, as the class says). */
+    synchronized CmEvent next(Predicate<CmEvent> match, int timeoutMs, String function) {
+        check();
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (true) {
+            synchronized (lock) {
+                for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
+                    CmEvent e = it.next();
+                    if (match.test(e)) {
+                        it.remove();
+                        return e;
+                    }
+                }
+            }
             int left = timeoutMs < 0 ? -1 : (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-            CmEvent e = read(left, function);
-            if (match.test(e)) return e;
+            source.await(left, function);
+            synchronized (lock) {
+                route(source.get());
+            }
+        }
+    }
+
+    private static boolean isRequest(CmEvent e) {
+        return e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST;
+    }
+
+    /** Keeps e for its id, or drops it (under lock). */
+    private void route(CmEvent e) {
+        if (isRequest(e) && e.listenId() != null && ids.containsKey(e.listenId()) && ids.get(e.listenId()) == null) {
+            ids.put(e.id(), e.listenId());   // a listener's: its new id held until taken
+            held.add(e);
+        } else if (isRequest(e)) {
+            source.destroyId(e.id());        // for no listener of ours: refused
+        } else if (ids.containsKey(e.id())) {
             held.add(e);
         }
     }
 
-    private CmEvent read(int timeoutMs, String function) {
-        Calls.readable(fd, timeoutMs, function);
-        PointerByReference ev = new PointerByReference();
-        RdmaVerbs.rdma_get_cm_event(channel, ev);
-        RdmaVerbs.rdma_cm_event e = new RdmaVerbs.rdma_cm_event(ev.getValue());
-        CmEvent copy = new CmEvent(e.event, e.status, e.id, e.listen_id);
-        RdmaVerbs.rdma_ack_cm_event(ev.getValue());
-        return copy;
+    /** Keeps the events of id (an endpoint's or a listener's, made on this
+     * channel), from now on; a connect request's id: taken. */
+    void add(Pointer id) {
+        synchronized (lock) {
+            ids.put(id, null);
+        }
+    }
+
+    /** id is closing (then destroyed): its events are dropped; if it was a
+     * listener's, so are its connect requests not taken, their ids
+     * destroyed; if it was a connect request's not taken, it is destroyed. */
+    void forget(Pointer id) {
+        List<Pointer> requests = new ArrayList<>();
+        synchronized (lock) {
+            if (!ids.containsKey(id)) return;
+            if (ids.remove(id) != null) requests.add(id);
+            for (Iterator<Map.Entry<Pointer, Pointer>> it = ids.entrySet().iterator(); it.hasNext();) {
+                Map.Entry<Pointer, Pointer> p = it.next();
+                if (id.equals(p.getValue())) {
+                    requests.add(p.getKey());
+                    it.remove();
+                }
+            }
+            held.removeIf(e -> id.equals(e.id()) || requests.contains(e.id()));
+            destroy(requests);
+        }
+    }
+
+    /** Destroys the ids of requests, each; the first failure is thrown after
+     * (the later ones added to it). */
+    private void destroy(List<Pointer> requests) {
+        RuntimeException first = null;
+        for (Pointer r : requests) {
+            try {
+                source.destroyId(r);
+            } catch (RuntimeException e) {
+                if (first == null) first = e; else first.addSuppressed(e);
+            }
+        }
+        if (first != null) throw first;
+    }
+
+    /** How many events are kept (for the tests). */
+    int heldCount() {
+        synchronized (lock) {
+            return held.size();
+        }
     }
 
     /** The event for id of type want, else RdmaVerbsException: another
@@ -91,6 +224,26 @@ public final class EventChannel extends Resource {
 
     @Override
     void destroy() {
+        dropAll();   // no id may outlive its channel
         RdmaVerbs.rdma_destroy_event_channel(channel);
+    }
+
+    @Override
+    void released() {
+        dropAll();
+    }
+
+    /** Whatever is left once its ids are closed: the connect requests nobody
+     * took, their ids destroyed. */
+    private void dropAll() {
+        List<Pointer> requests = new ArrayList<>();
+        synchronized (lock) {
+            for (Map.Entry<Pointer, Pointer> p : ids.entrySet()) {
+                if (p.getValue() != null) requests.add(p.getKey());
+            }
+            ids.clear();
+            held.clear();
+            destroy(requests);
+        }
     }
 }

@@ -5,17 +5,20 @@ import com.sun.jna.ptr.PointerByReference;
 
 /** A listening rdma_cm id (RDMA_PS_TCP): {@link #getRequest} gives each
  * connect request as an {@link Endpoint} (on the same event channel), to be
- * given its QP and accepted. Closing it destroys the id
+ * given its QP and accepted. Closing it destroys the ids of the connect
+ * requests read and not taken (refusing them), then its own
  * (rdma_destroy_id); the endpoints it gave are closed on their own. */
 public final class Listener extends Resource {
     private final EventChannel events;
     private final Pointer id;
 
-    private Listener(EventChannel events, Pointer id) {
-        super(true);
+    /** A listening id on events; not owned: the tests' fake. */
+    Listener(EventChannel events, Pointer id, boolean owned) {
+        super(owned);
         this.events = events;
         this.id = id;
         opened(events);
+        events.add(id);
     }
 
     /** An id on events bound to addr:port (rdma_getaddrinfo with
@@ -24,7 +27,7 @@ public final class Listener extends Resource {
     public static Listener listen(EventChannel events, String addr, int port, int backlog) {
         PointerByReference ref = new PointerByReference();
         RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
-        Listener l = new Listener(events, ref.getValue());
+        Listener l = new Listener(events, ref.getValue(), true);
         try {
             RdmaVerbs.rdma_addrinfo hints = new RdmaVerbs.rdma_addrinfo();
             hints.ai_flags = RdmaVerbs.RAI_PASSIVE;
@@ -56,14 +59,21 @@ public final class Listener extends Resource {
         check();
         CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), timeoutMs, "rdma_get_request");
         if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
+            if (e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST) events.forget(e.id());   // nobody's: destroyed
             throw new RdmaVerbsException("rdma_get_request", e.errno(), e.name() + " status " + e.status()
                                          + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
         }
-        return new Endpoint(events, false, e.id(), true);
+        return new Endpoint(events, false, e.id(), owned);   // (a fake listener's: a fake)
     }
 
     @Override
     void destroy() {
+        events.forget(id);   // the connect requests not taken: their ids destroyed
         RdmaVerbs.rdma_destroy_id(id);
+    }
+
+    @Override
+    void released() {
+        events.forget(id);
     }
 }

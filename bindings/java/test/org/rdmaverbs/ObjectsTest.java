@@ -188,6 +188,96 @@ final class ObjectsTest {
               "Endpoint.resolve without RDMA: RdmaVerbsException (errno " + errno + "), nothing left open");
     }
 
+    /** An event channel's C calls, scripted: the events it reads, the ids
+     * it destroys. */
+    static final class Script implements EventChannel.Source {
+        final java.util.ArrayDeque<CmEvent> events = new java.util.ArrayDeque<>();
+        final List<Pointer> destroyed = new ArrayList<>();
+
+        @Override
+        public void await(int timeoutMs, String function) {
+            if (events.isEmpty()) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "scripted");
+        }
+
+        @Override
+        public CmEvent get() {
+            return events.poll();
+        }
+
+        @Override
+        public void destroyId(Pointer id) {
+            destroyed.add(id);
+        }
+
+        void add(int type, long id, long listenId) {
+            events.add(new CmEvent(type, 0, new Pointer(id), listenId == 0 ? null : new Pointer(listenId)));
+        }
+    }
+
+    /** Reads every event scripted (waiting for one nothing matches). */
+    static void readAll(EventChannel ch) {
+        check(errnoOf(() -> ch.next(ev -> false, 0, "rdma_get_cm_event")) == RdmaVerbs.ETIMEDOUT, "all read");
+    }
+
+    /** Events kept for their ids, dropped with them: an endpoint's events
+     * read while another waited are dropped when it closes (an endpoint
+     * made later at the same address gets none of them); a connect request
+     * of a listener is kept until taken, its id destroyed if the listener
+     * or the channel closes first; an event of an id not the channel's is
+     * dropped, a connect request's refused (its id destroyed). */
+    static void events() {
+        int before = Resource.openCount();
+        Script c = new Script();
+        EventChannel ch = new EventChannel(c);
+        long l = 0x1000, a = 0x2000, n1 = 0x3000, n2 = 0x3100, n3 = 0x3200, n4 = 0x3300;
+        Listener listener = new Listener(ch, new Pointer(l), false);
+        Endpoint ep = new Endpoint(ch, false, new Pointer(a), false);
+        Endpoint waiter = new Endpoint(ch, false, new Pointer(0x2800), false);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, a, 0);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n1, l);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n2, l);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0x4000, 0);              // an id not the channel's
+        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n3, 0x5000);         // a listener not the channel's
+        c.add(RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, n1, 0);                  // the new id's, before it is taken
+        c.add(RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0x2800, 0);
+        CmEvent e = ch.expect(new Pointer(0x2800), RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
+        check(e.id().equals(new Pointer(0x2800)) && c.destroyed.equals(List.of(new Pointer(n3))) && ch.heldCount() == 4,
+              "waiting for an endpoint's event: 4 others kept (another's DISCONNECTED, 2 connect requests, the new id's"
+              + " ESTABLISHED); an unknown id's dropped; a connect request for no listener of the channel refused, its id"
+              + " destroyed (" + c.destroyed + ", " + ch.heldCount() + " kept)");
+        Endpoint taken = listener.getRequest(0);
+        check(taken.handle().equals(new Pointer(n1)), "getRequest: the first connect request's id");
+        check(errnoOf(() -> ch.expect(new Pointer(n1), RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
+              "the new id's event read before it was taken is its endpoint's");
+        ep.close();
+        check(ch.heldCount() == 1, "an endpoint closed: its DISCONNECTED, read and not taken, dropped ("
+              + ch.heldCount() + " kept)");
+        Endpoint again = new Endpoint(ch, false, new Pointer(a), false);   // malloc gave the same address
+        int errno = errnoOf(() -> again.awaitDisconnect(0));
+        check(errno == RdmaVerbs.ETIMEDOUT, "an endpoint at the closed one's address: not given its DISCONNECTED (errno "
+              + errno + ")");
+        again.close();
+        waiter.close();
+        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n4, l);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, n2, 0);
+        readAll(ch);
+        check(ch.heldCount() == 3, "the events of the requests not taken kept (" + ch.heldCount() + ")");
+        listener.close();
+        check(new java.util.HashSet<>(c.destroyed).equals(java.util.Set.of(new Pointer(n3), new Pointer(n2), new Pointer(n4)))
+              && c.destroyed.size() == 3 && ch.heldCount() == 0,
+              "a listener closed: the ids of its 2 connect requests not taken destroyed, their events dropped ("
+              + c.destroyed + ")");
+        // A connect request not taken when the channel closes (its listener
+        // with it): its id destroyed.
+        Listener second = new Listener(ch, new Pointer(0x7000), false);
+        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, 0x7100, 0x7000);
+        readAll(ch);
+        ch.close();
+        check(c.destroyed.size() == 4 && c.destroyed.get(3).equals(new Pointer(0x7100)) && second.isClosed()
+              && taken.isClosed() && Resource.openCount() == before,
+              "the channel closed: its listener and endpoints with it, the connect request not taken destroyed");
+    }
+
     /** A bounded wait on a file descriptor: ETIMEDOUT, then ready. */
     static void waits() {
         int[] fds = new int[2];
@@ -354,6 +444,7 @@ final class ObjectsTest {
         readme();
         posts();
         order();
+        events();
         waits();
         lifetime();
     }
