@@ -359,6 +359,20 @@ static void outputs(void)
 			c.script.a[V_poll_cq].ret = polled[j];
 			test(&c);
 		}
+	/* no room asked for and no array: the provider's call, as the original's */
+	for (i = 0; i < 5; i++)
+		if (entries[i] <= 0)
+			for (j = 0; j < 7; j++) {
+				if (polled[j] > 0)
+					continue;
+				begin(&c, F_ibv_poll_cq, C_FULL, "no array, no room");
+				fill_args(&c, 0);
+				c.u.ibv_poll_cq.num_entries = entries[i];
+				c.u.ibv_poll_cq.wc = NULL;
+				script_ok(&c.script);
+				c.script.a[V_poll_cq].ret = polled[j];
+				test(&c);
+			}
 }
 
 void directed(void)

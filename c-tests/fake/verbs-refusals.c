@@ -99,6 +99,8 @@ static const struct refusal refusals_[] = {
 	R(ibv_alloc_null_mr, pd, R_NULL), R(ibv_reg_dm_mr, pd, R_NULL),
 	R(ibv_create_cq_ex, context, R_NULL),
 	R(ibv_poll_cq, cq, R_MINUS1), R(ibv_poll_cq, wc, R_MINUS1), R2(ibv_poll_cq, cq, wc, R_MINUS1, BAD_NONE),
+	/* a cast: NULL back, nothing else (the original's too) */
+	R(ibv_cq_ex_to_cq, cq, R_FALSE),
 	R(ibv_req_notify_cq, cq, R_STATUS), R(ibv_modify_cq, cq, R_STATUS),
 	R(ibv_create_srq_ex, srq_init_attr_ex, R_NULL), R(ibv_create_srq_ex, context, R_NULL),
 	R2(ibv_create_srq_ex, context, srq_init_attr_ex, R_NULL, BAD_NONE),

@@ -89,7 +89,12 @@ impl Op {
             Op::PostRecv { qp, wr } => (b" qp=", qp.cast(), wr.cast()),
             Op::PostSrqRecv { srq, wr } => (b" srq=", srq.cast(), wr.cast()),
             Op::PostWqRecv { wq, wr } => (b" wq=", wq.cast(), wr.cast()),
-            Op::PollCq { cq, wc, .. } => (b" cq=", cq.cast(), wc.cast()),
+            // A NULL array with no room asked for goes to the provider.
+            Op::PollCq { cq, wc, n } => (
+                b" cq=",
+                cq.cast(),
+                if n > 0 { wc.cast() } else { cq.cast() },
+            ),
             Op::ReqNotifyCq { cq } => (b" cq=", cq.cast(), cq.cast()),
         };
         (obj.is_null() || list.is_null()).then_some((key, obj))

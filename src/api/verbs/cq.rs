@@ -24,7 +24,9 @@ use crate::api::export::observed;
 
 /// `ibv_poll_cq()`: up to `num_entries` completions of `cq` into `wc`; how
 /// many, or a negative value on failure (-1 with `errno = EINVAL` for a
-/// NULL `cq` or `wc`, with no provider call).
+/// NULL `cq`, or a NULL `wc` with room asked for, with no provider call).
+/// A NULL `wc` with `num_entries` 0 or less goes to the provider, as the
+/// original's does: a provider writes no completion there.
 ///
 /// # Safety
 /// As the inline original: `cq` is NULL or live, `wc` NULL or room for
@@ -45,7 +47,7 @@ pub unsafe extern "C" fn ibv_poll_cq(
             n: num_entries
         }),
         {
-            if wc.is_null() {
+            if wc.is_null() && num_entries > 0 {
                 invalid()
             } else {
                 unsafe { poll(cq, num_entries, wc) }
