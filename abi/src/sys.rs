@@ -96,6 +96,13 @@ pub fn fstat(fd: c_int) -> Option<libc::stat> {
     (unsafe { libc::fstat(fd, st.as_mut_ptr()) } == 0).then(|| unsafe { st.assume_init() })
 }
 
+/// The calling thread's id (`gettid(2)`, which cannot fail).
+#[inline]
+pub fn gettid() -> c_int {
+    // SAFETY: no argument, no failure.
+    unsafe { libc::gettid() }
+}
+
 /// Whether the thread `tid` of this process has exited: a signal 0 to it
 /// finds no such thread (`ESRCH`). A thread that exists, or a test that
 /// fails otherwise, is not taken for exited. Sets `errno`.

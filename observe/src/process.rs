@@ -12,7 +12,14 @@
 //! 3. Across a fork every lock and flag is held: each buffer's flag (its
 //!    lines written out first, so that the child starts with empty ones)
 //!    and the write-out lock, so that no child starts with one held or a
-//!    write-out half done; both sides release them after.
+//!    write-out half done; both sides release them after. The preload
+//!    library's registries (its wrapped contexts, QPs and CQs) hold their
+//!    own locks across a fork by handlers of their own (`src/preload/ops.rs`,
+//!    `fork_handlers`: this crate cannot name them). Those are registered
+//!    later, when the first context is wrapped, so (`pthread_atfork`
+//!    runs `prepare` handlers in the reverse order of registration, the
+//!    others in order) their locks are taken before this file's and
+//!    released after them: the registries' outside, these inside.
 //! 4. A forked child, which has one thread, uses only async-signal-safe
 //!    calls: it forgets what was the parent's (its thread's line start and
 //!    buffer, the writer thread, the counts and their file) and makes its

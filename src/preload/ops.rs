@@ -164,7 +164,8 @@ unsafe extern "C" fn create_cq_ex_wrapped(
 
 /// The locks of the registries (contexts, QPs, CQs) are taken before a fork
 /// and released on both sides, so that no child starts with one held.
-/// Registered once, when the first context is wrapped.
+/// Registered once, when the first context is wrapped; how they order with
+/// the observer's own fork handlers: `observe/src/process.rs`, rule 3.
 fn fork_handlers() {
     static DONE: AtomicBool = AtomicBool::new(false);
     extern "C" fn prepare() {

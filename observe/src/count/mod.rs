@@ -24,7 +24,7 @@ use core::ffi::c_int;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_abi::sys::{KeepErrno, StaticCell, thread_exited};
+use rdmaverbs_abi::sys::{self, KeepErrno, StaticCell, thread_exited};
 use rdmaverbs_format as layout;
 
 use self::file::FILE_BYTES;
@@ -194,8 +194,7 @@ fn find(base: *mut u8, tp: u64) -> Option<*mut u8> {
             .compare_exchange(from, tp, Relaxed, Relaxed)
             .is_ok();
         if won {
-            // SAFETY: gettid cannot fail.
-            tid(b).store(unsafe { libc::gettid() } as u32, Relaxed);
+            tid(b).store(sys::gettid() as u32, Relaxed);
         }
         won
     };

@@ -32,7 +32,7 @@
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_abi::sys::{KeepErrno, StaticCell, monotonic, ns, thread_exited};
+use rdmaverbs_abi::sys::{self, KeepErrno, StaticCell, monotonic, ns, thread_exited};
 
 use super::line::{Line, MAX, room};
 use super::writer_thread;
@@ -203,8 +203,7 @@ fn own_slot(me: &Thread) -> Option<usize> {
 #[inline(never)]
 fn first_slot(me: &Thread) -> Option<usize> {
     let _keep = KeepErrno::new();
-    // SAFETY: gettid cannot fail.
-    let tid = unsafe { libc::gettid() };
+    let tid = sys::gettid();
     let i = claim(tid).or_else(|| reclaim(tid))?;
     me.slot.set(i + 1);
     writer_thread::start();

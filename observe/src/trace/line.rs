@@ -16,7 +16,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use rdmaverbs_abi::functions::Func;
-use rdmaverbs_abi::sys::errno;
+use rdmaverbs_abi::sys::{self, errno};
 
 use super::digits::{dec_len, hex_len, put_9, put_dec, put_hex};
 use crate::thread::{Text, Thread};
@@ -302,8 +302,7 @@ fn keep(cache: &Cell<Text>, len: &Cell<u8>, text: &[u8]) {
 fn make_head(me: &Thread) {
     let mut room = room();
     let mut line = Line::on(&mut room);
-    // SAFETY: gettid cannot fail.
-    line.dec(b"rdmaverbs[", unsafe { libc::gettid() }.into());
+    line.dec(b"rdmaverbs[", sys::gettid().into());
     line.push(b"]: ");
     keep(&me.head, &me.head_len, line.text());
 }
