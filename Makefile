@@ -212,7 +212,7 @@ test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb t
 	@echo "make test: all passed"
 
 # Rust unit tests: the generated files are current, the struct layout matches
-# the system headers, the shape of src/; the layout crate's and the
+# the system headers, the shape of the crates' sources; the layout crate's and the
 # commands' own.
 test-rust:
 	$(CARGO) test --release --locked
@@ -512,8 +512,8 @@ $(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe: $(BIND)/%.exe: bin
 
 # The crates (rdmaverbs-sys, and rdmaverbs over it, tokio's feature on),
 # linked as pkg-config finds librdmaverbs (here: this tree's uninstalled
-# .pc); cargo decides what is stale.
-$(BIND)/rust/debug/examples/rc: $(PC) FORCE
+# .pc; the library there, linked first); cargo decides what is stale.
+$(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) build -q --locked --workspace --all-features --examples
 
@@ -705,6 +705,7 @@ uninstall:
 
 clean:
 	$(CARGO) clean
+	for l in $(B)/bindings/install/*; do [ ! -L "$$l" ] || rm -rf "$$(readlink "$$l")"; done
 	rm -rf $(B)
 
 # A small C program built against an install in ./build/prefix, with flags

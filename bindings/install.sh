@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bindings: each binding installed as its README says, from a fresh
-# folder outside the tree's own (BUILD_DIR/bindings/install/LANGUAGE), and
-# a small program that uses it run there.
+# folder outside the tree (a new /tmp/rdmaverbs-install-LANGUAGE.XXXXXX,
+# which BUILD_DIR/bindings/install/LANGUAGE links to, for run.sh), and a
+# small program that uses it run there.
 #
 #   install.sh BUILD_DIR LANGUAGE
 #   install.sh --block LANGUAGE     prints the README's install block
@@ -15,6 +16,9 @@
 # prog.lua) or run after the block (Python, Node.js, Rust), checks that the
 # package it loaded is the installed one and that it calls librdmaverbs and
 # libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log.
+# Outside the tree as a reader's folder is: no Cargo workspace, no
+# package.json or node_modules above it (npm would take that folder for the
+# project), nothing of the checkout's on the way.
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -32,12 +36,16 @@ if [ "$1" = --block ]; then
 	exit 0
 fi
 TREE=$PWD B=$(realpath "$1")
-DIR=$B/bindings/install/$lang
+LINK=$B/bindings/install/$lang LOG=$B/bindings/install/$lang.log
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 script="CHECKOUT=$TREE
 $(printf '%s\n' "$block" | tail -n +2)"
 
-rm -rf "$DIR" && mkdir -p "$DIR"
+# The last install's folder goes with its link.
+if [ -L "$LINK" ]; then rm -rf "$(readlink "$LINK")"; fi
+rm -rf "$LINK" && mkdir -p "$(dirname "$LINK")"
+DIR=$(mktemp -d "/tmp/rdmaverbs-install-$lang.XXXXXX")
+ln -s "$DIR" "$LINK"
 cd "$DIR"
 case $lang in
 python)
@@ -123,10 +131,6 @@ if (rv.rdma_seterrno(0) !== 0) process.exit(1);
 if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
 console.log(\"node: installed: ok\");"' ;;
 rust)
-	# The build tree lies inside this tree's Cargo workspace, which cargo
-	# new would join the new package to: a workspace of its own here keeps
-	# it out (a reader's folder is in none).
-	printf '# Not the tree'"'"'s workspace (bindings/install.sh).\n[workspace]\nresolver = "2"\n' > Cargo.toml
 	check='cat > src/main.rs <<EOF
 use rdmaverbs as rv;
 fn main() {
@@ -181,10 +185,10 @@ EOF
 esac
 
 printf '%s\n' "$script" "$check" > install-steps.sh
-if bash -e -o pipefail install-steps.sh > "$DIR.log" 2>&1; then
-	grep ': installed: ok$' "$DIR.log"
+if bash -e -o pipefail install-steps.sh > "$LOG" 2>&1; then
+	grep ': installed: ok$' "$LOG"
 else
 	echo "install.sh: $lang: the install of bindings/$lang/README.md failed, from $DIR:"
-	sed 's/^/    /' "$DIR.log"
+	sed 's/^/    /' "$LOG"
 	exit 1
 fi
