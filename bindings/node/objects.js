@@ -289,8 +289,14 @@ module.exports = function objects(rv) {
 
   // A posted work request's hold ({ wrId, signaled, mrs }) on the MRs of
   // its SGEs: each MR's refs counts it until release.
+  // An MR closed under it is deregistered now: a failure has no caller to
+  // go to (a poll's completions would be lost), so it is a warning, the MR
+  // in leaked.
   function release(hold) {
-    for (const m of hold.mrs) m.drop();
+    for (const m of hold.mrs) {
+      const error = m.drop();
+      if (error) process.emitWarning(`rdmaverbs: ${m.kind} released by a completion: ${error.message}`, 'RdmaVerbsWarning');
+    }
   }
   // Releases the holds of a queue up to the one of wrId (RC completes a
   // queue's requests in order; an unsignaled one with the next signaled).

@@ -421,7 +421,7 @@ end
 -- MR is closed all the same, but the C MR is still there, so its buffer
 -- stays alive (rv.leaked), and so does what it depends on.
 do
-  local o, log, fail_next, _, done = stand_in()
+  local o, log, fail_next, completions, done = stand_in()
   local ch = assert(o.event_channel())
   local ep = assert(assert(ch:create_id()):setup())
   local weak = setmetatable({}, { __mode = "v" })
@@ -441,6 +441,16 @@ do
   collect()
   check(weak[1] ~= nil and hex(weak[1], 64) == hex(pattern(64, 0x11), 64),
     "its buffer, every reference dropped, collectgarbage(): alive and intact (the card may still reach it)")
+  -- An MR closed under a posted request, deregistered when its completion
+  -- is reaped, and that fails: the poll's completions returned, the MR kept.
+  local posted = assert(ep.pd:reg(16))
+  assert(ep:post_send({ wr_id = 9, sg = { posted }, flags = rv.IBV_SEND_SIGNALED }))
+  assert(posted:close())
+  fail_next.ibv_dereg_mr = rv.EBUSY
+  completions[1] = { wr_id = 9, status = 0, opcode = rv.IBV_WC_SEND, qp_num = ep.qp_num }
+  local got = ep.send_cq:poll()
+  check(got and #got == 1 and #o.leaked == 2 and o.leaked[2].ptr == posted.ptr,
+    "an MR closed under a posted send, its deregistration failing when the completion is reaped: the completion returned, the MR in rv.leaked")
   assert(ep:close())
   assert(ch:close())
   check(kinds(log, "destroy") == "QP CompletionQueue CompletionQueue CompletionChannel",

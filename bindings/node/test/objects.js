@@ -446,7 +446,7 @@ async function order() {
 // closed all the same, but the C MR is still there, so its buffer stays
 // alive (rv.leaked), and so does its PD.
 async function failedDestroy() {
-  const { o, log, failNext, done } = standIn();
+  const { o, log, failNext, completions, done } = standIn();
   const ch = new o.EventChannel();
   const ep = ch.createId().setup();
   const made = (() => {
@@ -464,6 +464,22 @@ async function failedDestroy() {
   await collect();
   check(made.weak.deref() !== undefined && made.weak.deref().equals(pattern(64, 0x11)),
     'its buffer, every reference dropped, collections forced: alive and intact (the card may still reach it)');
+  // An MR closed under a posted request, deregistered when its completion
+  // is reaped, and that fails: a warning (the poll's completions returned), kept.
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w.message);
+  process.on('warning', onWarning);
+  const posted = ep.pd.reg(Buffer.alloc(16));
+  ep.postSend({ wrId: 9, sg: [posted], flags: rv.IBV_SEND_SIGNALED });
+  posted.close();
+  failNext.ibv_dereg_mr = rv.EBUSY;
+  completions.push({ wr_id: 9, status: 0, opcode: rv.IBV_WC_SEND, qp_num: ep.qpNum });
+  check(ep.sendCq.poll().length === 1 && o.leaked.length === 2 && o.leaked[1].ptr === posted.ptr,
+    'an MR closed under a posted send, its deregistration failing when the completion is reaped: the completion returned, the MR in rv.leaked');
+  await tick();
+  process.removeListener('warning', onWarning);
+  check(warnings.length === 1 && /MemoryRegion released by a completion: ibv_dereg_mr: EBUSY/.test(warnings[0]),
+    `and a warning: ${warnings[0]}`);
   ep.close();
   ch.close();
   const gone = log.filter((e) => e[0] === 'destroy').map((e) => e[1]).join(' ');
