@@ -184,6 +184,7 @@ fn install_signal_handlers() {
         }
         // SAFETY: a zeroed sigaction is a valid one; the handler is ours.
         let mut sa: libc::sigaction = unsafe { MaybeUninit::zeroed().assume_init() };
+        // libc's sa_sigaction is a usize: the handler's address as one.
         sa.sa_sigaction = fatal as extern "C" fn(c_int) as usize;
         sa.sa_flags = HANDLER_FLAGS;
         // SAFETY: a valid action for a catchable signal.

@@ -1,6 +1,8 @@
 //! The exports: the functions of `<rdma/rdma_verbs.h>`, one module per area
-//! ([`errno`], [`registration`], [`post`], [`completion`]), and the address
-//! accessors of `<rdma/rdma_cma.h>` ([`address`]).
+//! ([`errno`], [`registration`], [`post`], [`completion`]), the address
+//! accessors of `<rdma/rdma_cma.h>` ([`address`]), and the static inline
+//! functions of `<infiniband/verbs.h>` (`RDMAVERBS_1.3`, [`verbs`], one
+//! module per object).
 //!
 //! Every export has the same shape, given by [`export`]: its fast path is
 //! its body, behind one compare of a pointer argument with the observer's
