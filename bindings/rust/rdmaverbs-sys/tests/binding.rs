@@ -70,6 +70,8 @@ struct Recorder {
     qp: unsafe extern "C" fn() -> *mut c_void,
     srq: unsafe extern "C" fn() -> *mut c_void,
     cq: unsafe extern "C" fn() -> *mut c_void,
+    qp_ex: unsafe extern "C" fn() -> *mut c_void,
+    pd: unsafe extern "C" fn() -> *mut c_void,
     fail: unsafe extern "C" fn(c_int),
 }
 
@@ -123,6 +125,12 @@ fn recorder() -> Recorder {
             )),
             cq: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
                 c"recorder_cq",
+            )),
+            qp_ex: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_qp_ex",
+            )),
+            pd: core::mem::transmute::<*mut c_void, unsafe extern "C" fn() -> *mut c_void>(sym(
+                c"recorder_pd",
             )),
             fail: core::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(sym(
                 c"recorder_fail",
@@ -412,6 +420,47 @@ fn verbs_data_path() {
             "RDMA_CM_EVENT_ESTABLISHED"
         );
     }
+}
+
+#[test]
+fn sge_lists_of_the_extended_qp_and_advise_mr() {
+    let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
+    let rec = recorder();
+    let (a, b, c) = (
+        sge(0x1000, 0x10, 0x11),
+        sge(0x8000_0000_0000_2000, 0x8000_0030, 0x8000_0022),
+        sge(0x3000, 0x40, 0x33),
+    );
+    let array = [a, b, c];
+    let vec = vec![c, a];
+    // SAFETY: the recorder's objects; the slices are live across each call.
+    unsafe {
+        (rec.id)();
+        let (qpx, pd) = ((rec.qp_ex)(), (rec.pd)());
+        rv::ibv_wr_set_sge_list(qpx, 3, &array).unwrap();
+        assert_eq!(rec.last(), format!("sge_list{SA}{SB}{SC}"));
+        rv::ibv_wr_set_sge_list(qpx, 2, &vec).unwrap();
+        assert_eq!(rec.last(), format!("sge_list{SC}{SA}"));
+        let posts = rec.posts();
+        let e = rv::ibv_wr_set_sge_list(qpx, 3, &vec).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(rec.posts(), posts, "a refused list reaches no provider");
+        // IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH
+        assert_eq!(rv::ibv_advise_mr(pd, 1, 1, &vec, 2).unwrap(), 0);
+        assert_eq!(rec.last(), format!("advise advice=0x1 flags=0x1{SC}{SA}"));
+        assert_eq!(rv::ibv_advise_mr(pd, 0, 0, &array[1..], 1).unwrap(), 0);
+        assert_eq!(rec.last(), format!("advise advice=0x0 flags=0x0{SB}"));
+        (rec.fail)(libc_eagain());
+        assert_eq!(
+            errno(rv::ibv_advise_mr(pd, 0, 0, &array, 3)),
+            Some(libc_eagain())
+        );
+    }
+}
+
+/// EAGAIN, which the recorder's advise_mr returns when told to fail.
+fn libc_eagain() -> c_int {
+    11
 }
 
 #[test]
