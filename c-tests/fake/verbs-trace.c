@@ -307,6 +307,9 @@ static void polls(void)
 	V(ibv_poll_cq)(&W.cq, 4, NULL);
 	expect(F_ibv_poll_cq, " cq=0x%lx ret=-1 errno=22", p2u(&W.cq));
 	count(F_ibv_poll_cq, 1, 0);
+	poll_answer = 0;	/* no array and no room asked for: the provider's */
+	V(ibv_poll_cq)(&W.cq, 0, NULL);	/* empty poll, no line, no error */
+	count(F_ibv_poll_cq, 0, 0);
 	ret = V(ibv_poll_cq)(NULL, 4, wc);
 	err = errno;
 	expect(F_ibv_poll_cq, " cq=0x0 ret=-1 errno=22");
