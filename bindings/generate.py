@@ -498,7 +498,8 @@ def java(fns, consts):
                          for i, (t, n) in enumerate(f.params))
         rt, wrt = java_type(f.ret), java_type(f.ret, True)
         s += f"\n    /** {java_doc(f)} */\n"
-        s += f"    public static {wrt} {f.name}({params}) {{\n"
+        throws = " throws RdmaVerbsException" if f.error else ""
+        s += f"    public static {wrt} {f.name}({params}){throws} {{\n"
         for i, (count, st, out) in arrays.items():
             n = f.params[i][1]
             unsigned = kind(dict((pn, pt) for pt, pn in f.params)[count])[1] != "int"

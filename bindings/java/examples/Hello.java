@@ -4,7 +4,7 @@ import java.util.Arrays;
 import org.rdmaverbs.*;
 
 public class Hello {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws RdmaVerbsException {
         // A client of rdma-core's rdma_server (rdmacm-utils), listening at 192.0.2.1:7471
         try (Endpoint ep = Endpoint.resolve("192.0.2.1", 7471, 2000);
              ProtectionDomain pd = new ProtectionDomain(ep);

@@ -27,7 +27,7 @@ public final class Rc {
         return new Pointer(v);
     }
 
-    static void comp(Pointer id, boolean recv, long wrId, int opcode, int len) {
+    static void comp(Pointer id, boolean recv, long wrId, int opcode, int len) throws RdmaVerbsException {
         ibv_wc wc = new ibv_wc();
         int r = recv ? RdmaVerbs.rdma_get_recv_comp(id, wc) : RdmaVerbs.rdma_get_send_comp(id, wc);
         if (r != 1 || wc.wr_id != wrId || wc.status != RdmaVerbs.IBV_WC_SUCCESS || wc.opcode != opcode
@@ -53,7 +53,12 @@ public final class Rc {
         return b;
     }
 
-    static void expectErrno(Runnable call, int errno, String what) {
+    /** A call that may fail as C does. */
+    interface Call {
+        void run() throws RdmaVerbsException;
+    }
+
+    static void expectErrno(Call call, int errno, String what) {
         try {
             call.run();
             fail(what + ": no exception");
@@ -62,7 +67,7 @@ public final class Rc {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws RdmaVerbsException {
         if (args.length != 3 || !(args[0].equals("server") || args[0].equals("client"))) {
             System.err.println("usage: Rc server|client ADDR PORT");
             System.exit(2);

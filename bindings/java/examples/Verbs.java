@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import org.rdmaverbs.RdmaVerbs;
+import org.rdmaverbs.RdmaVerbsException;
 import org.rdmaverbs.RdmaVerbs.ibv_recv_wr;
 import org.rdmaverbs.RdmaVerbs.ibv_send_wr;
 import org.rdmaverbs.RdmaVerbs.ibv_sge;
@@ -57,7 +58,7 @@ public final class Verbs {
 
     /** The channel's next rdma_cm event: of the type wanted, for id, status
      * 0; read, then acknowledged (its memory is librdmacm's). */
-    static void event(Pointer channel, int want, Pointer id) {
+    static void event(Pointer channel, int want, Pointer id) throws RdmaVerbsException {
         readable(new RdmaVerbs.rdma_event_channel(channel).fd, "no rdma_cm event within the wait");
         PointerByReference ev = new PointerByReference();
         RdmaVerbs.rdma_get_cm_event(channel, ev);
@@ -86,7 +87,7 @@ public final class Verbs {
     }
 
     /** Polls cq until n completions (up to 8 at once). */
-    static ibv_wc[] completions(Pointer cq, int n) throws InterruptedException {
+    static ibv_wc[] completions(Pointer cq, int n) throws InterruptedException, RdmaVerbsException {
         ibv_wc[] out = new ibv_wc[n];
         int got = 0, polls = 0;
         while (got < n) {
@@ -113,7 +114,7 @@ public final class Verbs {
         final ibv_recv_wr[] recvs = (ibv_recv_wr[]) new ibv_recv_wr().toArray(SLOTS);
         final ibv_sge[] recvSges = (ibv_sge[]) new ibv_sge().toArray(SLOTS);
 
-        Side(Pointer id) {
+        Side(Pointer id) throws RdmaVerbsException {
             this.id = id;
             Pointer ctx = new RdmaVerbs.rdma_cm_id(id).verbs;
             pd = RdmaVerbs.ibv_alloc_pd(ctx);
@@ -161,7 +162,7 @@ public final class Verbs {
             RdmaVerbs.ibv_post_srq_recv(srq, recvs[0], new PointerByReference());
         }
 
-        Pointer reg(Memory buf, int access) {
+        Pointer reg(Memory buf, int access) throws RdmaVerbsException {
             return RdmaVerbs.ibv_reg_mr_iova2(pd, buf, buf.size(), Pointer.nativeValue(buf), access);
         }
 
@@ -173,7 +174,7 @@ public final class Verbs {
          * next) over sges in one ibv_post_send; then their completions. The
          * SGEs are JNA memory the requests point to: kept reachable until
          * the call returned. */
-        ibv_wc[] post(ibv_send_wr[] wrs, Object sges) throws InterruptedException {
+        ibv_wc[] post(ibv_send_wr[] wrs, Object sges) throws InterruptedException, RdmaVerbsException {
             for (int i = 0; i < wrs.length; i++) {
                 wrs[i].next = i + 1 < wrs.length ? wrs[i + 1].getPointer() : null;
                 wrs[i].write();
@@ -186,7 +187,7 @@ public final class Verbs {
         /** The receive CQ's next event on its completion channel: checked,
          * acknowledged, the CQ armed again (solicitedOnly), then polled: the
          * completions, up to 8 in one ibv_poll_cq. */
-        ibv_wc[] nextEvent(int solicitedOnly) {
+        ibv_wc[] nextEvent(int solicitedOnly) throws RdmaVerbsException {
             readable(new RdmaVerbs.ibv_comp_channel(channel).fd, "no completion event within the wait");
             PointerByReference cq = new PointerByReference(), context = new PointerByReference();
             RdmaVerbs.ibv_get_cq_event(channel, cq, context);
@@ -200,7 +201,7 @@ public final class Verbs {
 
         /** In the order the objects depend on each other (every CQ event
          * acknowledged first: ibv_destroy_cq waits for it). */
-        void teardown() {
+        void teardown() throws RdmaVerbsException {
             RdmaVerbs.rdma_destroy_qp(id);
             RdmaVerbs.ibv_destroy_srq(srq);
             RdmaVerbs.ibv_destroy_cq(scq);
@@ -220,7 +221,7 @@ public final class Verbs {
         return (ibv_send_wr[]) new ibv_send_wr().toArray(n);
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws InterruptedException, RdmaVerbsException {
         if (args.length != 3 || !args[0].equals("client")) {
             System.err.println("usage: Verbs client ADDR PORT");
             System.exit(2);

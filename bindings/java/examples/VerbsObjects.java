@@ -14,6 +14,7 @@ import org.rdmaverbs.ProtectionDomain;
 import org.rdmaverbs.QpInit;
 import org.rdmaverbs.QueuePair;
 import org.rdmaverbs.RdmaVerbs;
+import org.rdmaverbs.RdmaVerbsException;
 import org.rdmaverbs.RecvWork;
 import org.rdmaverbs.SendWork;
 import org.rdmaverbs.SharedReceiveQueue;
@@ -63,7 +64,7 @@ public final class VerbsObjects {
         final MemoryRegion recv, send, atom;
         final QueuePair qp;
 
-        Side(Endpoint ep) {
+        Side(Endpoint ep) throws RdmaVerbsException {
             // Each made in a try: a failure closes what was made (the PD's
             // close closes its MRs and SRQ too).
             pd = new ProtectionDomain(ep);
@@ -84,21 +85,25 @@ public final class VerbsObjects {
                 RecvWork[] slots = new RecvWork[SLOTS];
                 for (int i = 0; i < SLOTS; i++) slots[i] = new RecvWork(0x100 + i, recv.sge(SLOT * i, SLOT));
                 srq.postRecv(slots);
-            } catch (RuntimeException e) {
-                close();
+            } catch (RdmaVerbsException | RuntimeException e) {
+                try {
+                    close();
+                } catch (RdmaVerbsException | RuntimeException c) {
+                    e.addSuppressed(c);
+                }
                 throw e;
             }
         }
 
         /** Sends wrs in one list, then their completions (of the send CQ). */
-        List<Completion> post(SendWork... wrs) {
+        List<Completion> post(SendWork... wrs) throws RdmaVerbsException {
             qp.postSend(wrs);
             return scq.poll(wrs.length, WAIT_MS);
         }
 
         /** The receive CQ's next event: acknowledged, the CQ armed again
          * (solicitedOnly), then one poll of up to 8. */
-        List<Completion> nextEvent(boolean solicitedOnly) {
+        List<Completion> nextEvent(boolean solicitedOnly) throws RdmaVerbsException {
             rcq.await(WAIT_MS);
             rcq.arm(solicitedOnly);
             return rcq.poll(8);
@@ -111,7 +116,7 @@ public final class VerbsObjects {
         }
 
         @Override
-        public void close() {
+        public void close() throws RdmaVerbsException {
             pd.close();          // its MRs, the SRQ, the QP first
             if (channel != null) channel.close();   // the CQs first
             if (scq != null) scq.close();
@@ -130,7 +135,7 @@ public final class VerbsObjects {
         return true;
     }
 
-    static void client(String addr, int port) {
+    static void client(String addr, int port) throws RdmaVerbsException {
         try (Endpoint ep = Endpoint.resolve(addr, port, WAIT_MS);
              Side s = new Side(ep)) {
             s.rcq.arm(false);
@@ -184,7 +189,7 @@ public final class VerbsObjects {
         System.out.println("verbs: PASS role=client completions=15 bytes=248");
     }
 
-    static void server(String addr, int port) {
+    static void server(String addr, int port) throws RdmaVerbsException {
         long word;
         try (EventChannel events = new EventChannel();
              Listener listener = Listener.listen(events, addr, port, 1)) {
@@ -231,7 +236,7 @@ public final class VerbsObjects {
         System.out.println("verbs: PASS role=server completions=12 word=0x" + Long.toHexString(word));
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws RdmaVerbsException {
         if (args.length != 3 || !(args[0].equals("client") || args[0].equals("server"))) {
             System.err.println("usage: VerbsObjects client|server ADDR PORT");
             System.exit(2);

@@ -35,7 +35,7 @@ final class Calls {
 
     /** Waits until fd is readable, timeoutMs at most (negative: no limit);
      * else throws RdmaVerbsException(function, ETIMEDOUT). */
-    static void readable(int fd, int timeoutMs, String function) {
+    static void readable(int fd, int timeoutMs, String function) throws RdmaVerbsException {
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         Memory p = new Memory(8);   // struct pollfd
         while (true) {

@@ -22,12 +22,12 @@ public final class CompletionChannel extends Resource {
 
     /** A channel on the endpoint's device context, closed with the
      * endpoint (before its id). */
-    public CompletionChannel(Endpoint ep) {
+    public CompletionChannel(Endpoint ep) throws RdmaVerbsException {
         this(ep, RdmaVerbs.ibv_create_comp_channel(ep.context()), true);
     }
 
     /** A channel on a device context (an ibv_context *), closed on its own. */
-    public CompletionChannel(Pointer context) {
+    public CompletionChannel(Pointer context) throws RdmaVerbsException {
         this(null, RdmaVerbs.ibv_create_comp_channel(context), true);
     }
 
@@ -69,13 +69,13 @@ public final class CompletionChannel extends Resource {
 
     /** The next event, timeoutMs at most (ETIMEDOUT): the CQ it is for,
      * acknowledged. */
-    public synchronized CompletionQueue await(int timeoutMs) {
+    public synchronized CompletionQueue await(int timeoutMs) throws RdmaVerbsException {
         check();
         return pending.isEmpty() ? read(timeoutMs) : pending.poll();
     }
 
     /** Waits for cq's next event; others read meanwhile are kept. */
-    synchronized void awaitFor(CompletionQueue cq, int timeoutMs) {
+    synchronized void awaitFor(CompletionQueue cq, int timeoutMs) throws RdmaVerbsException {
         check();
         if (pending.remove(cq)) return;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
@@ -87,7 +87,7 @@ public final class CompletionChannel extends Resource {
         }
     }
 
-    private CompletionQueue read(int timeoutMs) {
+    private CompletionQueue read(int timeoutMs) throws RdmaVerbsException {
         Calls.readable(fd, timeoutMs, "ibv_get_cq_event");
         PointerByReference cq = new PointerByReference(), context = new PointerByReference();
         RdmaVerbs.ibv_get_cq_event(channel, cq, context);
@@ -96,7 +96,7 @@ public final class CompletionChannel extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         RdmaVerbs.ibv_destroy_comp_channel(channel);
     }
 }

@@ -26,14 +26,14 @@ public final class CompletionQueue extends Resource {
     /** A CQ of cqe entries at least on the endpoint's device context, its
      * events on channel (or null: none); closed with the endpoint (before
      * its id). */
-    public CompletionQueue(Endpoint ep, int cqe, CompletionChannel channel) {
+    public CompletionQueue(Endpoint ep, int cqe, CompletionChannel channel) throws RdmaVerbsException {
         this(ep, RdmaVerbs.ibv_create_cq(ep.context(), cqe, null, channel == null ? null : channel.handle(), 0), channel,
              true);
     }
 
     /** A CQ on a device context (an ibv_context *), closed on its own (or
      * with its channel). */
-    public CompletionQueue(Pointer context, int cqe, CompletionChannel channel) {
+    public CompletionQueue(Pointer context, int cqe, CompletionChannel channel) throws RdmaVerbsException {
         this(null, RdmaVerbs.ibv_create_cq(context, cqe, null, channel == null ? null : channel.handle(), 0), channel,
              true);
     }
@@ -69,7 +69,7 @@ public final class CompletionQueue extends Resource {
 
     /** One ibv_poll_cq of up to max completions: those found (none, if
      * none). A failure throws RdmaVerbsException (the errno left). */
-    public synchronized List<Completion> poll(int max) {
+    public synchronized List<Completion> poll(int max) throws RdmaVerbsException {
         check();
         if (max <= 0) throw new IllegalArgumentException("poll of " + max + " completions");
         if (wcs.size() < (long) max * Calls.WC) wcs = new Memory((long) max * Calls.WC);
@@ -96,7 +96,7 @@ public final class CompletionQueue extends Resource {
      * ETIMEDOUT: those reaped meanwhile are then lost to the caller, their
      * buffers released); up to 16 in each ibv_poll_cq, a pause of a
      * millisecond between empty polls. */
-    public List<Completion> poll(int n, int timeoutMs) {
+    public List<Completion> poll(int n, int timeoutMs) throws RdmaVerbsException {
         List<Completion> out = new ArrayList<>(n);
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (out.size() < n) {
@@ -118,7 +118,7 @@ public final class CompletionQueue extends Resource {
 
     /** ibv_req_notify_cq: the next completion (solicitedOnly: the next
      * solicited one, or one in error) makes an event on the channel. */
-    public void arm(boolean solicitedOnly) {
+    public void arm(boolean solicitedOnly) throws RdmaVerbsException {
         check();
         RdmaVerbs.ibv_req_notify_cq(cq, solicitedOnly ? 1 : 0);
     }
@@ -127,7 +127,7 @@ public final class CompletionQueue extends Resource {
      * (ETIMEDOUT); the event is acknowledged. Arm the CQ again, then
      * poll it (a completion arriving between the poll and the arming would
      * make no event). */
-    public void await(int timeoutMs) {
+    public void await(int timeoutMs) throws RdmaVerbsException {
         check();
         if (channel == null) throw new IllegalStateException("the CQ has no completion channel");
         channel.awaitFor(this, timeoutMs);
@@ -139,7 +139,7 @@ public final class CompletionQueue extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         RdmaVerbs.ibv_destroy_cq(cq);
     }
 

@@ -37,23 +37,24 @@ public final class Endpoint extends Resource {
      * the address of addr:port resolved (rdma_getaddrinfo,
      * rdma_resolve_addr), then its route (rdma_resolve_route), each event
      * awaited timeoutMs at most. On a failure, what was made is closed. */
-    public static Endpoint resolve(EventChannel events, String addr, int port, int timeoutMs) {
+    public static Endpoint resolve(EventChannel events, String addr, int port, int timeoutMs) throws RdmaVerbsException {
         return resolve(events, false, addr, port, timeoutMs);
     }
 
     /** As {@link #resolve(EventChannel, String, int, int)}, on an event
      * channel of the endpoint's own (closed with it). */
-    public static Endpoint resolve(String addr, int port, int timeoutMs) {
+    public static Endpoint resolve(String addr, int port, int timeoutMs) throws RdmaVerbsException {
         EventChannel own = new EventChannel();
         try {
             return resolve(own, true, addr, port, timeoutMs);
-        } catch (RuntimeException e) {
-            own.close();
+        } catch (RdmaVerbsException | RuntimeException e) {
+            closeAfter(own, e);
             throw e;
         }
     }
 
-    private static Endpoint resolve(EventChannel events, boolean own, String addr, int port, int timeoutMs) {
+    private static Endpoint resolve(EventChannel events, boolean own, String addr, int port, int timeoutMs)
+        throws RdmaVerbsException {
         PointerByReference ref = new PointerByReference();
         RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
         Endpoint ep = new Endpoint(events, own, ref.getValue(), true);
@@ -72,17 +73,17 @@ public final class Endpoint extends Resource {
             RdmaVerbs.rdma_resolve_route(ep.id, timeoutMs);
             events.expect(ep.id, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
             return ep;
-        } catch (RuntimeException e) {
+        } catch (RdmaVerbsException | RuntimeException e) {
             closeAfter(ep, e);
             throw e;
         }
     }
 
     /** Closes r after a failure e, whose suppressed failures get close's. */
-    static void closeAfter(Resource r, RuntimeException e) {
+    static void closeAfter(Resource r, Exception e) {
         try {
             r.close();
-        } catch (RuntimeException c) {
+        } catch (RdmaVerbsException | RuntimeException c) {
             e.addSuppressed(c);
         }
     }
@@ -108,7 +109,7 @@ public final class Endpoint extends Resource {
 
     /** Makes the id's QP (rdma_create_qp) as init says; the QP is then
      * closed before the PD, CQs and SRQ it uses, and before the id. */
-    public QueuePair createQp(QpInit init) {
+    public QueuePair createQp(QpInit init) throws RdmaVerbsException {
         check();
         if (qp != null) throw new IllegalStateException("Endpoint already has a QP");
         qp = new QueuePair(this, id, init);
@@ -140,61 +141,61 @@ public final class Endpoint extends Resource {
     }
 
     /** rdma_connect, then its ESTABLISHED event (timeoutMs at most). */
-    public void connect(int timeoutMs) {
+    public void connect(int timeoutMs) throws RdmaVerbsException {
         connect(defaultParam(), timeoutMs);
     }
 
     /** rdma_connect with param, then its ESTABLISHED event. */
-    public void connect(RdmaVerbs.rdma_conn_param param, int timeoutMs) {
+    public void connect(RdmaVerbs.rdma_conn_param param, int timeoutMs) throws RdmaVerbsException {
         check();
         RdmaVerbs.rdma_connect(id, param);
         events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
     }
 
     /** rdma_accept (a server's endpoint), then its ESTABLISHED event. */
-    public void accept(int timeoutMs) {
+    public void accept(int timeoutMs) throws RdmaVerbsException {
         accept(defaultParam(), timeoutMs);
     }
 
     /** rdma_accept with param, then its ESTABLISHED event. */
-    public void accept(RdmaVerbs.rdma_conn_param param, int timeoutMs) {
+    public void accept(RdmaVerbs.rdma_conn_param param, int timeoutMs) throws RdmaVerbsException {
         check();
         RdmaVerbs.rdma_accept(id, param);
         events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
     }
 
     /** rdma_disconnect, then its DISCONNECTED event. */
-    public void disconnect(int timeoutMs) {
+    public void disconnect(int timeoutMs) throws RdmaVerbsException {
         check();
         RdmaVerbs.rdma_disconnect(id);
         awaitDisconnect(timeoutMs);
     }
 
     /** The DISCONNECTED event of a connection the peer ends. */
-    public void awaitDisconnect(int timeoutMs) {
+    public void awaitDisconnect(int timeoutMs) throws RdmaVerbsException {
         check();
         events.expect(id, RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
     }
 
     /** Posts work requests to the QP's send queue (QueuePair.postSend). */
-    public void postSend(SendWork... wrs) {
+    public void postSend(SendWork... wrs) throws RdmaVerbsException {
         qp().postSend(wrs);
     }
 
     /** Posts receives to the QP's own receive queue (QueuePair.postRecv). */
-    public void postRecv(RecvWork... wrs) {
+    public void postRecv(RecvWork... wrs) throws RdmaVerbsException {
         qp().postRecv(wrs);
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         events.forget(id);   // before the id is destroyed: its address is then free for another
         RdmaVerbs.rdma_destroy_id(id);
         if (ownEvents) events.close();
     }
 
     @Override
-    void released() {
+    void released() throws RdmaVerbsException {
         if (events != null) events.forget(id);
     }
 }

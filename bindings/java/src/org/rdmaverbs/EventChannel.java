@@ -30,13 +30,13 @@ public final class EventChannel extends Resource {
     interface Source {
         /** Waits until an event can be read, timeoutMs at most (negative:
          * no limit), else throws RdmaVerbsException(function, ETIMEDOUT). */
-        void await(int timeoutMs, String function);
+        void await(int timeoutMs, String function) throws RdmaVerbsException;
 
         /** The next event (rdma_get_cm_event), copied, acknowledged. */
-        CmEvent get();
+        CmEvent get() throws RdmaVerbsException;
 
         /** rdma_destroy_id, of a connect request's id nobody took. */
-        void destroyId(Pointer id);
+        void destroyId(Pointer id) throws RdmaVerbsException;
     }
 
     private final Pointer channel;
@@ -54,18 +54,18 @@ public final class EventChannel extends Resource {
     private final Map<Pointer, Pointer> ids = new HashMap<>();
 
     /** rdma_create_event_channel. */
-    public EventChannel() {
+    public EventChannel() throws RdmaVerbsException {
         super(true);
         channel = RdmaVerbs.rdma_create_event_channel();
         fd = new RdmaVerbs.rdma_event_channel(channel).fd;
         source = new Source() {
             @Override
-            public void await(int timeoutMs, String function) {
+            public void await(int timeoutMs, String function) throws RdmaVerbsException {
                 Calls.readable(fd, timeoutMs, function);
             }
 
             @Override
-            public CmEvent get() {
+            public CmEvent get() throws RdmaVerbsException {
                 PointerByReference ev = new PointerByReference();
                 RdmaVerbs.rdma_get_cm_event(channel, ev);
                 RdmaVerbs.rdma_cm_event e = new RdmaVerbs.rdma_cm_event(ev.getValue());
@@ -75,7 +75,7 @@ public final class EventChannel extends Resource {
             }
 
             @Override
-            public void destroyId(Pointer id) {
+            public void destroyId(Pointer id) throws RdmaVerbsException {
                 RdmaVerbs.rdma_destroy_id(id);
             }
         };
@@ -107,7 +107,7 @@ public final class EventChannel extends Resource {
     /** The next event (of any id), waiting timeoutMs at most (negative: no
      * limit): read and acknowledged. A connect request's new id is then the
      * caller's (no listener here takes it). */
-    public synchronized CmEvent next(int timeoutMs) {
+    public synchronized CmEvent next(int timeoutMs) throws RdmaVerbsException {
         check();
         synchronized (lock) {
             CmEvent e = held.poll();
@@ -124,7 +124,7 @@ public final class EventChannel extends Resource {
 
     /** The next event that matches, waiting timeoutMs at most; the others
      * read meanwhile are kept for their ids (or dropped, as the class says). */
-    synchronized CmEvent next(Predicate<CmEvent> match, int timeoutMs, String function) {
+    synchronized CmEvent next(Predicate<CmEvent> match, int timeoutMs, String function) throws RdmaVerbsException {
         check();
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (true) {
@@ -150,7 +150,7 @@ public final class EventChannel extends Resource {
     }
 
     /** Keeps e for its id, or drops it (under lock). */
-    private void route(CmEvent e) {
+    private void route(CmEvent e) throws RdmaVerbsException {
         if (isRequest(e) && e.listenId() != null && ids.containsKey(e.listenId()) && ids.get(e.listenId()) == null) {
             ids.put(e.id(), e.listenId());   // a listener's: its new id held until taken
             held.add(e);
@@ -172,7 +172,7 @@ public final class EventChannel extends Resource {
     /** id is closing (then destroyed): its events are dropped; if it was a
      * listener's, so are its connect requests not taken, their ids
      * destroyed; if it was a connect request's not taken, it is destroyed. */
-    void forget(Pointer id) {
+    void forget(Pointer id) throws RdmaVerbsException {
         List<Pointer> requests = new ArrayList<>();
         synchronized (lock) {
             if (!ids.containsKey(id)) return;
@@ -191,16 +191,17 @@ public final class EventChannel extends Resource {
 
     /** Destroys the ids of requests, each; the first failure is thrown after
      * (the later ones added to it). */
-    private void destroy(List<Pointer> requests) {
-        RuntimeException first = null;
+    private void destroy(List<Pointer> requests) throws RdmaVerbsException {
+        Exception first = null;
         for (Pointer r : requests) {
             try {
                 source.destroyId(r);
-            } catch (RuntimeException e) {
+            } catch (RdmaVerbsException | RuntimeException e) {
                 if (first == null) first = e; else first.addSuppressed(e);
             }
         }
-        if (first != null) throw first;
+        if (first instanceof RdmaVerbsException e) throw e;
+        if (first != null) throw (RuntimeException) first;
     }
 
     /** How many events are kept (for the tests). */
@@ -213,7 +214,7 @@ public final class EventChannel extends Resource {
     /** The event for id of type want, else RdmaVerbsException: another
      * event for it (REJECTED, UNREACHABLE, ...: errno its status, or
      * ECONNREFUSED, EPROTO), or none within timeoutMs (ETIMEDOUT). */
-    CmEvent expect(Pointer id, int want, int timeoutMs, String function) {
+    CmEvent expect(Pointer id, int want, int timeoutMs, String function) throws RdmaVerbsException {
         CmEvent e = next(ev -> id.equals(ev.id()), timeoutMs, function);
         if (e.type() != want || e.status() != 0) {
             throw new RdmaVerbsException(function, e.errno(), e.name() + " status " + e.status() + ", not "
@@ -223,19 +224,19 @@ public final class EventChannel extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         dropAll();   // no id may outlive its channel
         RdmaVerbs.rdma_destroy_event_channel(channel);
     }
 
     @Override
-    void released() {
+    void released() throws RdmaVerbsException {
         dropAll();
     }
 
     /** Whatever is left once its ids are closed: the connect requests nobody
      * took, their ids destroyed. */
-    private void dropAll() {
+    private void dropAll() throws RdmaVerbsException {
         List<Pointer> requests = new ArrayList<>();
         synchronized (lock) {
             for (Map.Entry<Pointer, Pointer> p : ids.entrySet()) {

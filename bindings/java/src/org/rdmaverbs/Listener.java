@@ -24,7 +24,7 @@ public final class Listener extends Resource {
     /** An id on events bound to addr:port (rdma_getaddrinfo with
      * RAI_PASSIVE, rdma_bind_addr) and listening (rdma_listen, backlog).
      * On a failure, the id is closed. */
-    public static Listener listen(EventChannel events, String addr, int port, int backlog) {
+    public static Listener listen(EventChannel events, String addr, int port, int backlog) throws RdmaVerbsException {
         PointerByReference ref = new PointerByReference();
         RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
         Listener l = new Listener(events, ref.getValue(), true);
@@ -41,7 +41,7 @@ public final class Listener extends Resource {
             }
             RdmaVerbs.rdma_listen(l.id, backlog);
             return l;
-        } catch (RuntimeException e) {
+        } catch (RdmaVerbsException | RuntimeException e) {
             Endpoint.closeAfter(l, e);
             throw e;
         }
@@ -55,7 +55,7 @@ public final class Listener extends Resource {
 
     /** The next connect request (its CONNECT_REQUEST event, timeoutMs at
      * most): an endpoint of the new id, not yet accepted. */
-    public Endpoint getRequest(int timeoutMs) {
+    public Endpoint getRequest(int timeoutMs) throws RdmaVerbsException {
         check();
         CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), timeoutMs, "rdma_get_request");
         if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
@@ -67,13 +67,13 @@ public final class Listener extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         events.forget(id);   // the connect requests not taken: their ids destroyed
         RdmaVerbs.rdma_destroy_id(id);
     }
 
     @Override
-    void released() {
+    void released() throws RdmaVerbsException {
         events.forget(id);
     }
 }

@@ -20,7 +20,7 @@ public final class MemoryRegion extends Resource {
     /** Registers buffer (direct: ByteBuffer.allocateDirect) on pd with
      * access (IBV_ACCESS_* flags; 0 for a buffer only sent from), its
      * address as the iova (what a peer's RDMA names). */
-    public MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int access) {
+    public MemoryRegion(ProtectionDomain pd, ByteBuffer buffer, int access) throws RdmaVerbsException {
         super(true);
         if (!buffer.isDirect()) throw new IllegalArgumentException("the buffer is not direct (ByteBuffer.allocateDirect)");
         Pointer at = Native.getDirectBufferPointer(buffer);
@@ -90,7 +90,7 @@ public final class MemoryRegion extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         RdmaVerbs.ibv_dereg_mr(mr);
     }
 }

@@ -11,12 +11,12 @@ public final class ProtectionDomain extends Resource {
 
     /** A PD on the endpoint's device context, closed with the endpoint
      * (before its id). */
-    public ProtectionDomain(Endpoint ep) {
+    public ProtectionDomain(Endpoint ep) throws RdmaVerbsException {
         this(ep, RdmaVerbs.ibv_alloc_pd(ep.context()), true);
     }
 
     /** A PD on a device context (an ibv_context *), closed on its own. */
-    public ProtectionDomain(Pointer context) {
+    public ProtectionDomain(Pointer context) throws RdmaVerbsException {
         this(null, RdmaVerbs.ibv_alloc_pd(context), true);
     }
 
@@ -39,7 +39,7 @@ public final class ProtectionDomain extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         RdmaVerbs.ibv_dealloc_pd(pd);
     }
 }

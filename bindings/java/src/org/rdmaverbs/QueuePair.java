@@ -24,7 +24,7 @@ public final class QueuePair extends Resource {
 
     record Posted(long wrId, Object work) {}
 
-    QueuePair(Endpoint ep, Pointer id, QpInit init) {
+    QueuePair(Endpoint ep, Pointer id, QpInit init) throws RdmaVerbsException {
         super(true);
         RdmaVerbs.ibv_qp_init_attr a = new RdmaVerbs.ibv_qp_init_attr();
         a.send_cq = init.sendCq.handle();
@@ -88,7 +88,7 @@ public final class QueuePair extends Resource {
      * held until their completions are reaped. A failure throws
      * RdmaVerbsException (the errno ibv_post_send returned); the work
      * requests from the one refused (*bad_wr) on were not posted. */
-    public void postSend(SendWork... wrs) {
+    public void postSend(SendWork... wrs) throws RdmaVerbsException {
         synchronized (this) {
             check();
             int n = wrs.length;
@@ -140,7 +140,7 @@ public final class QueuePair extends Resource {
 
     /** Posts receives to the QP's own receive queue, in one ibv_post_recv;
      * their buffers held until their completions are reaped. */
-    public void postRecv(RecvWork... wrs) {
+    public void postRecv(RecvWork... wrs) throws RdmaVerbsException {
         synchronized (this) {
             check();
             if (srq != null) throw new IllegalStateException("the QP's receives come from its SRQ");

@@ -822,42 +822,42 @@ public final class RdmaVerbs {
     // Each function, errno read right after the call.
 
     /** rdma_seterrno, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_seterrno(int ret) {
+    public static int rdma_seterrno(int ret) throws RdmaVerbsException {
         int r = LIB.rdma_seterrno(ret);
         if (r < 0) throw new RdmaVerbsException("rdma_seterrno", Native.getLastError());
         return r;
     }
 
     /** rdma_reg_msgs, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length) {
+    public static Pointer rdma_reg_msgs(Pointer id, Pointer addr, long length) throws RdmaVerbsException {
         Pointer r = LIB.rdma_reg_msgs(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_msgs", Native.getLastError());
         return r;
     }
 
     /** rdma_reg_read, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_reg_read(Pointer id, Pointer addr, long length) {
+    public static Pointer rdma_reg_read(Pointer id, Pointer addr, long length) throws RdmaVerbsException {
         Pointer r = LIB.rdma_reg_read(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_read", Native.getLastError());
         return r;
     }
 
     /** rdma_reg_write, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_reg_write(Pointer id, Pointer addr, long length) {
+    public static Pointer rdma_reg_write(Pointer id, Pointer addr, long length) throws RdmaVerbsException {
         Pointer r = LIB.rdma_reg_write(id, addr, length);
         if (r == null) throw new RdmaVerbsException("rdma_reg_write", Native.getLastError());
         return r;
     }
 
     /** rdma_dereg_mr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_dereg_mr(Pointer mr) {
+    public static int rdma_dereg_mr(Pointer mr) throws RdmaVerbsException {
         int r = LIB.rdma_dereg_mr(mr);
         if (r < 0) throw new RdmaVerbsException("rdma_dereg_mr", Native.getLastError());
         return r;
     }
 
     /** rdma_post_recvv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_recvv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge) {
+    public static int rdma_post_recvv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge) throws RdmaVerbsException {
         ibv_sge[] c_sgl = contiguous("rdma_post_recvv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_recvv(id, context, c_sgl == null ? null : c_sgl[0], nsge);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recvv", Native.getLastError());
@@ -865,7 +865,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_post_sendv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_sendv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags) {
+    public static int rdma_post_sendv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags) throws RdmaVerbsException {
         ibv_sge[] c_sgl = contiguous("rdma_post_sendv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_sendv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_sendv", Native.getLastError());
@@ -873,7 +873,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_post_readv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_readv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
+    public static int rdma_post_readv(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) throws RdmaVerbsException {
         ibv_sge[] c_sgl = contiguous("rdma_post_readv", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_readv(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_readv", Native.getLastError());
@@ -881,7 +881,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_post_writev, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_writev(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) {
+    public static int rdma_post_writev(Pointer id, Pointer context, ibv_sge[] sgl, int nsge, int flags, long remote_addr, int rkey) throws RdmaVerbsException {
         ibv_sge[] c_sgl = contiguous("rdma_post_writev", "sgl", sgl, "nsge", nsge, false, false);
         int r = LIB.rdma_post_writev(id, context, c_sgl == null ? null : c_sgl[0], nsge, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_writev", Native.getLastError());
@@ -889,77 +889,77 @@ public final class RdmaVerbs {
     }
 
     /** rdma_post_recv, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr) {
+    public static int rdma_post_recv(Pointer id, Pointer context, Pointer addr, long length, Pointer mr) throws RdmaVerbsException {
         int r = LIB.rdma_post_recv(id, context, addr, length, mr);
         if (r < 0) throw new RdmaVerbsException("rdma_post_recv", Native.getLastError());
         return r;
     }
 
     /** rdma_post_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags) {
+    public static int rdma_post_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags) throws RdmaVerbsException {
         int r = LIB.rdma_post_send(id, context, addr, length, mr, flags);
         if (r < 0) throw new RdmaVerbsException("rdma_post_send", Native.getLastError());
         return r;
     }
 
     /** rdma_post_read, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
+    public static int rdma_post_read(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) throws RdmaVerbsException {
         int r = LIB.rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_read", Native.getLastError());
         return r;
     }
 
     /** rdma_post_write, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) {
+    public static int rdma_post_write(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, long remote_addr, int rkey) throws RdmaVerbsException {
         int r = LIB.rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey);
         if (r < 0) throw new RdmaVerbsException("rdma_post_write", Native.getLastError());
         return r;
     }
 
     /** rdma_post_ud_send, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn) {
+    public static int rdma_post_ud_send(Pointer id, Pointer context, Pointer addr, long length, Pointer mr, int flags, Pointer ah, int remote_qpn) throws RdmaVerbsException {
         int r = LIB.rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn);
         if (r < 0) throw new RdmaVerbsException("rdma_post_ud_send", Native.getLastError());
         return r;
     }
 
     /** rdma_get_send_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_send_comp(Pointer id, ibv_wc wc) {
+    public static int rdma_get_send_comp(Pointer id, ibv_wc wc) throws RdmaVerbsException {
         int r = LIB.rdma_get_send_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp", Native.getLastError());
         return r;
     }
 
     /** rdma_get_recv_comp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_recv_comp(Pointer id, ibv_wc wc) {
+    public static int rdma_get_recv_comp(Pointer id, ibv_wc wc) throws RdmaVerbsException {
         int r = LIB.rdma_get_recv_comp(id, wc);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp", Native.getLastError());
         return r;
     }
 
     /** rdma_get_send_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
+    public static int rdma_get_send_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) throws RdmaVerbsException {
         int r = LIB.rdma_get_send_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_send_comp_timeout", Native.getLastError());
         return r;
     }
 
     /** rdma_get_recv_comp_timeout, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) {
+    public static int rdma_get_recv_comp_timeout(Pointer id, ibv_wc wc, int timeout_ms) throws RdmaVerbsException {
         int r = LIB.rdma_get_recv_comp_timeout(id, wc, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_get_recv_comp_timeout", Native.getLastError());
         return r;
     }
 
     /** rdma_get_local_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_get_local_addr(Pointer id) {
+    public static Pointer rdma_get_local_addr(Pointer id) throws RdmaVerbsException {
         Pointer r = LIB.rdma_get_local_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_local_addr", Native.getLastError());
         return r;
     }
 
     /** rdma_get_peer_addr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_get_peer_addr(Pointer id) {
+    public static Pointer rdma_get_peer_addr(Pointer id) throws RdmaVerbsException {
         Pointer r = LIB.rdma_get_peer_addr(id);
         if (r == null) throw new RdmaVerbsException("rdma_get_peer_addr", Native.getLastError());
         return r;
@@ -1057,7 +1057,7 @@ public final class RdmaVerbs {
     }
 
     /** ibv_wr_complete, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_wr_complete(Pointer qp) {
+    public static int ibv_wr_complete(Pointer qp) throws RdmaVerbsException {
         int r = LIB.ibv_wr_complete(qp);
         if (r != 0) throw new RdmaVerbsException("ibv_wr_complete", r);
         return r;
@@ -1192,105 +1192,105 @@ public final class RdmaVerbs {
     }
 
     /** ibv_post_wq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_post_wq_recv(Pointer wq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) {
+    public static int ibv_post_wq_recv(Pointer wq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) throws RdmaVerbsException {
         int r = LIB.ibv_post_wq_recv(wq, recv_wr, bad_recv_wr);
         if (r != 0) throw new RdmaVerbsException("ibv_post_wq_recv", r);
         return r;
     }
 
     /** ___ibv_query_port, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ___ibv_query_port(Pointer context, byte port_num, Pointer port_attr) {
+    public static int ___ibv_query_port(Pointer context, byte port_num, Pointer port_attr) throws RdmaVerbsException {
         int r = LIB.___ibv_query_port(context, port_num, port_attr);
         if (r != 0) throw new RdmaVerbsException("___ibv_query_port", r);
         return r;
     }
 
     /** ibv_query_gid_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_query_gid_ex(Pointer context, int port_num, int gid_index, Pointer entry, int flags) {
+    public static int ibv_query_gid_ex(Pointer context, int port_num, int gid_index, Pointer entry, int flags) throws RdmaVerbsException {
         int r = LIB.ibv_query_gid_ex(context, port_num, gid_index, entry, flags);
         if (r != 0) throw new RdmaVerbsException("ibv_query_gid_ex", r);
         return r;
     }
 
     /** ibv_query_gid_table, as in C; a failure (a negative value) throws RdmaVerbsException (minus that value, errno()). */
-    public static long ibv_query_gid_table(Pointer context, Pointer entries, long max_entries, int flags) {
+    public static long ibv_query_gid_table(Pointer context, Pointer entries, long max_entries, int flags) throws RdmaVerbsException {
         long r = LIB.ibv_query_gid_table(context, entries, max_entries, flags);
         if (r < 0) throw new RdmaVerbsException("ibv_query_gid_table", (int) -r);
         return r;
     }
 
     /** ibv_create_flow, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_flow(Pointer qp, Pointer flow) {
+    public static Pointer ibv_create_flow(Pointer qp, Pointer flow) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_flow(qp, flow);
         if (r == null) throw new RdmaVerbsException("ibv_create_flow", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_flow(Pointer flow_id) {
+    public static int ibv_destroy_flow(Pointer flow_id) throws RdmaVerbsException {
         int r = LIB.ibv_destroy_flow(flow_id);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_flow", r);
         return r;
     }
 
     /** ibv_create_flow_action_esp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_flow_action_esp(Pointer ctx, Pointer esp) {
+    public static Pointer ibv_create_flow_action_esp(Pointer ctx, Pointer esp) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_flow_action_esp(ctx, esp);
         if (r == null) throw new RdmaVerbsException("ibv_create_flow_action_esp", Native.getLastError());
         return r;
     }
 
     /** ibv_modify_flow_action_esp, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_modify_flow_action_esp(Pointer action, Pointer esp) {
+    public static int ibv_modify_flow_action_esp(Pointer action, Pointer esp) throws RdmaVerbsException {
         int r = LIB.ibv_modify_flow_action_esp(action, esp);
         if (r != 0) throw new RdmaVerbsException("ibv_modify_flow_action_esp", r);
         return r;
     }
 
     /** ibv_destroy_flow_action, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_flow_action(Pointer action) {
+    public static int ibv_destroy_flow_action(Pointer action) throws RdmaVerbsException {
         int r = LIB.ibv_destroy_flow_action(action);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_flow_action", r);
         return r;
     }
 
     /** ibv_open_xrcd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_open_xrcd(Pointer context, Pointer xrcd_init_attr) {
+    public static Pointer ibv_open_xrcd(Pointer context, Pointer xrcd_init_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_open_xrcd(context, xrcd_init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_open_xrcd", Native.getLastError());
         return r;
     }
 
     /** ibv_close_xrcd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_close_xrcd(Pointer xrcd) {
+    public static int ibv_close_xrcd(Pointer xrcd) throws RdmaVerbsException {
         int r = LIB.ibv_close_xrcd(xrcd);
         if (r != 0) throw new RdmaVerbsException("ibv_close_xrcd", r);
         return r;
     }
 
     /** __ibv_reg_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer __ibv_reg_mr(Pointer pd, Pointer addr, long length, int access, int is_access_const) {
+    public static Pointer __ibv_reg_mr(Pointer pd, Pointer addr, long length, int access, int is_access_const) throws RdmaVerbsException {
         Pointer r = LIB.__ibv_reg_mr(pd, addr, length, access, is_access_const);
         if (r == null) throw new RdmaVerbsException("__ibv_reg_mr", Native.getLastError());
         return r;
     }
 
     /** __ibv_reg_mr_iova, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer __ibv_reg_mr_iova(Pointer pd, Pointer addr, long length, long iova, int access, int is_access_const) {
+    public static Pointer __ibv_reg_mr_iova(Pointer pd, Pointer addr, long length, long iova, int access, int is_access_const) throws RdmaVerbsException {
         Pointer r = LIB.__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const);
         if (r == null) throw new RdmaVerbsException("__ibv_reg_mr_iova", Native.getLastError());
         return r;
     }
 
     /** ibv_alloc_mw, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_mw(Pointer pd, int type_) {
+    public static Pointer ibv_alloc_mw(Pointer pd, int type_) throws RdmaVerbsException {
         Pointer r = LIB.ibv_alloc_mw(pd, type_);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_mw", Native.getLastError());
         return r;
     }
 
     /** ibv_dealloc_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_dealloc_mw(Pointer mw) {
+    public static int ibv_dealloc_mw(Pointer mw) throws RdmaVerbsException {
         int r = LIB.ibv_dealloc_mw(mw);
         if (r != 0) throw new RdmaVerbsException("ibv_dealloc_mw", r);
         return r;
@@ -1303,14 +1303,14 @@ public final class RdmaVerbs {
     }
 
     /** ibv_bind_mw, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_bind_mw(Pointer qp, Pointer mw, Pointer mw_bind) {
+    public static int ibv_bind_mw(Pointer qp, Pointer mw, Pointer mw_bind) throws RdmaVerbsException {
         int r = LIB.ibv_bind_mw(qp, mw, mw_bind);
         if (r != 0) throw new RdmaVerbsException("ibv_bind_mw", r);
         return r;
     }
 
     /** ibv_advise_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_advise_mr(Pointer pd, int advice, int flags, ibv_sge[] sg_list, int num_sge) {
+    public static int ibv_advise_mr(Pointer pd, int advice, int flags, ibv_sge[] sg_list, int num_sge) throws RdmaVerbsException {
         ibv_sge[] c_sg_list = contiguous("ibv_advise_mr", "sg_list", sg_list, "num_sge", num_sge, true, false);
         int r = LIB.ibv_advise_mr(pd, advice, flags, c_sg_list == null ? null : c_sg_list[0], num_sge);
         if (r != 0) throw new RdmaVerbsException("ibv_advise_mr", r);
@@ -1318,56 +1318,56 @@ public final class RdmaVerbs {
     }
 
     /** ibv_alloc_dm, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_dm(Pointer context, Pointer attr) {
+    public static Pointer ibv_alloc_dm(Pointer context, Pointer attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_alloc_dm(context, attr);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_dm", Native.getLastError());
         return r;
     }
 
     /** ibv_free_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_free_dm(Pointer dm) {
+    public static int ibv_free_dm(Pointer dm) throws RdmaVerbsException {
         int r = LIB.ibv_free_dm(dm);
         if (r != 0) throw new RdmaVerbsException("ibv_free_dm", r);
         return r;
     }
 
     /** ibv_memcpy_to_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_memcpy_to_dm(Pointer dm, long dm_offset, Pointer host_addr, long length) {
+    public static int ibv_memcpy_to_dm(Pointer dm, long dm_offset, Pointer host_addr, long length) throws RdmaVerbsException {
         int r = LIB.ibv_memcpy_to_dm(dm, dm_offset, host_addr, length);
         if (r != 0) throw new RdmaVerbsException("ibv_memcpy_to_dm", r);
         return r;
     }
 
     /** ibv_memcpy_from_dm, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_memcpy_from_dm(Pointer host_addr, Pointer dm, long dm_offset, long length) {
+    public static int ibv_memcpy_from_dm(Pointer host_addr, Pointer dm, long dm_offset, long length) throws RdmaVerbsException {
         int r = LIB.ibv_memcpy_from_dm(host_addr, dm, dm_offset, length);
         if (r != 0) throw new RdmaVerbsException("ibv_memcpy_from_dm", r);
         return r;
     }
 
     /** ibv_alloc_null_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_null_mr(Pointer pd) {
+    public static Pointer ibv_alloc_null_mr(Pointer pd) throws RdmaVerbsException {
         Pointer r = LIB.ibv_alloc_null_mr(pd);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_null_mr", Native.getLastError());
         return r;
     }
 
     /** ibv_reg_dm_mr, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_reg_dm_mr(Pointer pd, Pointer dm, long dm_offset, long length, int access) {
+    public static Pointer ibv_reg_dm_mr(Pointer pd, Pointer dm, long dm_offset, long length, int access) throws RdmaVerbsException {
         Pointer r = LIB.ibv_reg_dm_mr(pd, dm, dm_offset, length, access);
         if (r == null) throw new RdmaVerbsException("ibv_reg_dm_mr", Native.getLastError());
         return r;
     }
 
     /** ibv_create_cq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_cq_ex(Pointer context, Pointer cq_attr) {
+    public static Pointer ibv_create_cq_ex(Pointer context, Pointer cq_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_cq_ex(context, cq_attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_cq_ex", Native.getLastError());
         return r;
     }
 
     /** ibv_poll_cq, as in C: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc[] wc) {
+    public static int ibv_poll_cq(Pointer cq, int num_entries, ibv_wc[] wc) throws RdmaVerbsException {
         ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, false, true);
         int r = LIB.ibv_poll_cq(cq, num_entries, c_wc == null ? null : c_wc[0]);
         if (r < 0) throw new RdmaVerbsException("ibv_poll_cq", Native.getLastError());
@@ -1376,147 +1376,147 @@ public final class RdmaVerbs {
     }
 
     /** ibv_req_notify_cq, as in C: arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_req_notify_cq(Pointer cq, int solicited_only) {
+    public static int ibv_req_notify_cq(Pointer cq, int solicited_only) throws RdmaVerbsException {
         int r = LIB.ibv_req_notify_cq(cq, solicited_only);
         if (r != 0) throw new RdmaVerbsException("ibv_req_notify_cq", r);
         return r;
     }
 
     /** ibv_modify_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_modify_cq(Pointer cq, Pointer attr) {
+    public static int ibv_modify_cq(Pointer cq, Pointer attr) throws RdmaVerbsException {
         int r = LIB.ibv_modify_cq(cq, attr);
         if (r != 0) throw new RdmaVerbsException("ibv_modify_cq", r);
         return r;
     }
 
     /** ibv_create_srq_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_srq_ex(Pointer context, Pointer srq_init_attr_ex) {
+    public static Pointer ibv_create_srq_ex(Pointer context, Pointer srq_init_attr_ex) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_srq_ex(context, srq_init_attr_ex);
         if (r == null) throw new RdmaVerbsException("ibv_create_srq_ex", Native.getLastError());
         return r;
     }
 
     /** ibv_get_srq_num, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_get_srq_num(Pointer srq, Pointer srq_num) {
+    public static int ibv_get_srq_num(Pointer srq, Pointer srq_num) throws RdmaVerbsException {
         int r = LIB.ibv_get_srq_num(srq, srq_num);
         if (r != 0) throw new RdmaVerbsException("ibv_get_srq_num", r);
         return r;
     }
 
     /** ibv_post_srq_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_post_srq_recv(Pointer srq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) {
+    public static int ibv_post_srq_recv(Pointer srq, ibv_recv_wr recv_wr, PointerByReference bad_recv_wr) throws RdmaVerbsException {
         int r = LIB.ibv_post_srq_recv(srq, recv_wr, bad_recv_wr);
         if (r != 0) throw new RdmaVerbsException("ibv_post_srq_recv", r);
         return r;
     }
 
     /** ibv_post_srq_ops, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_post_srq_ops(Pointer srq, Pointer op, PointerByReference bad_op) {
+    public static int ibv_post_srq_ops(Pointer srq, Pointer op, PointerByReference bad_op) throws RdmaVerbsException {
         int r = LIB.ibv_post_srq_ops(srq, op, bad_op);
         if (r != 0) throw new RdmaVerbsException("ibv_post_srq_ops", r);
         return r;
     }
 
     /** ibv_create_qp_ex, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_qp_ex(Pointer context, Pointer qp_init_attr_ex) {
+    public static Pointer ibv_create_qp_ex(Pointer context, Pointer qp_init_attr_ex) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_qp_ex(context, qp_init_attr_ex);
         if (r == null) throw new RdmaVerbsException("ibv_create_qp_ex", Native.getLastError());
         return r;
     }
 
     /** ibv_alloc_td, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_td(Pointer context, Pointer init_attr) {
+    public static Pointer ibv_alloc_td(Pointer context, Pointer init_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_alloc_td(context, init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_td", Native.getLastError());
         return r;
     }
 
     /** ibv_dealloc_td, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_dealloc_td(Pointer td) {
+    public static int ibv_dealloc_td(Pointer td) throws RdmaVerbsException {
         int r = LIB.ibv_dealloc_td(td);
         if (r != 0) throw new RdmaVerbsException("ibv_dealloc_td", r);
         return r;
     }
 
     /** ibv_alloc_parent_domain, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_parent_domain(Pointer context, Pointer attr) {
+    public static Pointer ibv_alloc_parent_domain(Pointer context, Pointer attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_alloc_parent_domain(context, attr);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_parent_domain", Native.getLastError());
         return r;
     }
 
     /** ibv_query_rt_values_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_query_rt_values_ex(Pointer context, Pointer values) {
+    public static int ibv_query_rt_values_ex(Pointer context, Pointer values) throws RdmaVerbsException {
         int r = LIB.ibv_query_rt_values_ex(context, values);
         if (r != 0) throw new RdmaVerbsException("ibv_query_rt_values_ex", r);
         return r;
     }
 
     /** ibv_query_device_ex, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_query_device_ex(Pointer context, Pointer input, Pointer attr) {
+    public static int ibv_query_device_ex(Pointer context, Pointer input, Pointer attr) throws RdmaVerbsException {
         int r = LIB.ibv_query_device_ex(context, input, attr);
         if (r != 0) throw new RdmaVerbsException("ibv_query_device_ex", r);
         return r;
     }
 
     /** ibv_open_qp, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_open_qp(Pointer context, Pointer qp_open_attr) {
+    public static Pointer ibv_open_qp(Pointer context, Pointer qp_open_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_open_qp(context, qp_open_attr);
         if (r == null) throw new RdmaVerbsException("ibv_open_qp", Native.getLastError());
         return r;
     }
 
     /** ibv_modify_qp_rate_limit, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_modify_qp_rate_limit(Pointer qp, Pointer attr) {
+    public static int ibv_modify_qp_rate_limit(Pointer qp, Pointer attr) throws RdmaVerbsException {
         int r = LIB.ibv_modify_qp_rate_limit(qp, attr);
         if (r != 0) throw new RdmaVerbsException("ibv_modify_qp_rate_limit", r);
         return r;
     }
 
     /** ibv_create_wq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_wq(Pointer context, Pointer wq_init_attr) {
+    public static Pointer ibv_create_wq(Pointer context, Pointer wq_init_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_wq(context, wq_init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_wq", Native.getLastError());
         return r;
     }
 
     /** ibv_modify_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_modify_wq(Pointer wq, Pointer wq_attr) {
+    public static int ibv_modify_wq(Pointer wq, Pointer wq_attr) throws RdmaVerbsException {
         int r = LIB.ibv_modify_wq(wq, wq_attr);
         if (r != 0) throw new RdmaVerbsException("ibv_modify_wq", r);
         return r;
     }
 
     /** ibv_destroy_wq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_wq(Pointer wq) {
+    public static int ibv_destroy_wq(Pointer wq) throws RdmaVerbsException {
         int r = LIB.ibv_destroy_wq(wq);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_wq", r);
         return r;
     }
 
     /** ibv_create_rwq_ind_table, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_rwq_ind_table(Pointer context, Pointer init_attr) {
+    public static Pointer ibv_create_rwq_ind_table(Pointer context, Pointer init_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_rwq_ind_table(context, init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_rwq_ind_table", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_rwq_ind_table, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_rwq_ind_table(Pointer rwq_ind_table) {
+    public static int ibv_destroy_rwq_ind_table(Pointer rwq_ind_table) throws RdmaVerbsException {
         int r = LIB.ibv_destroy_rwq_ind_table(rwq_ind_table);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_rwq_ind_table", r);
         return r;
     }
 
     /** ibv_post_send, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_post_send(Pointer qp, ibv_send_wr wr, PointerByReference bad_wr) {
+    public static int ibv_post_send(Pointer qp, ibv_send_wr wr, PointerByReference bad_wr) throws RdmaVerbsException {
         int r = LIB.ibv_post_send(qp, wr, bad_wr);
         if (r != 0) throw new RdmaVerbsException("ibv_post_send", r);
         return r;
     }
 
     /** ibv_post_recv, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_post_recv(Pointer qp, ibv_recv_wr wr, PointerByReference bad_wr) {
+    public static int ibv_post_recv(Pointer qp, ibv_recv_wr wr, PointerByReference bad_wr) throws RdmaVerbsException {
         int r = LIB.ibv_post_recv(qp, wr, bad_wr);
         if (r != 0) throw new RdmaVerbsException("ibv_post_recv", r);
         return r;
@@ -1529,28 +1529,28 @@ public final class RdmaVerbs {
     }
 
     /** ibv_create_counters, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_counters(Pointer context, Pointer init_attr) {
+    public static Pointer ibv_create_counters(Pointer context, Pointer init_attr) throws RdmaVerbsException {
         Pointer r = LIB.ibv_create_counters(context, init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_counters", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_counters(Pointer counters) {
+    public static int ibv_destroy_counters(Pointer counters) throws RdmaVerbsException {
         int r = LIB.ibv_destroy_counters(counters);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_counters", r);
         return r;
     }
 
     /** ibv_attach_counters_point_flow, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_attach_counters_point_flow(Pointer counters, Pointer attr, Pointer flow) {
+    public static int ibv_attach_counters_point_flow(Pointer counters, Pointer attr, Pointer flow) throws RdmaVerbsException {
         int r = LIB.ibv_attach_counters_point_flow(counters, attr, flow);
         if (r != 0) throw new RdmaVerbsException("ibv_attach_counters_point_flow", r);
         return r;
     }
 
     /** ibv_read_counters, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_read_counters(Pointer counters, Pointer counters_value, int ncounters, int flags) {
+    public static int ibv_read_counters(Pointer counters, Pointer counters_value, int ncounters, int flags) throws RdmaVerbsException {
         int r = LIB.ibv_read_counters(counters, counters_value, ncounters, flags);
         if (r != 0) throw new RdmaVerbsException("ibv_read_counters", r);
         return r;
@@ -1563,7 +1563,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_getaddrinfo, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_getaddrinfo(String node, String service, rdma_addrinfo hints, PointerByReference res) {
+    public static int rdma_getaddrinfo(String node, String service, rdma_addrinfo hints, PointerByReference res) throws RdmaVerbsException {
         int r = CM.rdma_getaddrinfo(node, service, hints, res);
         if (r < 0) throw new RdmaVerbsException("rdma_getaddrinfo", Native.getLastError());
         return r;
@@ -1575,7 +1575,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_create_ep, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_create_ep(PointerByReference id, Pointer res, Pointer pd, ibv_qp_init_attr qp_init_attr) {
+    public static int rdma_create_ep(PointerByReference id, Pointer res, Pointer pd, ibv_qp_init_attr qp_init_attr) throws RdmaVerbsException {
         int r = CM.rdma_create_ep(id, res, pd, qp_init_attr);
         if (r < 0) throw new RdmaVerbsException("rdma_create_ep", Native.getLastError());
         return r;
@@ -1587,35 +1587,35 @@ public final class RdmaVerbs {
     }
 
     /** rdma_listen, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_listen(Pointer id, int backlog) {
+    public static int rdma_listen(Pointer id, int backlog) throws RdmaVerbsException {
         int r = CM.rdma_listen(id, backlog);
         if (r < 0) throw new RdmaVerbsException("rdma_listen", Native.getLastError());
         return r;
     }
 
     /** rdma_get_request, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_request(Pointer listen, PointerByReference id) {
+    public static int rdma_get_request(Pointer listen, PointerByReference id) throws RdmaVerbsException {
         int r = CM.rdma_get_request(listen, id);
         if (r < 0) throw new RdmaVerbsException("rdma_get_request", Native.getLastError());
         return r;
     }
 
     /** rdma_accept, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_accept(Pointer id, rdma_conn_param conn_param) {
+    public static int rdma_accept(Pointer id, rdma_conn_param conn_param) throws RdmaVerbsException {
         int r = CM.rdma_accept(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_accept", Native.getLastError());
         return r;
     }
 
     /** rdma_connect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_connect(Pointer id, rdma_conn_param conn_param) {
+    public static int rdma_connect(Pointer id, rdma_conn_param conn_param) throws RdmaVerbsException {
         int r = CM.rdma_connect(id, conn_param);
         if (r < 0) throw new RdmaVerbsException("rdma_connect", Native.getLastError());
         return r;
     }
 
     /** rdma_disconnect, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_disconnect(Pointer id) {
+    public static int rdma_disconnect(Pointer id) throws RdmaVerbsException {
         int r = CM.rdma_disconnect(id);
         if (r < 0) throw new RdmaVerbsException("rdma_disconnect", Native.getLastError());
         return r;
@@ -1646,7 +1646,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_create_event_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer rdma_create_event_channel() {
+    public static Pointer rdma_create_event_channel() throws RdmaVerbsException {
         Pointer r = CM.rdma_create_event_channel();
         if (r == null) throw new RdmaVerbsException("rdma_create_event_channel", Native.getLastError());
         return r;
@@ -1658,49 +1658,49 @@ public final class RdmaVerbs {
     }
 
     /** rdma_create_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_create_id(Pointer channel, PointerByReference id, Pointer context, int ps) {
+    public static int rdma_create_id(Pointer channel, PointerByReference id, Pointer context, int ps) throws RdmaVerbsException {
         int r = CM.rdma_create_id(channel, id, context, ps);
         if (r < 0) throw new RdmaVerbsException("rdma_create_id", Native.getLastError());
         return r;
     }
 
     /** rdma_destroy_id, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_destroy_id(Pointer id) {
+    public static int rdma_destroy_id(Pointer id) throws RdmaVerbsException {
         int r = CM.rdma_destroy_id(id);
         if (r < 0) throw new RdmaVerbsException("rdma_destroy_id", Native.getLastError());
         return r;
     }
 
     /** rdma_bind_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_bind_addr(Pointer id, Pointer addr) {
+    public static int rdma_bind_addr(Pointer id, Pointer addr) throws RdmaVerbsException {
         int r = CM.rdma_bind_addr(id, addr);
         if (r < 0) throw new RdmaVerbsException("rdma_bind_addr", Native.getLastError());
         return r;
     }
 
     /** rdma_resolve_addr, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_resolve_addr(Pointer id, Pointer src_addr, Pointer dst_addr, int timeout_ms) {
+    public static int rdma_resolve_addr(Pointer id, Pointer src_addr, Pointer dst_addr, int timeout_ms) throws RdmaVerbsException {
         int r = CM.rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_resolve_addr", Native.getLastError());
         return r;
     }
 
     /** rdma_resolve_route, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_resolve_route(Pointer id, int timeout_ms) {
+    public static int rdma_resolve_route(Pointer id, int timeout_ms) throws RdmaVerbsException {
         int r = CM.rdma_resolve_route(id, timeout_ms);
         if (r < 0) throw new RdmaVerbsException("rdma_resolve_route", Native.getLastError());
         return r;
     }
 
     /** rdma_get_cm_event, as in C: waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_get_cm_event(Pointer channel, PointerByReference event) {
+    public static int rdma_get_cm_event(Pointer channel, PointerByReference event) throws RdmaVerbsException {
         int r = CM.rdma_get_cm_event(channel, event);
         if (r < 0) throw new RdmaVerbsException("rdma_get_cm_event", Native.getLastError());
         return r;
     }
 
     /** rdma_ack_cm_event, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_ack_cm_event(Pointer event) {
+    public static int rdma_ack_cm_event(Pointer event) throws RdmaVerbsException {
         int r = CM.rdma_ack_cm_event(event);
         if (r < 0) throw new RdmaVerbsException("rdma_ack_cm_event", Native.getLastError());
         return r;
@@ -1713,7 +1713,7 @@ public final class RdmaVerbs {
     }
 
     /** rdma_create_qp, as in C; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int rdma_create_qp(Pointer id, Pointer pd, ibv_qp_init_attr qp_init_attr) {
+    public static int rdma_create_qp(Pointer id, Pointer pd, ibv_qp_init_attr qp_init_attr) throws RdmaVerbsException {
         int r = CM.rdma_create_qp(id, pd, qp_init_attr);
         if (r < 0) throw new RdmaVerbsException("rdma_create_qp", Native.getLastError());
         return r;
@@ -1731,21 +1731,21 @@ public final class RdmaVerbs {
     }
 
     /** ibv_create_comp_channel, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_comp_channel(Pointer context) {
+    public static Pointer ibv_create_comp_channel(Pointer context) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_create_comp_channel(context);
         if (r == null) throw new RdmaVerbsException("ibv_create_comp_channel", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_comp_channel, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_comp_channel(Pointer channel) {
+    public static int ibv_destroy_comp_channel(Pointer channel) throws RdmaVerbsException {
         int r = VERBS.ibv_destroy_comp_channel(channel);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_comp_channel", r);
         return r;
     }
 
     /** ibv_get_cq_event, as in C: waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed; a failure (a negative value) throws RdmaVerbsException (the errno left, errno()). */
-    public static int ibv_get_cq_event(Pointer channel, PointerByReference cq, PointerByReference cq_context) {
+    public static int ibv_get_cq_event(Pointer channel, PointerByReference cq, PointerByReference cq_context) throws RdmaVerbsException {
         int r = VERBS.ibv_get_cq_event(channel, cq, cq_context);
         if (r < 0) throw new RdmaVerbsException("ibv_get_cq_event", Native.getLastError());
         return r;
@@ -1757,70 +1757,70 @@ public final class RdmaVerbs {
     }
 
     /** ibv_alloc_pd, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_alloc_pd(Pointer context) {
+    public static Pointer ibv_alloc_pd(Pointer context) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_alloc_pd(context);
         if (r == null) throw new RdmaVerbsException("ibv_alloc_pd", Native.getLastError());
         return r;
     }
 
     /** ibv_dealloc_pd, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_dealloc_pd(Pointer pd) {
+    public static int ibv_dealloc_pd(Pointer pd) throws RdmaVerbsException {
         int r = VERBS.ibv_dealloc_pd(pd);
         if (r != 0) throw new RdmaVerbsException("ibv_dealloc_pd", r);
         return r;
     }
 
     /** ibv_create_cq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_cq(Pointer context, int cqe, Pointer cq_context, Pointer channel, int comp_vector) {
+    public static Pointer ibv_create_cq(Pointer context, int cqe, Pointer cq_context, Pointer channel, int comp_vector) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_create_cq(context, cqe, cq_context, channel, comp_vector);
         if (r == null) throw new RdmaVerbsException("ibv_create_cq", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_cq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_cq(Pointer cq) {
+    public static int ibv_destroy_cq(Pointer cq) throws RdmaVerbsException {
         int r = VERBS.ibv_destroy_cq(cq);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_cq", r);
         return r;
     }
 
     /** ibv_create_srq, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_srq(Pointer pd, ibv_srq_init_attr srq_init_attr) {
+    public static Pointer ibv_create_srq(Pointer pd, ibv_srq_init_attr srq_init_attr) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_create_srq(pd, srq_init_attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_srq", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_srq, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_srq(Pointer srq) {
+    public static int ibv_destroy_srq(Pointer srq) throws RdmaVerbsException {
         int r = VERBS.ibv_destroy_srq(srq);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_srq", r);
         return r;
     }
 
     /** ibv_create_ah, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_create_ah(Pointer pd, ibv_ah_attr attr) {
+    public static Pointer ibv_create_ah(Pointer pd, ibv_ah_attr attr) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_create_ah(pd, attr);
         if (r == null) throw new RdmaVerbsException("ibv_create_ah", Native.getLastError());
         return r;
     }
 
     /** ibv_destroy_ah, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_destroy_ah(Pointer ah) {
+    public static int ibv_destroy_ah(Pointer ah) throws RdmaVerbsException {
         int r = VERBS.ibv_destroy_ah(ah);
         if (r != 0) throw new RdmaVerbsException("ibv_destroy_ah", r);
         return r;
     }
 
     /** ibv_reg_mr_iova2, as in C; a failure (NULL) throws RdmaVerbsException (the errno left, errno()). */
-    public static Pointer ibv_reg_mr_iova2(Pointer pd, Pointer addr, long length, long iova, int access) {
+    public static Pointer ibv_reg_mr_iova2(Pointer pd, Pointer addr, long length, long iova, int access) throws RdmaVerbsException {
         Pointer r = VERBS.ibv_reg_mr_iova2(pd, addr, length, iova, access);
         if (r == null) throw new RdmaVerbsException("ibv_reg_mr_iova2", Native.getLastError());
         return r;
     }
 
     /** ibv_dereg_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()). */
-    public static int ibv_dereg_mr(Pointer mr) {
+    public static int ibv_dereg_mr(Pointer mr) throws RdmaVerbsException {
         int r = VERBS.ibv_dereg_mr(mr);
         if (r != 0) throw new RdmaVerbsException("ibv_dereg_mr", r);
         return r;

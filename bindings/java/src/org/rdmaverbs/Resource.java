@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * a QP; a completion channel under its CQs; an event channel under its ids)
  * first closes them, the last made first. Closing twice does nothing; a
  * call on a closed object throws IllegalStateException. A failure of C
- * (close or not) throws {@link RdmaVerbsException}, with its errno.
+ * (close or not) throws {@link RdmaVerbsException} (an IOException), with
+ * its errno.
  *
  * <p>An object not closed is never collected: each open one is held by this
  * class (with its buffers, for an MR), so that memory the card may still
@@ -70,7 +71,7 @@ public abstract class Resource implements AutoCloseable {
 
     /** Destroys the C object (called once, by close, after the objects that
      * depend on this one were closed). */
-    abstract void destroy();
+    abstract void destroy() throws RdmaVerbsException;
 
     /** Throws IllegalStateException if closed. */
     final void check() {
@@ -91,8 +92,8 @@ public abstract class Resource implements AutoCloseable {
      * thrown after every other object was closed (the later ones added to
      * it as suppressed); an object whose C destroy failed stays open. */
     @Override
-    public final void close() {
-        RuntimeException first = null;
+    public final void close() throws RdmaVerbsException {
+        Exception first = null;
         synchronized (GRAPH) {
             if (closed) return;
             List<Resource> deps = new ArrayList<>(dependents);
@@ -100,7 +101,7 @@ public abstract class Resource implements AutoCloseable {
             for (Resource d : deps) {
                 try {
                     d.close();
-                } catch (RuntimeException e) {
+                } catch (RdmaVerbsException | RuntimeException e) {
                     if (first == null) first = e; else first.addSuppressed(e);
                 }
             }
@@ -113,16 +114,17 @@ public abstract class Resource implements AutoCloseable {
                 for (Resource r : needs) r.dependents.remove(this);
                 needs.clear();
                 OPEN.remove(this);
-            } catch (RuntimeException e) {
+            } catch (RdmaVerbsException | RuntimeException e) {
                 if (first == null) first = e; else first.addSuppressed(e);
             }
         }
-        if (first != null) throw first;
+        if (first instanceof RdmaVerbsException e) throw e;
+        if (first != null) throw (RuntimeException) first;
     }
 
     /** What an object drops at close, once its C object is gone (or, not
      * owned, at close): the buffers it held. */
-    void released() {}
+    void released() throws RdmaVerbsException {}
 
     /** How many objects are open (for the tests). */
     static int openCount() {

@@ -18,7 +18,7 @@ public final class SharedReceiveQueue extends Resource {
     private final Memory bad = new Memory(8);
 
     /** Room for maxWr receives of maxSge SGEs each. */
-    public SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge) {
+    public SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge) throws RdmaVerbsException {
         super(true);
         RdmaVerbs.ibv_srq_init_attr a = new RdmaVerbs.ibv_srq_init_attr();
         a.attr.max_wr = maxWr;
@@ -43,7 +43,7 @@ public final class SharedReceiveQueue extends Resource {
     /** Posts receives, joined in one list, in one ibv_post_srq_recv. A
      * failure throws RdmaVerbsException (the errno returned); those from the
      * one refused on were not posted. */
-    public synchronized void postRecv(RecvWork... wrs) {
+    public synchronized void postRecv(RecvWork... wrs) throws RdmaVerbsException {
         check();
         if (wrs.length == 0) return;
         Memory m = RecvWork.layOut(scratch, wrs);
@@ -76,7 +76,7 @@ public final class SharedReceiveQueue extends Resource {
     }
 
     @Override
-    void destroy() {
+    void destroy() throws RdmaVerbsException {
         RdmaVerbs.ibv_destroy_srq(srq);
     }
 

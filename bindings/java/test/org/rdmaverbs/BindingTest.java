@@ -10,6 +10,7 @@ import com.sun.jna.ptr.PointerByReference;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -77,7 +78,7 @@ public final class BindingTest {
         check(r == 0 && got.equals(want), what + (got.equals(want) ? "" : ": recorded '" + got + "'"));
     }
 
-    static void vectored() {
+    static void vectored() throws RdmaVerbsException {
         Pointer id = REC.recorder_id();
         // An ordinary array of separately made structs (not toArray's).
         RdmaVerbs.ibv_sge a = sge(0x1000, 0x10, 0x11), b = sge(0x8000000000002000L, 0x80000030, 0x80000022),
@@ -196,7 +197,7 @@ public final class BindingTest {
         return ok && wc[3].wr_id == 0xdead && wc[3].status == 0 && wc[3].byte_len == 0;
     }
 
-    static void verbs13() {
+    static void verbs13() throws RdmaVerbsException {
         REC.recorder_id();
         Pointer qp = REC.recorder_qp(), cq = REC.recorder_cq(), srq = REC.recorder_srq();
         RdmaVerbs.ibv_sge[] sg = (RdmaVerbs.ibv_sge[]) new RdmaVerbs.ibv_sge().toArray(4);
@@ -309,7 +310,7 @@ public final class BindingTest {
     /** The two other functions of an SGE array, with an ordinary array:
      * ibv_wr_set_sge_list on the provider's extended QP, ibv_advise_mr on
      * its PD, each SGE as the provider got it. */
-    static void sgeLists() {
+    static void sgeLists() throws RdmaVerbsException {
         REC.recorder_id();
         Pointer qpx = REC.recorder_qp_ex(), pd = REC.recorder_pd();
         RdmaVerbs.ibv_sge a = sge(0x1000, 0x10, 0x11), b = sge(0x8000000000002000L, 0x80000030, 0x80000022),
@@ -351,7 +352,7 @@ public final class BindingTest {
      * pointer, not NULL): ibv_poll_cq's reaches the provider, whose poll_cq
      * (in the fake context's ops, offset 96: offsetof(struct ibv_context,
      * ops.poll_cq) on x86-64) is replaced here by one that records it. */
-    static void emptyArrays() {
+    static void emptyArrays() throws RdmaVerbsException {
         Pointer cq = REC.recorder_cq();
         Pointer context = cq.getPointer(0);   // cq->context
         Pointer[] given = new Pointer[1];
@@ -380,12 +381,37 @@ public final class BindingTest {
         check(RdmaVerbs.ibv_poll_cq(cq, 4, completions()) == 3, "the provider's poll_cq restored");
     }
 
+    /** RdmaVerbsException is an IOException, declared (checked) by each
+     * function that can fail and by close, by none that cannot. */
+    static void exceptions() throws Exception {
+        int declaring = 0, not = 0;
+        for (Method m : RdmaVerbs.class.getDeclaredMethods()) {
+            String name = m.getName();
+            if (!java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                || !(name.startsWith("rdma_") || name.startsWith("ibv_") || name.startsWith("__"))) continue;
+            if (Arrays.asList(m.getExceptionTypes()).contains(RdmaVerbsException.class)) declaring++; else not++;
+        }
+        Class<?>[] none = {};
+        check(java.io.IOException.class.isAssignableFrom(RdmaVerbsException.class)
+              && !RuntimeException.class.isAssignableFrom(RdmaVerbsException.class)
+              && Arrays.equals(RdmaVerbs.class.getMethod("rdma_post_send", Pointer.class, Pointer.class, Pointer.class,
+                                                         long.class, Pointer.class, int.class).getExceptionTypes(),
+                               new Class<?>[] {RdmaVerbsException.class})
+              && Arrays.equals(RdmaVerbs.class.getMethod("ibv_inc_rkey", int.class).getExceptionTypes(), none)
+              && Arrays.equals(RdmaVerbs.class.getMethod("dst_port", Pointer.class).getExceptionTypes(), none)
+              && Arrays.equals(Resource.class.getMethod("close").getExceptionTypes(), new Class<?>[] {RdmaVerbsException.class})
+              && declaring > 0 && not > 0,
+              "RdmaVerbsException is a checked IOException: declared by the " + declaring + " functions that can fail"
+              + " (rdma_post_send) and by close, by none of the " + not + " others (ibv_inc_rkey, dst_port)");
+    }
+
     static void check(boolean ok, String what) {
         System.out.println((ok ? "java: ok: " : "java: FAIL: ") + what);
         if (!ok) failures++;
     }
 
-    interface Call { void run(); }
+    /** A call that may fail as C does. */
+    interface Call { void run() throws RdmaVerbsException; }
 
     static int errnoOf(Call c) {
         try {
@@ -406,6 +432,7 @@ public final class BindingTest {
         check(n == lib + cm + verbs && lib == exports().size() && cm > 0 && verbs > 0,
               n + " functions, " + lib + " of librdmaverbs, " + cm + " of librdmacm, " + verbs + " of libibverbs");
         versioned();
+        exceptions();
         RdmaVerbs.ibv_wc wc = new RdmaVerbs.ibv_wc();
         check(errnoOf(() -> RdmaVerbs.rdma_post_send(null, null, null, 0, null, 0)) == RdmaVerbs.EINVAL,
               "rdma_post_send(NULL, ...): RdmaVerbsException, errno EINVAL");

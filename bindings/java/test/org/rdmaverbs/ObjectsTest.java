@@ -47,7 +47,7 @@ final class ObjectsTest {
         BindingTest.check(ok, "objects: " + what);
     }
 
-    static int errnoOf(Runnable r) {
+    static int errnoOf(BindingTest.Call r) {
         try {
             r.run();
             return 0;
@@ -67,7 +67,7 @@ final class ObjectsTest {
     }
 
     /** The work requests as the provider got them, and the completions. */
-    static void posts() {
+    static void posts() throws RdmaVerbsException {
         REC.recorder_id();
         try (ProtectionDomain pd = new ProtectionDomain(FAKE_PD, false);
              CompletionQueue cq = new CompletionQueue(REC.recorder_cq());
@@ -130,7 +130,7 @@ final class ObjectsTest {
     }
 
     /** Closing in the order C needs, whatever is closed first. */
-    static void order() {
+    static void order() throws RdmaVerbsException {
         List<String> log = new ArrayList<>();
         Resource.onDestroy = r -> log.add(r.getClass().getSimpleName());
         int before = Resource.openCount();
@@ -195,7 +195,7 @@ final class ObjectsTest {
         final List<Pointer> destroyed = new ArrayList<>();
 
         @Override
-        public void await(int timeoutMs, String function) {
+        public void await(int timeoutMs, String function) throws RdmaVerbsException {
             if (events.isEmpty()) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "scripted");
         }
 
@@ -225,7 +225,7 @@ final class ObjectsTest {
      * of a listener is kept until taken, its id destroyed if the listener
      * or the channel closes first; an event of an id not the channel's is
      * dropped, a connect request's refused (its id destroyed). */
-    static void events() {
+    static void events() throws RdmaVerbsException {
         int before = Resource.openCount();
         Script c = new Script();
         EventChannel ch = new EventChannel(c);
@@ -279,7 +279,7 @@ final class ObjectsTest {
     }
 
     /** A bounded wait on a file descriptor: ETIMEDOUT, then ready. */
-    static void waits() {
+    static void waits() throws RdmaVerbsException {
         int[] fds = new int[2];
         check(LIBC.pipe(fds) == 0, "pipe");
         long t0 = System.nanoTime();
@@ -303,7 +303,11 @@ final class ObjectsTest {
             Thread poster = new Thread(() -> {
                 sleep(200);
                 synchronized (cq) {
-                    qp.postSend(SendWork.send(0x77, mr.sge(0, 8)));
+                    try {
+                        qp.postSend(SendWork.send(0x77, mr.sge(0, 8)));
+                    } catch (RdmaVerbsException e) {
+                        check(false, "the other thread's post: " + e);
+                    }
                 }
             });
             poster.start();
@@ -360,7 +364,7 @@ final class ObjectsTest {
 
     /** Posts a buffer through an MR closed at once, as a program might,
      * keeping nothing but a weak reference. */
-    static WeakReference<ByteBuffer> postAndForget(QueuePair qp, ProtectionDomain pd) {
+    static WeakReference<ByteBuffer> postAndForget(QueuePair qp, ProtectionDomain pd) throws RdmaVerbsException {
         ByteBuffer buf = pattern(SIZE, 0x3c);
         try (MemoryRegion mr = new MemoryRegion(pd, buf, 0x77, false)) {
             REC.recorder_read_late();
@@ -370,7 +374,7 @@ final class ObjectsTest {
     }
 
     /** Registers and posts a buffer, keeping nothing (the MR left open). */
-    static WeakReference<ByteBuffer> registerPostAndForget(QueuePair qp, ProtectionDomain pd) {
+    static WeakReference<ByteBuffer> registerPostAndForget(QueuePair qp, ProtectionDomain pd) throws RdmaVerbsException {
         ByteBuffer buf = pattern(SIZE, 0x5a);
         MemoryRegion mr = new MemoryRegion(pd, buf, 0x78, false);
         REC.recorder_read_late();
@@ -394,7 +398,7 @@ final class ObjectsTest {
     /** Buffers kept alive while posted, released once reaped. (The PD is
      * closed inside its try on purpose: the MR goes with it.) */
     @SuppressWarnings("try")
-    static void lifetime() {
+    static void lifetime() throws RdmaVerbsException {
         REC.recorder_id();
         try (ProtectionDomain pd = new ProtectionDomain(FAKE_PD, false);
              CompletionQueue cq = new CompletionQueue(REC.recorder_cq());
@@ -440,7 +444,7 @@ final class ObjectsTest {
         }
     }
 
-    static void run() {
+    static void run() throws RdmaVerbsException {
         readme();
         posts();
         order();
