@@ -698,6 +698,8 @@ namespace RdmaVerbs
                         if (i >= 0) {
                             var e = held[i];
                             held.RemoveAt(i);
+                            if (IsRequest(e) && ids.ContainsKey(e.Id))
+                                ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
                             return e;
                         }
                     }
@@ -750,6 +752,17 @@ namespace RdmaVerbs
                     requests.Add(id);
                 held.RemoveAll(e => e.Id == id || requests.Contains(e.Id));
                 Destroy(requests);
+            }
+        }
+
+        /// <summary>A connect request taken and not wanted (its event's status
+        /// not 0): its events dropped, its id destroyed (the request
+        /// refused).</summary>
+        internal void Refuse(IntPtr id)
+        {
+            lock (guard) {
+                Forget(id);
+                source.DestroyId(id);
             }
         }
 
@@ -1075,7 +1088,7 @@ namespace RdmaVerbs
             var e = events.Next(ev => ev.ListenId == id || ev.Id == id, timeoutMs, "rdma_get_request");
             if (e.Type != Rdma.RDMA_CM_EVENT_CONNECT_REQUEST || e.Status != 0) {
                 if (e.Type == Rdma.RDMA_CM_EVENT_CONNECT_REQUEST)
-                    events.Forget(e.Id);   // nobody's: destroyed
+                    events.Refuse(e.Id);   // nobody's: destroyed
                 throw new RdmaVerbsException("rdma_get_request", e.Errno, e.Name + " status " + e.Status
                                              + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
             }

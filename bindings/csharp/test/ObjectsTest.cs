@@ -282,12 +282,19 @@ static class ObjectsTest
               + errno + ")");
         again.Dispose();
         waiter.Dispose();
+        var third = new Listener(ch, new IntPtr(0x8000), false);
+        c.Events.Enqueue(new CmEvent(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, -Rdma.ETIMEDOUT, new IntPtr(0x3400),
+                                     new IntPtr(0x8000)));
+        errno = ErrnoOf(() => third.GetRequest(0));
+        third.Dispose();
+        Check(errno == Rdma.ETIMEDOUT && Ids(c.Destroyed) == "0x3200 0x3400",
+              "a connect request in error: RdmaVerbsException (errno " + errno + ", its status), its id destroyed");
         c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n4, l);
         c.Add(Rdma.RDMA_CM_EVENT_DISCONNECTED, n2, 0);
         ReadAll(ch);
         Check(ch.HeldCount == 3, "the events of the requests not taken kept (" + ch.HeldCount + ")");
         listener.Dispose();
-        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300" && ch.HeldCount == 0,
+        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300 0x3400" && ch.HeldCount == 0,
               "a listener disposed: the ids of its 2 connect requests not taken destroyed, their events dropped ("
               + Ids(c.Destroyed) + ")");
         // A connect request not taken when the channel is disposed (its
@@ -296,7 +303,7 @@ static class ObjectsTest
         c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, 0x7100, 0x7000);
         ReadAll(ch);
         ch.Dispose();
-        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300 0x7100" && second.IsDisposed && taken.IsDisposed
+        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300 0x3400 0x7100" && second.IsDisposed && taken.IsDisposed
               && Resource.OpenCount == before,
               "the channel disposed: its listener and endpoints with it, the connect request not taken destroyed");
     }

@@ -133,6 +133,8 @@ public final class EventChannel extends Resource {
                     CmEvent e = it.next();
                     if (match.test(e)) {
                         it.remove();
+                        // A connect request's id is taken: its listener will not destroy it.
+                        if (isRequest(e) && ids.containsKey(e.id())) ids.put(e.id(), null);
                         return e;
                     }
                 }
@@ -186,6 +188,15 @@ public final class EventChannel extends Resource {
             }
             held.removeIf(e -> id.equals(e.id()) || requests.contains(e.id()));
             destroy(requests);
+        }
+    }
+
+    /** A connect request taken and not wanted (its event's status not 0):
+     * its events dropped, its id destroyed (the request refused). */
+    void refuse(Pointer id) throws RdmaVerbsException {
+        synchronized (lock) {
+            forget(id);
+            source.destroyId(id);
         }
     }
 

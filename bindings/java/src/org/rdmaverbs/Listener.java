@@ -59,7 +59,7 @@ public final class Listener extends Resource {
         check();
         CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), timeoutMs, "rdma_get_request");
         if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
-            if (e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST) events.forget(e.id());   // nobody's: destroyed
+            if (e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST) events.refuse(e.id());   // nobody's: destroyed
             throw new RdmaVerbsException("rdma_get_request", e.errno(), e.name() + " status " + e.status()
                                          + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
         }

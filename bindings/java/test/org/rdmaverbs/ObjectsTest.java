@@ -258,13 +258,21 @@ final class ObjectsTest {
               + errno + ")");
         again.close();
         waiter.close();
+        Listener third = new Listener(ch, new Pointer(0x8000), false);
+        c.events.add(new CmEvent(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, -RdmaVerbs.ETIMEDOUT, new Pointer(0x3400),
+                                 new Pointer(0x8000)));
+        errno = errnoOf(() -> third.getRequest(0));
+        third.close();
+        check(errno == RdmaVerbs.ETIMEDOUT && c.destroyed.equals(List.of(new Pointer(n3), new Pointer(0x3400))),
+              "a connect request in error: RdmaVerbsException (errno " + errno + ", its status), its id destroyed");
         c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n4, l);
         c.add(RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, n2, 0);
         readAll(ch);
         check(ch.heldCount() == 3, "the events of the requests not taken kept (" + ch.heldCount() + ")");
         listener.close();
-        check(new java.util.HashSet<>(c.destroyed).equals(java.util.Set.of(new Pointer(n3), new Pointer(n2), new Pointer(n4)))
-              && c.destroyed.size() == 3 && ch.heldCount() == 0,
+        check(new java.util.HashSet<>(c.destroyed).equals(java.util.Set.of(new Pointer(n3), new Pointer(0x3400),
+                                                                           new Pointer(n2), new Pointer(n4)))
+              && c.destroyed.size() == 4 && ch.heldCount() == 0,
               "a listener closed: the ids of its 2 connect requests not taken destroyed, their events dropped ("
               + c.destroyed + ")");
         // A connect request not taken when the channel closes (its listener
@@ -273,7 +281,7 @@ final class ObjectsTest {
         c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, 0x7100, 0x7000);
         readAll(ch);
         ch.close();
-        check(c.destroyed.size() == 4 && c.destroyed.get(3).equals(new Pointer(0x7100)) && second.isClosed()
+        check(c.destroyed.size() == 5 && c.destroyed.get(4).equals(new Pointer(0x7100)) && second.isClosed()
               && taken.isClosed() && Resource.openCount() == before,
               "the channel closed: its listener and endpoints with it, the connect request not taken destroyed");
     }
