@@ -145,7 +145,7 @@ java)
 import org.rdmaverbs.RdmaVerbs;
 
 public class Prog {
-    public static void main(String[] args) {
+    public static void main(String[] args) throws java.io.IOException {
         if (RdmaVerbs.rdma_seterrno(0) != 0
             || !RdmaVerbs.ibv_wc_status_str(RdmaVerbs.IBV_WC_LOC_PROT_ERR).equals("local protection error")) {
             System.exit(1);
