@@ -10,8 +10,8 @@
 //! takes one of two paths:
 //!
 //! - **counting only** (no trace, no probe attached, or a call with no
-//!   event, such as an empty poll), inline: the events' bytes summed, one
-//!   [`count::tally`];
+//!   event, such as an empty poll, whose events are not walked), inline:
+//!   the events' bytes summed, one [`count::tally`];
 //! - **watched**, out of line: the call counted ([`count::call`]), then for
 //!   each event its bytes counted, its line written, its probe fired.
 //!
@@ -85,14 +85,20 @@ pub(crate) trait Out {
 }
 
 /// Records one call: the only way a call becomes counters, trace lines and
-/// probe firings. The watched case is tested first, as it takes precedence
-/// (why that costs the counting path nothing: docs/design.md, "Decisions").
+/// probe firings. A call with no event is only counted; otherwise the
+/// watched case is tested first, as it takes precedence (why that costs the
+/// counting path nothing: docs/design.md, "Decisions").
 ///
 /// # Safety
 /// As [`Events::each`].
 #[inline(always)]
 pub(crate) unsafe fn emit<E: Events>(e: E) {
-    if !e.quiet() && (trace::tracing() || gate::probe_attached()) {
+    if e.quiet() {
+        // No event: no bytes to walk to.
+        if settings::stats() {
+            count::tally(e.func(), e.failed(), 0);
+        }
+    } else if trace::tracing() || gate::probe_attached() {
         // SAFETY: forwarded.
         unsafe { e.watched() };
     } else if settings::stats() {

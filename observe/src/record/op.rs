@@ -210,7 +210,10 @@ impl Events for OpCall {
             },
             Op::PollCq { cq, wc, n } => {
                 let stride = core::mem::size_of::<ibv_wc>();
-                for i in 0..ret.min(n).max(0) as usize {
+                // Only the room asked for is read, whatever the provider
+                // says it wrote.
+                for i in 0..ret.min(n) {
+                    let i = i as usize;
                     // SAFETY: the provider wrote `ret` completions, within
                     // the caller's room for `n`.
                     let w = unsafe { &*wc.cast::<u8>().add(i * stride).cast::<ibv_wc_head>() };
