@@ -18,7 +18,7 @@ use super::{ibv_cq, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wc};
 #[macro_export]
 macro_rules! context_op {
     ($obj:expr, $op:ident) => {
-        $crate::verbs::dispatch::set(&raw const (*(*$obj).context).ops.$op)
+        $crate::verbs::dispatch::read_set_op(&raw const (*(*$obj).context).ops.$op)
     };
 }
 
@@ -29,7 +29,7 @@ macro_rules! context_op {
 #[macro_export]
 macro_rules! object_op {
     ($obj:expr, $f:ident) => {
-        $crate::verbs::dispatch::set(&raw const (*$obj).$f)
+        $crate::verbs::dispatch::read_set_op(&raw const (*$obj).$f)
     };
 }
 
@@ -43,7 +43,7 @@ macro_rules! object_op {
 /// `op` points to a set function pointer.
 #[doc(hidden)]
 #[inline(always)]
-pub unsafe fn set<F: Copy>(op: *const Option<F>) -> F {
+pub unsafe fn read_set_op<F: Copy>(op: *const Option<F>) -> F {
     // SAFETY: the caller's set pointer; Option<fn> is laid out as fn.
     unsafe { op.cast::<F>().read() }
 }

@@ -187,7 +187,7 @@ impl ExOp {
 
     /// The function of the table.
     #[inline(always)]
-    fn function(self) -> Func {
+    fn func(self) -> Func {
         match self {
             ExOp::Mark { f, .. }
             | ExOp::Opcode { f, .. }
@@ -220,12 +220,12 @@ impl Events for ExOp {
 
     #[inline(always)]
     fn func(self) -> Func {
-        self.function()
+        ExOp::func(self)
     }
 
     #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
-        let f = self.function();
+        let f = ExOp::func(self);
         match self {
             ExOp::Mark { qp, .. } => {
                 out.event(f, 0, Some(|line: &mut Line| show_qp(line, qp)), || {
