@@ -556,10 +556,11 @@ static void control(void)
 	count(F___ibv_reg_mr, p == NULL, p ? (long)sizeof(data) : 0);
 
 	/* ssize_t: a count (0 too), or a negative errno value (errno
-	 * untouched); three counts and one failure, so that the errors tell
-	 * which failed */
-	for (unsigned k = 0; k < 3; k++) {
-		static const int entries[] = { 2, 3, 0 };
+	 * untouched); four counts (two of them 0) and one failure, so that
+	 * the errors tell which failed: 1, where taking 0 for the failure
+	 * would count 2 */
+	for (unsigned k = 0; k < 4; k++) {
+		static const int entries[] = { 2, 0, 3, 0 };
 
 		answer(V__ibv_query_gid_table, entries[k], 0);
 		V(ibv_query_gid_table)(VCTX, gid, 4, 0);
