@@ -49,6 +49,9 @@ class Fn:
         self.lib, self.ret, self.name = lib, ret.strip(), name
         self.params = params  # [(ctype, name)]
         self.version = version
+        # Ours at a non-default version (name@NODE): found by that version
+        # only, never by dlsym or a name alone (exports()).
+        self.version_only = False
 
     @property
     def error(self):
@@ -116,6 +119,11 @@ def exports():
             out.append(Fn("rdmaverbs", m.group(1), m.group(2), parse_params(m.group(3)), version))
     if len({f.name for f in out}) != len(out) or not out:
         raise SystemExit("generate.py: c-tests/functions.h lists no export, or one twice")
+    only = re.search(r'^#define RDMAVERBS_BY_VERSION_ONLY "([^"]*)"$', text, re.M)
+    if not only:
+        raise SystemExit("generate.py: c-tests/functions.h has no RDMAVERBS_BY_VERSION_ONLY")
+    for f in out:
+        f.version_only = f.version in only.group(1).split()
     return out
 
 
@@ -870,13 +878,35 @@ def csharp(fns, consts):
                       "struct": lambda: k[1], "union": lambda: k[1]}[k[0]]()
                 s += f"        {at}public {ty} {cs_name(f)};\n"
         s += "    }\n\n"
-    s += "    /// <summary>The C functions, with their C types.</summary>\n"
-    s += "    public static class Native\n    {\n"
+    s += "    /// <summary>The C functions, with their C types (a failure's errno: Marshal.GetLastWin32Error(),\n"
+    s += "    /// or LastErrno for those found by their version).</summary>\n"
+    s += "    public static partial class Native\n    {\n"
     for f in fns:
         so = f"lib{f.lib}.so.1"
         args = cs_params(f)
-        s += f"        [DllImport(\"{so}\", SetLastError = true)]\n"
-        s += f"        public static extern {cs_ret(f.ret)} {f.name}({args});\n"
+        rt = cs_ret(f.ret)
+        if not f.version_only:
+            s += f"        [DllImport(\"{so}\", SetLastError = true)]\n"
+            s += f"        public static extern {rt} {f.name}({args});\n"
+            continue
+        # A DllImport is looked up by name (dlsym), which finds no
+        # non-default version: dlvsym, and a delegate (errno: LastErrno).
+        call = ", ".join(("ref " if cs_param(t, n).startswith("ref ") and i not in {a for a, _, _, _ in f.arrays}
+                          else "out " if cs_param(t, n).startswith("out ") else "") + cs_name(n)
+                         for i, (t, n) in enumerate(f.params))
+        keep = "" if rt == "void" else f"{rt} r = "
+        s += f"        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]\n"
+        s += f"        delegate {rt} {f.name}_fn({args});\n"
+        s += f"        static {f.name}_fn {f.name}_at;\n"
+        s += f"        /// <summary>{f.name}@{f.version}, found by dlvsym; its errno in LastErrno.</summary>\n"
+        s += f"        public static {rt} {f.name}({args})\n        {{\n"
+        s += f"            if ({f.name}_at == null)\n"
+        s += f"                {f.name}_at = Bind<{f.name}_fn>(\"{f.name}\", \"{f.version}\");\n"
+        s += f"            IntPtr errno = ErrnoAt();\n"
+        s += f"            {keep}{f.name}_at({call});\n"
+        s += f"            LastErrno = Marshal.ReadInt32(errno);\n"
+        s += "" if rt == "void" else "            return r;\n"
+        s += "        }\n"
     s += "    }\n\n    public static partial class Rdma\n    {\n"
     s += "".join(f"        public const int {n} = {v};\n" for n, v in consts)
     s += "\n        /// <summary>The constants, for the layout check.</summary>\n"
@@ -887,10 +917,12 @@ def csharp(fns, consts):
     for t in types():
         s += f"            Tuple.Create(typeof({t.name}), new[] {{" + ", ".join(f'"{f}"' for f, _ in t.fields) + "}),\n"
     s += "        };\n"
-    s += "\n        /// <summary>librdmaverbs' functions and their symbol version nodes (the name\n"
-    s += "        /// Mono looks up on librdmaverbs' handle is checked to be that version's).</summary>\n"
-    s += "        public static readonly Tuple<string, string>[] Versions = {\n"
-    s += "".join(f'            Tuple.Create("{f.name}", "{f.version}"),\n' for f in fns if f.version)
+    s += "\n        /// <summary>librdmaverbs' functions and their symbol version nodes, and whether\n"
+    s += "        /// each is found by its version only (non-default: Native binds it with dlvsym) or\n"
+    s += "        /// by its name too (a DllImport).</summary>\n"
+    s += "        public static readonly Tuple<string, string, bool>[] Versions = {\n"
+    s += "".join(f'            Tuple.Create("{f.name}", "{f.version}", {str(f.version_only).lower()}),\n'
+                 for f in fns if f.version)
     s += "        };\n"
     # Rdma's functions load the library first (Init), then call Checked's:
     # Mono resolves a DllImport when it compiles the method that calls it,
@@ -929,8 +961,8 @@ def csharp(fns, consts):
         checked += f"            {rt} r = Native.{f.name}({call});\n"
         bad = {"int": "r < 0", "ptr": "r == IntPtr.Zero", "errno": "r != 0", "neg": "r < 0"}.get(f.error)
         cast = "(int) " if rt == "long" else ""
-        errno = {"int": "Marshal.GetLastWin32Error()", "ptr": "Marshal.GetLastWin32Error()",
-                 "errno": f"{cast}r", "neg": f"{cast}-r"}.get(f.error)
+        last = "Native.LastErrno" if f.version_only else "Marshal.GetLastWin32Error()"
+        errno = {"int": last, "ptr": last, "errno": f"{cast}r", "neg": f"{cast}-r"}.get(f.error)
         if bad:
             checked += f"            if ({bad})\n                throw new RdmaVerbsException(\"{f.name}\", {errno});\n"
         checked += "            return r;\n        }\n"

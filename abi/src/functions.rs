@@ -168,8 +168,31 @@ pub const RETIRED_NODES: &[&str] = &["IBVERBS_1.1"];
 /// `<rdma/rdma_cma.h>` (1.2) and `<infiniband/verbs.h>` (1.3) define them
 /// `static inline` under the same names, and every program that could call
 /// them includes those headers, so a declaration would collide with the
-/// definition. Programs reach them by name (an FFI, `dlvsym`).
+/// definition. Programs reach them by their version (`dlvsym`, an FFI's
+/// versioned look-up): each is defined at its node as a non-default
+/// version (`ibv_post_send@RDMAVERBS_1.3`, one `@`), which no unversioned
+/// reference or `dlsym` binds, so that the linked library interposes none
+/// of these names on another object of the process that defines or calls
+/// its own (the exports' `.symver` lines, `src/api/symver.rs`). The same
+/// list as [`by_version_only!`](crate::by_version_only)'s, which a test
+/// compares.
 pub const UNDECLARED_NODES: &[&str] = &["RDMAVERBS_1.2", "RDMAVERBS_1.3"];
+
+/// The tokens of `{ yes }` for a node of [`UNDECLARED_NODES`], those of
+/// `{ no }` for any other: the same answer where a macro needs it while it
+/// expands (a `.symver` line), from a node given as a token tree.
+#[macro_export]
+macro_rules! by_version_only {
+    ("RDMAVERBS_1.2", { $($yes:tt)* }, { $($no:tt)* }) => {
+        $($yes)*
+    };
+    ("RDMAVERBS_1.3", { $($yes:tt)* }, { $($no:tt)* }) => {
+        $($yes)*
+    };
+    ($node:tt, { $($yes:tt)* }, { $($no:tt)* }) => {
+        $($no)*
+    };
+}
 
 /// Defines [`Func`] and its tables from [`function_table!`](crate::function_table).
 macro_rules! define_func {
@@ -245,6 +268,30 @@ crate::function_table!(define_func);
 #[cfg(test)]
 mod tests {
     use super::Func;
+
+    /// [`by_version_only!`](crate::by_version_only) and
+    /// [`UNDECLARED_NODES`](super::UNDECLARED_NODES) name the same nodes.
+    #[test]
+    fn by_version_only_is_undeclared_nodes() {
+        macro_rules! check {
+            (exports { $( $ev:ident $en:ident $node:tt $kind:ident; )* } $($rest:tt)*) => {
+                $(
+                    assert_eq!(
+                        crate::by_version_only!($node, { true }, { false }),
+                        super::UNDECLARED_NODES.contains(&$node),
+                        "{}",
+                        stringify!($en)
+                    );
+                )*
+            };
+        }
+        crate::function_table!(check);
+        assert!(
+            super::UNDECLARED_NODES
+                .iter()
+                .all(|n| Func::ALL.iter().any(|f| f.node() == *n))
+        );
+    }
 
     #[test]
     fn names_and_flags() {

@@ -142,32 +142,32 @@ namespace RdmaVerbs
     /// headers), libc's poll for the channels' file descriptors.</summary>
     static class Calls
     {
-        [DllImport("librdmaverbs.so.1", EntryPoint = "ibv_post_send")]
-        static extern int post_send(IntPtr qp, IntPtr wr, out IntPtr bad);
+        // Non-default versions (RDMAVERBS_1.3), which a DllImport's look-up
+        // by name does not find: bound with dlvsym, each once (they return
+        // an errno value: nothing to read after them).
+        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
+        delegate int Post(IntPtr queue, IntPtr wr, out IntPtr bad);
 
-        [DllImport("librdmaverbs.so.1", EntryPoint = "ibv_post_recv")]
-        static extern int post_recv(IntPtr qp, IntPtr wr, out IntPtr bad);
+        static Post post_send, post_recv, post_srq_recv;
 
-        [DllImport("librdmaverbs.so.1", EntryPoint = "ibv_post_srq_recv")]
-        static extern int post_srq_recv(IntPtr srq, IntPtr wr, out IntPtr bad);
-
-        // Mono resolves a DllImport when it compiles the method calling it:
-        // these are called after Rdma.Init() ran (in their callers).
-        [MethodImpl(MethodImplOptions.NoInlining)]
         internal static int PostSend(IntPtr qp, IntPtr wr, out IntPtr bad)
         {
+            if (post_send == null)
+                post_send = Native.Bind<Post>("ibv_post_send", "RDMAVERBS_1.3");
             return post_send(qp, wr, out bad);
         }
 
-        [MethodImpl(MethodImplOptions.NoInlining)]
         internal static int PostRecv(IntPtr qp, IntPtr wr, out IntPtr bad)
         {
+            if (post_recv == null)
+                post_recv = Native.Bind<Post>("ibv_post_recv", "RDMAVERBS_1.3");
             return post_recv(qp, wr, out bad);
         }
 
-        [MethodImpl(MethodImplOptions.NoInlining)]
         internal static int PostSrqRecv(IntPtr srq, IntPtr wr, out IntPtr bad)
         {
+            if (post_srq_recv == null)
+                post_srq_recv = Native.Bind<Post>("ibv_post_srq_recv", "RDMAVERBS_1.3");
             return post_srq_recv(srq, wr, out bad);
         }
 

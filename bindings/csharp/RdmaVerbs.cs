@@ -4,9 +4,15 @@
 //
 // Every function is a static method of Rdma with its C name and C types
 // (Api.cs, generated from the library's table); a failure (-1, or NULL)
-// throws RdmaVerbsException carrying the errno the call left (SetLastError:
-// the runtime saves errno right after the call). Native has the P/Invoke
-// declarations themselves: a program that calls them directly with
+// throws RdmaVerbsException carrying the errno the call left. Native has the
+// C functions themselves: P/Invoke declarations (SetLastError: the runtime
+// saves errno right after the call), and for librdmaverbs' functions that
+// are found by their version only (those of verbs.h at RDMAVERBS_1.3 and the
+// address functions at 1.2, non-default versions, which a DllImport's
+// look-up by name does not find) a method that binds the function with
+// dlvsym as a delegate and reads errno from the thread's errno right after
+// the call (Mono does not save it for a delegate): Native.LastErrno. A
+// program that calls Native's P/Invoke declarations directly with
 // RDMAVERBS_LIBRARY set calls Rdma.Init() first, in a method other than the
 // one that calls Native (Mono resolves a DllImport when it compiles the
 // method that calls it). The structs and constants are in Api.cs,
@@ -50,6 +56,42 @@ namespace RdmaVerbs
         }
     }
 
+    public static partial class Native
+    {
+        [DllImport("libc.so.6")]
+        static extern IntPtr dlvsym(IntPtr handle, string name, string version);
+
+        [DllImport("libc.so.6")]
+        static extern IntPtr __errno_location();
+
+        [ThreadStatic]
+        static IntPtr errnoAt;
+
+        /// <summary>The errno that the last call of this thread to a function
+        /// found by its version left (Marshal.GetLastWin32Error() for the
+        /// others).</summary>
+        [ThreadStatic]
+        public static int LastErrno;
+
+        /// <summary>This thread's errno, where it is.</summary>
+        static IntPtr ErrnoAt()
+        {
+            if (errnoAt == IntPtr.Zero)
+                errnoAt = __errno_location();
+            return errnoAt;
+        }
+
+        /// <summary>name@version in librdmaverbs, as the delegate T.</summary>
+        internal static T Bind<T>(string name, string version) where T : class
+        {
+            Rdma.Init();
+            IntPtr p = dlvsym(Rdma.Handle, name, version);
+            if (p == IntPtr.Zero)
+                throw new EntryPointNotFoundException(name + "@" + version + " in " + Rdma.Library);
+            return (T)(object)Marshal.GetDelegateForFunctionPointer(p, typeof(T));
+        }
+    }
+
     public static partial class Rdma
     {
         const int RTLD_NOW = 2, RTLD_GLOBAL = 0x100;
@@ -70,14 +112,20 @@ namespace RdmaVerbs
 
         static volatile bool loaded;
 
+        /// <summary>Library's handle, once Init has loaded it.</summary>
+        internal static IntPtr Handle;
+
         /// <summary>Loads Library, once; every function of Rdma calls it first.</summary>
         public static void Init()
         {
             if (loaded)
                 return;
             lock (typeof(Rdma)) {
-                if (!loaded && dlopen(Library, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero)
-                    throw new DllNotFoundException(Marshal.PtrToStringAnsi(dlerror()));
+                if (!loaded) {
+                    Handle = dlopen(Library, RTLD_NOW | RTLD_GLOBAL);
+                    if (Handle == IntPtr.Zero)
+                        throw new DllNotFoundException(Marshal.PtrToStringAnsi(dlerror()));
+                }
                 loaded = true;
             }
         }

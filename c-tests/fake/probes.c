@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	fake_reset(&F, &s);
 	rdma_dereg_mr(&F.mr);
 	rdma_seterrno(5);
-	sym = dlsym(RTLD_DEFAULT, "rdma_get_local_addr");
+	sym = dlvsym(RTLD_DEFAULT, "rdma_get_local_addr", "RDMAVERBS_1.2");
 	memcpy(&local, &sym, sizeof(sym));
 	if (local) {
 		local(&F.id);

@@ -1,9 +1,9 @@
 /*
  * The RDMAVERBS_1.3 exports that verbs-preload.c calls, as a table of
  * function pointers: filled by verbs-linked.c with the symbols a program
- * linked with librdmaverbs.so.1 binds by name (as an FFI declares them:
- * no <infiniband/verbs.h> there, whose inline functions have the same
- * names), or by dlvsym in librdmaverbs.so.1 itself.
+ * linked with librdmaverbs.so.1 binds by name and version (as an FFI
+ * declares them: no <infiniband/verbs.h> there, whose inline functions
+ * have the same names), or by dlvsym in librdmaverbs.so.1 itself.
  */
 #ifndef RDMAVERBS_VERBS_LINKED_H
 #define RDMAVERBS_VERBS_LINKED_H

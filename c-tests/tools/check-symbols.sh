@@ -6,9 +6,12 @@
 # come from that header itself), the inline address functions of
 # <rdma/rdma_cma.h> at RDMAVERBS_1.2, those of <infiniband/verbs.h> at
 # RDMAVERBS_1.3 (but the two left out), and the later nodes' functions of
-# its version script, and nothing else; no name libibverbs or librdmacm
-# export, none of verbs.h's macros, nothing at IBVERBS_*; it still defines
-# the retired empty node IBVERBS_1.1.
+# its version script, and nothing else; those of 1.2 and 1.3, which no
+# header declares, at non-default versions only (name@NODE), so that it
+# interposes none of them: another object's own ibv_post_send stays its
+# own, dlsym finds none of ours, dlvsym does; no name libibverbs or
+# librdmacm export, none of verbs.h's macros, nothing at IBVERBS_*; it
+# still defines the retired empty node IBVERBS_1.1.
 # librdmaverbs-preload.so: no soname, not unloadable (NODELETE); it exports
 # what librdmaverbs.so.1 does, the libibverbs functions it interposes and its
 # marker, as src/preload.map says.
@@ -28,8 +31,9 @@ trap 'rm -rf "$tmp"' EXIT
 map_symbols() {
 	awk '/^[A-Za-z_0-9.]+ \{/ { node = $1 } /^ +[a-z_]+;$/ { s = $1; sub(/;/, "", s); print s " " node }' "$1" | sort
 }
-# "name version" for every defined dynamic symbol (the versions' own ABS
-# symbols are not functions and are left out).
+# "name version" for every defined dynamic symbol, "name (version)" for a
+# non-default one, as objdump -T shows them (the versions' own ABS symbols
+# are not functions and are left out).
 exported() {
 	objdump -T "$1" | awk '$0 ~ /^[0-9a-f]+ / && $0 !~ /\*UND\*/ && $0 !~ /\*ABS\*/ {
 		print $NF " " $(NF-1) }' | sort
@@ -51,20 +55,30 @@ inline=$(awk '/static inline/ { n = 2 } n > 0 { n--; if (match($0, /rdma_[a-z_]+
 	"$hdr" | sort)
 ninline=$(printf '%s\n' "$inline" | grep -c RDMAVERBS_1.0)
 [ "$ninline" -eq 16 ] || bad "found $ninline inline functions in $hdr, expected 16"
-linked=$(map_symbols "$dir/src/librdmaverbs.map")
+# The functions of a node that no header declares (RDMAVERBS_1.2, 1.3), as
+# c-tests/functions.h lists them (from the table), each "name (NODE)": in
+# both libraries at a non-default version (src/api/symver.rs), which no
+# version script names.
+by_version() {	# NODE
+	printf '#include "%s/c-tests/functions.h"\n#define X(r, n, p, a) n\nRDMAVERBS_%s_FUNCTIONS(X)\n' \
+		"$(cd "$dir" && pwd)" "$(echo "${1#RDMAVERBS_}" | tr . _)" | cc -E -P -x c - |
+		tr -s ' \n' '\n\n' | grep . | sed "s/\$/ ($1)/" | sort
+}
+versioned=$( { by_version RDMAVERBS_1.2; by_version RDMAVERBS_1.3; } | sort)
+linked=$( { map_symbols "$dir/src/librdmaverbs.map"; printf '%s\n' "$versioned"; } | sort)
 same "the version script's RDMAVERBS_1.0 and the header's inline functions" \
 	"$inline" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.0$')" &&
 	ok "src/librdmaverbs.map has RDMAVERBS_1.0 = the $ninline inline functions of $hdr" || fail=$((fail + 1))
 # RDMAVERBS_1.2: the static inline address functions of <rdma/rdma_cma.h>.
 cma=$(pkg-config --variable=includedir librdmacm)/rdma/rdma_cma.h
 addr=$(awk '/^static inline struct sockaddr \*rdma_get_[a-z_]*_addr\(/ {
-		s = $0; sub(/\(.*/, "", s); sub(/.*\*/, "", s); print s " RDMAVERBS_1.2" }' "$cma" | sort)
-same "the version script's RDMAVERBS_1.2 and the inline address functions of rdma_cma.h" \
-	"$addr" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.2$')" &&
-	ok "src/librdmaverbs.map has RDMAVERBS_1.2 = $(echo $addr | sed 's/ RDMAVERBS_1.2//g'), inline in $cma" ||
+		s = $0; sub(/\(.*/, "", s); sub(/.*\*/, "", s); print s " (RDMAVERBS_1.2)" }' "$cma" | sort)
+same "the table's RDMAVERBS_1.2 and the inline address functions of rdma_cma.h" \
+	"$addr" "$(printf '%s\n' "$linked" | grep ' (RDMAVERBS_1.2)$')" &&
+	ok "RDMAVERBS_1.2 = $(echo $addr | sed 's/ (RDMAVERBS_1.2)//g'), inline in $cma" ||
 	fail=$((fail + 1))
 same "librdmaverbs.so.1's exports" "$linked" "$(exported "$lib")" &&
-	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script, each at its node" ||
+	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script and table, each at its node, those of 1.2 and 1.3 as non-default versions" ||
 	fail=$((fail + 1))
 # RDMAVERBS_1.3: every static inline function of the system's
 # <infiniband/verbs.h> (each name taken from the header, as the identifier
@@ -75,11 +89,11 @@ verbs=$(pkg-config --variable=includedir libibverbs)/infiniband/verbs.h
 inline13=$(awk '/static inline/ { t = $0; sub(/.*static inline/, "", t); n = 3 } n > 0 {
 		if (!/static inline/) t = t " " $0; n--
 		if (match(t, /[A-Za-z_0-9]+[ \t]*\(/)) { s = substr(t, RSTART, RLENGTH); sub(/[ \t]*\(/, "", s); print s; n = 0 } }' \
-	"$verbs" | grep -vx 'verbs_get_ctx\|__ibv_get_device_list' | sed 's/$/ RDMAVERBS_1.3/' | sort)
+	"$verbs" | grep -vx 'verbs_get_ctx\|__ibv_get_device_list' | sed 's/$/ (RDMAVERBS_1.3)/' | sort)
 n13=$(printf '%s\n' "$inline13" | grep -c .)
-same "the version script's RDMAVERBS_1.3 and the inline functions of verbs.h" \
-	"$inline13" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.3$')" &&
-	ok "src/librdmaverbs.map has RDMAVERBS_1.3 = the $n13 inline functions of $verbs (but verbs_get_ctx, __ibv_get_device_list)" ||
+same "the table's RDMAVERBS_1.3 and the inline functions of verbs.h" \
+	"$inline13" "$(printf '%s\n' "$linked" | grep ' (RDMAVERBS_1.3)$')" &&
+	ok "RDMAVERBS_1.3 = the $n13 inline functions of $verbs (but verbs_get_ctx, __ibv_get_device_list)" ||
 	fail=$((fail + 1))
 # None of the macros' names, nothing at an IBVERBS_* node, no name that
 # libibverbs or librdmacm exports; every ibv_* it defines is one of those.
@@ -120,12 +134,53 @@ else
 	bad "a program linked against 1.0.0 does not run with this librdmaverbs.so.1"
 fi
 
+# The linked library interposes nothing: a library of the program's that
+# defines an ibv_post_send and rdma_get_local_addr of its own and calls them
+# (through its PLT, as any function of default visibility is called) gets
+# its own, though librdmaverbs.so.1 comes first in the program's link; the
+# program's dlsym finds that library's, its dlvsym at RDMAVERBS_1.3 ours.
+cat > "$tmp/own.c" <<'EOC'
+int ibv_post_send(void *qp, void *wr, void **bad) { (void)qp; (void)wr; (void)bad; return 4242; }
+void *rdma_get_local_addr(void *id) { (void)id; return (void *)4243; }
+int own_send(void) { return ibv_post_send(0, 0, 0); }
+void *own_addr(void) { return rdma_get_local_addr(0); }
+EOC
+cat > "$tmp/interposed.c" <<'EOC'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+int own_send(void);
+void *own_addr(void);
+int rdma_seterrno(int);
+int main(void)
+{
+	void *ours = dlvsym(RTLD_DEFAULT, "ibv_post_send", "RDMAVERBS_1.3");
+	void *named = dlsym(RTLD_DEFAULT, "ibv_post_send");
+	Dl_info in_ours = { 0 }, in_named = { 0 };
+
+	dladdr(ours, &in_ours);
+	dladdr(named, &in_named);
+	printf("%d %ld %s %s\n", own_send(), (long)own_addr(), in_ours.dli_fname ? in_ours.dli_fname : "-",
+	       in_named.dli_fname ? in_named.dli_fname : "-");
+	return rdma_seterrno(0);
+}
+EOC
+cc -shared -fPIC -o "$tmp/new/libown.so" "$tmp/own.c"
+ln -s librdmaverbs.so.1 "$tmp/new/librdmaverbs.so"
+cc -o "$tmp/interposed" "$tmp/interposed.c" -L"$tmp/new" -Wl,--no-as-needed -lrdmaverbs -lown -ldl
+got=$(LD_LIBRARY_PATH="$tmp/new" "$tmp/interposed" 2>&1 | sed "s|$tmp/new/||g") || true
+if [ "$got" = "4242 4243 librdmaverbs.so.1 libown.so" ]; then
+	ok "librdmaverbs.so.1 linked first interposes none of its 1.2 and 1.3 names: a library's own ibv_post_send and rdma_get_local_addr stay its own, dlsym finds that library's, dlvsym ours"
+else
+	bad "librdmaverbs.so.1 interposes: a program with its own ibv_post_send got '$got', want '4242 4243 librdmaverbs.so.1 libown.so'"
+fi
+
 if objdump -p "$pre" | grep -q SONAME; then bad "the preload library has a soname"; else ok "the preload library has no soname"; fi
 readelf -d "$pre" | grep -q 'FLAGS_1.*NODELETE' && ok "the preload library is NODELETE (never unloaded)" ||
 	bad "the preload library is not NODELETE"
-preloaded=$(map_symbols "$dir/src/preload.map")
+preloaded=$( { map_symbols "$dir/src/preload.map"; printf '%s\n' "$versioned"; } | sort)
 same "the preload library's exports" "$preloaded" "$(exported "$pre")" &&
-	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map" ||
+	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map and the table's 1.2 and 1.3" ||
 	fail=$((fail + 1))
 
 # rdmaverbs(7) lists each function of RDMAVERBS_1.3 once by group, and its

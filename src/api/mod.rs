@@ -21,6 +21,7 @@ pub mod completion;
 mod wait;
 pub mod address;
 pub mod verbs;
+mod symver;
 
 pub use address::{rdma_get_local_addr, rdma_get_peer_addr};
 pub use completion::{

@@ -115,9 +115,16 @@ fn map(what: &str, extra: &[(&str, Vec<&str>)]) -> String {
     let mut s = format!("/* {NOTE}\n   {what} */\n");
     let mut prev: Option<&str> = None;
     for (i, (node, names)) in nodes().iter().enumerate() {
-        s += &format!("{node} {{\n  global:\n");
-        for n in names {
-            s += &format!("    {n};\n");
+        if UNDECLARED_NODES.contains(node) {
+            // Its functions are at this node by their .symver lines, as
+            // non-default versions (src/api/symver.rs); the plain names
+            // stay local.
+            s += &format!("{node} {{\n");
+        } else {
+            s += &format!("{node} {{\n  global:\n");
+            for n in names {
+                s += &format!("    {n};\n");
+            }
         }
         if i == 0 {
             s += "  local:\n    *;\n";
@@ -145,7 +152,7 @@ fn map(what: &str, extra: &[(&str, Vec<&str>)]) -> String {
 fn linked_map() -> String {
     let retired: Vec<(&str, Vec<&str>)> = RETIRED_NODES.iter().map(|n| (*n, vec![])).collect();
     map(
-        "librdmaverbs.so.1 exports the functions of <rdma/rdma_verbs.h> and\n   <rdmaverbs.h>, each at its node, and nothing else; the empty nodes\n   are those of RETIRED_NODES (see there).",
+        "librdmaverbs.so.1 exports the functions of <rdma/rdma_verbs.h> and\n   <rdmaverbs.h>, each at its node, and nothing else; those of the nodes\n   that no header declares (UNDECLARED_NODES) are at their node by their\n   .symver lines only, as non-default versions (src/api/symver.rs); the\n   empty nodes after them are those of RETIRED_NODES (see there).",
         &retired,
     )
 }
@@ -202,8 +209,9 @@ fn signature(header: &str, name: &str) -> (String, String, String) {
 /// The C tests' X-macro lists.
 fn c_list(header: &str) -> String {
     let mut s = format!(
-        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node (and its functions that\n * return a value, and those that return nothing), then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps too, X(name). No header declares the functions of {}:\n * a test reaches ours by dlvsym (<rdma/rdma_cma.h> and\n * <infiniband/verbs.h> define them inline).\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n",
-        UNDECLARED_NODES.join(", ")
+        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node (and its functions that\n * return a value, and those that return nothing), then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps too, X(name). No header declares the functions of {}:\n * a test reaches ours by dlvsym (<rdma/rdma_cma.h> and\n * <infiniband/verbs.h> define them inline), as they are non-default\n * versions, which dlsym does not find; RDMAVERBS_BY_VERSION_ONLY names\n * those nodes.\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n\n#define RDMAVERBS_BY_VERSION_ONLY \"{}\"\n",
+        UNDECLARED_NODES.join(", "),
+        UNDECLARED_NODES.join(" ")
     );
     let mut all = Vec::new();
     for (node, names) in nodes() {
