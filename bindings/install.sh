@@ -110,8 +110,8 @@ const e: rv.RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
 void client; void n; void e.errno;
 EOF
 	printf '%s\n' "import rv = require('rdmaverbs');" "new rv.ProtectionDomain(1n).reg('not memory');" > bad.ts
-	types='[ ! -L node_modules/rdmaverbs ] && [ -d node_modules/koffi ]
-echo "node: installed as a copy, koffi beside it"
+	types='[ "$(readlink -f node_modules/rdmaverbs)" = "$CHECKOUT/bindings/node" ] && [ ! -e node_modules/koffi ]
+echo "node: installed as a link to the clone'"'"'s bindings/node, koffi not in the project"
 [ -f node_modules/rdmaverbs/index.d.ts ] && [ -f node_modules/rdmaverbs/api.d.ts ]
 echo "node: the package has index.d.ts and api.d.ts"
 if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-install.log 2>&1; then
@@ -124,9 +124,15 @@ if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-inst
 else
 	echo "node: TypeScript not available from npm: tsc not run"; cat ts-install.log
 fi'
+	# The package, through the project'"'"'s link, is the clone'"'"'s; its koffi the
+	# one its install script put there.
 	check=$types'
-node -e "const rv = require(\"rdmaverbs\");
-if (!require.resolve(\"rdmaverbs\").startsWith(process.cwd() + \"/node_modules/\")) process.exit(1);
+CHECKOUT=$CHECKOUT node -e "const rv = require(\"rdmaverbs\");
+const clone = process.env.CHECKOUT + \"/bindings/node/\";
+if (require.resolve(\"rdmaverbs\") !== clone + \"index.js\") process.exit(1);
+const koffi = require.resolve(\"koffi\", { paths: [clone] });
+if (!koffi.startsWith(clone + \"node_modules/koffi/\")) process.exit(1);
+console.log(\"node: koffi from the clone, \" + koffi);
 if (rv.rdma_seterrno(0) !== 0) process.exit(1);
 if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
 console.log(\"node: installed: ok\");"' ;;
