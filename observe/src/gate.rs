@@ -38,13 +38,10 @@ pub(crate) static GATE: AtomicU64 = AtomicU64::new(0);
 #[cfg(feature = "probes")]
 const SEMAPHORE_SHIFT: u32 = 48;
 
-/// The semaphore's first byte in the word: every probe note names
-/// `GATE + 6` (`probes/mod.rs`, where `sdt!` needs the number written out);
-/// this is that 6, tied to the shift.
+// Every probe note names the semaphore as `GATE + 6` (`probes/mod.rs`,
+// where `sdt!` needs the number written out): its first byte, at the shift.
 #[cfg(feature = "probes")]
-pub(crate) const SEMAPHORE_BYTE: usize = 6;
-#[cfg(feature = "probes")]
-const _: () = assert!(SEMAPHORE_SHIFT as usize == 8 * SEMAPHORE_BYTE);
+const _: () = assert!(SEMAPHORE_SHIFT == 8 * 6);
 
 /// True when `p` must take the export's cold path: it is NULL, or calls are
 /// being watched. One compare with a loaded value, where the NULL check alone

@@ -308,6 +308,15 @@ local function ordered(log, what)
     check(d ~= nil and p ~= nil and d < p, what .. ": " .. why)
   end
 end
+-- log destroys, each once, the PD, CQ and completion channel made on an
+-- endpoint before its id (whose: "the", "setup()'s").
+local function endpoint_last(log, what, whose)
+  local before = ordered(log, what)
+  for _, k in ipairs({ { "ProtectionDomain", "PD" }, { "CompletionQueue", "CQ" },
+                       { "CompletionChannel", "completion channel" } }) do
+    before(k[1], "Endpoint", whose .. " " .. k[2] .. " before the id")
+  end
+end
 
 -- The program closes in the wrong order: the PD and the channels first.
 do
@@ -567,10 +576,7 @@ do
   check(not kinds(log, "destroy"):find("Endpoint"),
     "an endpoint closed under a PD, a completion channel and a CQ made on it: its id not destroyed yet")
   for _, x in ipairs({ pd, cq, cc, ch }) do assert(x:close()) end
-  local before = ordered(log, "made on an endpoint")
-  before("ProtectionDomain", "Endpoint", "the PD before the id")
-  before("CompletionQueue", "Endpoint", "the CQ before the id")
-  before("CompletionChannel", "Endpoint", "the completion channel before the id")
+  endpoint_last(log, "made on an endpoint", "the")
   done()
 end
 do
@@ -578,10 +584,7 @@ do
   local ch = assert(o.event_channel())
   assert(assert(assert(ch:create_id()):setup()):close())
   assert(ch:close())
-  local before = ordered(log, "setup()'s objects")
-  before("ProtectionDomain", "Endpoint", "setup()'s PD before the id")
-  before("CompletionQueue", "Endpoint", "setup()'s CQs before the id")
-  before("CompletionChannel", "Endpoint", "setup()'s completion channel before the id")
+  endpoint_last(log, "setup()'s objects", "setup()'s")
   done()
 end
 do

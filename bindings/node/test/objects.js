@@ -285,6 +285,16 @@ function ordered(log, what) {
   };
 }
 
+// log destroys, each once, the PD, CQ and completion channel made on an
+// endpoint before its id ("whose": the, setup()'s).
+function endpointLast(log, what, whose) {
+  const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
+  const dependsOn = ordered(log, what);
+  for (const [kind, name] of [['ProtectionDomain', 'PD'], ['CompletionQueue', 'CQ'],
+    ['CompletionChannel', 'completion channel']])
+    dependsOn(byPtr(kind), byPtr('Endpoint'), `${whose} ${name} before the id`);
+}
+
 // A Promise's wait, on the stand-in's completion channel (an eventfd):
 // the event loop runs while it waits; it resolves once the fd is readable;
 // its bound; a channel closed under it; the blocking form's bound.
@@ -585,11 +595,7 @@ async function endpointOwned() {
     check(!log.some((e) => e[0] === 'destroy' && e[1] === 'Endpoint'),
       'an endpoint closed under a PD, a completion channel and a CQ made on it: its id not destroyed yet');
     for (const x of [pd, cq, cc, ch]) x.close();
-    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
-    const dependsOn = ordered(log, 'made on an endpoint');
-    dependsOn(byPtr('ProtectionDomain'), byPtr('Endpoint'), 'the PD before the id');
-    dependsOn(byPtr('CompletionQueue'), byPtr('Endpoint'), 'the CQ before the id');
-    dependsOn(byPtr('CompletionChannel'), byPtr('Endpoint'), 'the completion channel before the id');
+    endpointLast(log, 'made on an endpoint', 'the');
     done();
   }
   {
@@ -598,11 +604,7 @@ async function endpointOwned() {
     const ep = ch.createId().setup();
     ep.close();
     ch.close();
-    const byPtr = (kind) => log.find((e) => e[0] === 'make' && e[1] === kind)[2];
-    const dependsOn = ordered(log, "setup()'s objects");
-    dependsOn(byPtr('ProtectionDomain'), byPtr('Endpoint'), "setup()'s PD before the id");
-    dependsOn(byPtr('CompletionQueue'), byPtr('Endpoint'), "setup()'s CQs before the id");
-    dependsOn(byPtr('CompletionChannel'), byPtr('Endpoint'), "setup()'s completion channel before the id");
+    endpointLast(log, "setup()'s objects", "setup()'s");
     done();
   }
   {

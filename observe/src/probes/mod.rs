@@ -57,7 +57,7 @@ mod notes {
             pub(super) fn fire(f: Func, a: Args) {
                 let [a0, a1, a2, a3, a4, a5] = a;
                 match f {
-                    // "+6": gate::SEMAPHORE_BYTE (sdt! takes the text).
+                    // "+6": the semaphore's first byte (gate.rs asserts it).
                     $( Func::$ev => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $en, a0, a1, a2, a3, a4, a5,);
                     } )*

@@ -156,6 +156,16 @@ fn sge(addr: u64, length: u32, lkey: u32) -> rv::ibv_sge {
     rv::ibv_sge { addr, length, lkey }
 }
 
+/// The three SGEs the tests pass (`SA`, `SB`, `SC`: what the provider
+/// records of each).
+fn sges() -> [rv::ibv_sge; 3] {
+    [
+        sge(0x1000, 0x10, 0x11),
+        sge(0x8000_0000_0000_2000, 0x8000_0030, 0x8000_0022),
+        sge(0x3000, 0x40, 0x33),
+    ]
+}
+
 // What the provider records of each SGE.
 const SA: &str = " sge=0x1000:0x10:0x11";
 const SB: &str = " sge=0x8000000000002000:0x80000030:0x80000022";
@@ -426,11 +436,7 @@ fn verbs_data_path() {
 fn sge_lists_of_the_extended_qp_and_advise_mr() {
     let _one = RECORDER.lock().unwrap_or_else(|e| e.into_inner());
     let rec = recorder();
-    let (a, b, c) = (
-        sge(0x1000, 0x10, 0x11),
-        sge(0x8000_0000_0000_2000, 0x8000_0030, 0x8000_0022),
-        sge(0x3000, 0x40, 0x33),
-    );
+    let [a, b, c] = sges();
     let array = [a, b, c];
     let vec = vec![c, a];
     // SAFETY: the recorder's objects; the slices are live across each call.
@@ -469,11 +475,7 @@ fn vectored_posts_ports_and_statuses() {
     let rec = recorder();
     // SAFETY: no argument.
     let id = unsafe { (rec.id)() };
-    let (a, b, c) = (
-        sge(0x1000, 0x10, 0x11),
-        sge(0x8000_0000_0000_2000, 0x8000_0030, 0x8000_0022),
-        sge(0x3000, 0x40, 0x33),
-    );
+    let [a, b, c] = sges();
     let array = [a, b, c];
     let vec = vec![b, c];
     let ctx = |v: usize| v as *mut c_void;
