@@ -499,7 +499,7 @@ def java(fns, consts):
     s += "\n    // Each function, errno read right after the call.\n"
     for f in fns:
         iface = {lib: const for lib, _, const in JAVA_IFACES}[f.lib]
-        arrays = {i: (f.params[c][1], st, out) for i, c, st, out in f.arrays}
+        arrays = {i: (f.params[c][1], st, out, c) for i, c, st, out in f.arrays}
         params = ", ".join((f"{arrays[i][1]}[] {n}" if i in arrays else f"{java_type(t)} {n}")
                            for i, (t, n) in enumerate(f.params))
         args = ", ".join((f"c_{n} == null ? null : c_{n}[0]" if i in arrays else n)
@@ -508,14 +508,17 @@ def java(fns, consts):
         s += f"\n    /** {java_doc(f)} */\n"
         throws = " throws RdmaVerbsException" if f.error else ""
         s += f"    public static {wrt} {f.name}({params}){throws} {{\n"
-        for i, (count, st, out) in arrays.items():
+        for i, (count, st, out, c) in arrays.items():
             n = f.params[i][1]
-            unsigned = kind(dict((pn, pt) for pt, pn in f.params)[count])[1] != "int"
+            unsigned = unsigned_count(f.params[c][0])
             s += f'        {st}[] c_{n} = contiguous("{f.name}", "{n}", {n}, "{count}", {count}, ' \
                  f'{str(unsigned).lower()}, {str(out).lower()});\n'
         call = f"{iface}.{f.name}({args});\n"
-        back = "".join(f"        copyBack(c_{f.params[i][1]}, {f.params[i][1]}, {arrays[i][0]});\n"
-                       for i, (_, _, out) in arrays.items() if out)
+        # C wrote what the call returns, if it returns a count (ibv_poll_cq),
+        # else the whole count asked for.
+        wrote = (lambda n: f"Math.min(r, {n})") if f.error == "int" and rt != "void" else (lambda n: n)
+        back = "".join(f"        copyBack(c_{f.params[i][1]}, {f.params[i][1]}, {wrote(arrays[i][0])});\n"
+                       for i, (_, _, out, _) in arrays.items() if out)
         if rt == "void":
             s += f"        {call}{back}    }}\n"
             continue
@@ -810,6 +813,12 @@ CS_SCALAR = {"int": "int", "uint8_t": "byte", "uint16_t": "ushort", "uint32_t": 
 CS_KEYWORDS = {"event", "params", "ref", "out", "object", "string", "base", "lock", "fixed"}
 
 
+def unsigned_count(ctype):
+    """Whether an array's count is unsigned in C (a negative one is refused,
+    and compared with a length as unsigned)."""
+    return kind(ctype)[1] in ("size_t", "uint64_t", "uint32_t")
+
+
 def cs_name(name):
     return "@" + name if name in CS_KEYWORDS else name
 
@@ -829,6 +838,18 @@ def cs_param(ctype, name, array=False):
 def cs_params(f):
     arrays = {i for i, _, _, _ in f.arrays}
     return ", ".join(cs_param(t, n, i in arrays) for i, (t, n) in enumerate(f.params))
+
+
+def cs_args(f):
+    """The arguments of a call with f's parameters: each name, after `ref`
+    or `out` where its parameter has one."""
+    arrays = {i for i, _, _, _ in f.arrays}
+    words = (cs_param(t, n, i in arrays).split() for i, (t, n) in enumerate(f.params))
+    return ", ".join((w[0] + " " if w[0] in ("ref", "out") else "") + w[-1] for w in words)
+
+
+# A failure of each kind (api.ERRORS), for a C# result r.
+CS_BAD = {"int": "r < 0", "ptr": "r == IntPtr.Zero", "errno": "r != 0", "neg": "r < 0"}
 
 
 def cs_ret(ctype):
@@ -890,23 +911,24 @@ def csharp(fns, consts):
             s += f"        public static extern {rt} {f.name}({args});\n"
             continue
         # A DllImport is looked up by name (dlsym), which finds no
-        # non-default version: dlvsym, and a delegate (errno: LastErrno).
-        call = ", ".join(("ref " if cs_param(t, n).startswith("ref ") and i not in {a for a, _, _, _ in f.arrays}
-                          else "out " if cs_param(t, n).startswith("out ") else "") + cs_name(n)
-                         for i, (t, n) in enumerate(f.params))
-        keep = "" if rt == "void" else f"{rt} r = "
+        # non-default version: dlvsym, and a delegate; errno, where a
+        # failure leaves it, read only after a failure (LastErrno).
+        sets_errno = f.error in ("int", "ptr")
         s += f"        [UnmanagedFunctionPointer(CallingConvention.Cdecl)]\n"
         s += f"        delegate {rt} {f.name}_fn({args});\n"
         s += f"        static {f.name}_fn {f.name}_at;\n"
-        s += f"        /// <summary>{f.name}@{f.version}, found by dlvsym; its errno in LastErrno.</summary>\n"
+        said = "its errno in LastErrno after a failure" if sets_errno else "no errno of its own"
+        s += f"        /// <summary>{f.name}@{f.version}, found by dlvsym; {said}.</summary>\n"
         s += f"        public static {rt} {f.name}({args})\n        {{\n"
         s += f"            if ({f.name}_at == null)\n"
         s += f"                {f.name}_at = Bind<{f.name}_fn>(\"{f.name}\", \"{f.version}\");\n"
+        if not sets_errno:
+            s += f"            {'' if rt == 'void' else 'return '}{f.name}_at({cs_args(f)});\n        }}\n"
+            continue
         s += f"            IntPtr errno = ErrnoAt();\n"
-        s += f"            {keep}{f.name}_at({call});\n"
-        s += f"            LastErrno = Marshal.ReadInt32(errno);\n"
-        s += "" if rt == "void" else "            return r;\n"
-        s += "        }\n"
+        s += f"            {rt} r = {f.name}_at({cs_args(f)});\n"
+        s += f"            if ({CS_BAD[f.error]})\n                LastErrno = Marshal.ReadInt32(errno);\n"
+        s += "            return r;\n        }\n"
     s += "    }\n\n    public static partial class Rdma\n    {\n"
     s += "".join(f"        public const int {n} = {v};\n" for n, v in consts)
     s += "\n        /// <summary>The constants, for the layout check.</summary>\n"
@@ -930,17 +952,14 @@ def csharp(fns, consts):
     checked = ""
     for f in fns:
         params = cs_params(f)
-        call = ", ".join(("ref " if cs_param(t, n).startswith("ref ") and i not in {a for a, _, _, _ in f.arrays}
-                          else "out " if cs_param(t, n).startswith("out ") else "") + cs_name(n)
-                         for i, (t, n) in enumerate(f.params))
+        call = cs_args(f)
         rt = "string" if f.text else cs_ret(f.ret)
         ret = "" if rt == "void" else "return "
         s += f"\n        /// <summary>{cs_doc(f)}</summary>\n"
         s += f"        public static {rt} {f.name}({params})\n        {{\n"
         for i, c, _, _ in f.arrays:
             array, count = cs_name(f.params[i][1]), cs_name(f.params[c][1])
-            length = f"(ulong) {array}.Length" if kind(f.params[c][0])[1] in ("size_t", "uint64_t") \
-                else f"{array}.Length"
+            length = f"(ulong) {array}.Length" if unsigned_count(f.params[c][0]) else f"{array}.Length"
             s += f"            if ({array} != null && {count} > {length})\n"
             s += f"                throw new ArgumentException(\"{f.name}: {count} is \" + {count} + \" but {array} has \" + " \
                  f"{array}.Length + \" elements\", \"{count}\");\n"
@@ -959,7 +978,7 @@ def csharp(fns, consts):
             checked += f"            return Marshal.PtrToStringAnsi(Native.{f.name}({call}));\n        }}\n"
             continue
         checked += f"            {rt} r = Native.{f.name}({call});\n"
-        bad = {"int": "r < 0", "ptr": "r == IntPtr.Zero", "errno": "r != 0", "neg": "r < 0"}.get(f.error)
+        bad = CS_BAD.get(f.error)
         cast = "(int) " if rt == "long" else ""
         last = "Native.LastErrno" if f.version_only else "Marshal.GetLastWin32Error()"
         errno = {"int": last, "ptr": last, "errno": f"{cast}r", "neg": f"{cast}-r"}.get(f.error)

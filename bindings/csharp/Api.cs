@@ -401,1228 +401,1046 @@ namespace RdmaVerbs
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr rdma_get_local_addr_fn(IntPtr id);
         static rdma_get_local_addr_fn rdma_get_local_addr_at;
-        /// <summary>rdma_get_local_addr@RDMAVERBS_1.2, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>rdma_get_local_addr@RDMAVERBS_1.2, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr rdma_get_local_addr(IntPtr id)
         {
             if (rdma_get_local_addr_at == null)
                 rdma_get_local_addr_at = Bind<rdma_get_local_addr_fn>("rdma_get_local_addr", "RDMAVERBS_1.2");
             IntPtr errno = ErrnoAt();
             IntPtr r = rdma_get_local_addr_at(id);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr rdma_get_peer_addr_fn(IntPtr id);
         static rdma_get_peer_addr_fn rdma_get_peer_addr_at;
-        /// <summary>rdma_get_peer_addr@RDMAVERBS_1.2, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>rdma_get_peer_addr@RDMAVERBS_1.2, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr rdma_get_peer_addr(IntPtr id)
         {
             if (rdma_get_peer_addr_at == null)
                 rdma_get_peer_addr_at = Bind<rdma_get_peer_addr_fn>("rdma_get_peer_addr", "RDMAVERBS_1.2");
             IntPtr errno = ErrnoAt();
             IntPtr r = rdma_get_peer_addr_at(id);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_atomic_cmp_swp_fn(IntPtr qp, uint rkey, ulong remote_addr, ulong compare, ulong swap);
         static ibv_wr_atomic_cmp_swp_fn ibv_wr_atomic_cmp_swp_at;
-        /// <summary>ibv_wr_atomic_cmp_swp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_atomic_cmp_swp@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_atomic_cmp_swp(IntPtr qp, uint rkey, ulong remote_addr, ulong compare, ulong swap)
         {
             if (ibv_wr_atomic_cmp_swp_at == null)
                 ibv_wr_atomic_cmp_swp_at = Bind<ibv_wr_atomic_cmp_swp_fn>("ibv_wr_atomic_cmp_swp", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_atomic_cmp_swp_at(qp, rkey, remote_addr, compare, swap);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_atomic_fetch_add_fn(IntPtr qp, uint rkey, ulong remote_addr, ulong add);
         static ibv_wr_atomic_fetch_add_fn ibv_wr_atomic_fetch_add_at;
-        /// <summary>ibv_wr_atomic_fetch_add@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_atomic_fetch_add@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_atomic_fetch_add(IntPtr qp, uint rkey, ulong remote_addr, ulong add)
         {
             if (ibv_wr_atomic_fetch_add_at == null)
                 ibv_wr_atomic_fetch_add_at = Bind<ibv_wr_atomic_fetch_add_fn>("ibv_wr_atomic_fetch_add", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_atomic_fetch_add_at(qp, rkey, remote_addr, add);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_bind_mw_fn(IntPtr qp, IntPtr mw, uint rkey, ref ibv_mw_bind_info bind_info);
         static ibv_wr_bind_mw_fn ibv_wr_bind_mw_at;
-        /// <summary>ibv_wr_bind_mw@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_bind_mw@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_bind_mw(IntPtr qp, IntPtr mw, uint rkey, ref ibv_mw_bind_info bind_info)
         {
             if (ibv_wr_bind_mw_at == null)
                 ibv_wr_bind_mw_at = Bind<ibv_wr_bind_mw_fn>("ibv_wr_bind_mw", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_bind_mw_at(qp, mw, rkey, ref bind_info);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_local_inv_fn(IntPtr qp, uint invalidate_rkey);
         static ibv_wr_local_inv_fn ibv_wr_local_inv_at;
-        /// <summary>ibv_wr_local_inv@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_local_inv@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_local_inv(IntPtr qp, uint invalidate_rkey)
         {
             if (ibv_wr_local_inv_at == null)
                 ibv_wr_local_inv_at = Bind<ibv_wr_local_inv_fn>("ibv_wr_local_inv", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_local_inv_at(qp, invalidate_rkey);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_rdma_read_fn(IntPtr qp, uint rkey, ulong remote_addr);
         static ibv_wr_rdma_read_fn ibv_wr_rdma_read_at;
-        /// <summary>ibv_wr_rdma_read@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_rdma_read@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_rdma_read(IntPtr qp, uint rkey, ulong remote_addr)
         {
             if (ibv_wr_rdma_read_at == null)
                 ibv_wr_rdma_read_at = Bind<ibv_wr_rdma_read_fn>("ibv_wr_rdma_read", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_rdma_read_at(qp, rkey, remote_addr);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_rdma_write_fn(IntPtr qp, uint rkey, ulong remote_addr);
         static ibv_wr_rdma_write_fn ibv_wr_rdma_write_at;
-        /// <summary>ibv_wr_rdma_write@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_rdma_write@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_rdma_write(IntPtr qp, uint rkey, ulong remote_addr)
         {
             if (ibv_wr_rdma_write_at == null)
                 ibv_wr_rdma_write_at = Bind<ibv_wr_rdma_write_fn>("ibv_wr_rdma_write", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_rdma_write_at(qp, rkey, remote_addr);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_rdma_write_imm_fn(IntPtr qp, uint rkey, ulong remote_addr, uint imm_data);
         static ibv_wr_rdma_write_imm_fn ibv_wr_rdma_write_imm_at;
-        /// <summary>ibv_wr_rdma_write_imm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_rdma_write_imm@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_rdma_write_imm(IntPtr qp, uint rkey, ulong remote_addr, uint imm_data)
         {
             if (ibv_wr_rdma_write_imm_at == null)
                 ibv_wr_rdma_write_imm_at = Bind<ibv_wr_rdma_write_imm_fn>("ibv_wr_rdma_write_imm", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_rdma_write_imm_at(qp, rkey, remote_addr, imm_data);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_send_fn(IntPtr qp);
         static ibv_wr_send_fn ibv_wr_send_at;
-        /// <summary>ibv_wr_send@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_send@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_send(IntPtr qp)
         {
             if (ibv_wr_send_at == null)
                 ibv_wr_send_at = Bind<ibv_wr_send_fn>("ibv_wr_send", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_send_at(qp);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_send_imm_fn(IntPtr qp, uint imm_data);
         static ibv_wr_send_imm_fn ibv_wr_send_imm_at;
-        /// <summary>ibv_wr_send_imm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_send_imm@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_send_imm(IntPtr qp, uint imm_data)
         {
             if (ibv_wr_send_imm_at == null)
                 ibv_wr_send_imm_at = Bind<ibv_wr_send_imm_fn>("ibv_wr_send_imm", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_send_imm_at(qp, imm_data);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_send_inv_fn(IntPtr qp, uint invalidate_rkey);
         static ibv_wr_send_inv_fn ibv_wr_send_inv_at;
-        /// <summary>ibv_wr_send_inv@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_send_inv@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_send_inv(IntPtr qp, uint invalidate_rkey)
         {
             if (ibv_wr_send_inv_at == null)
                 ibv_wr_send_inv_at = Bind<ibv_wr_send_inv_fn>("ibv_wr_send_inv", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_send_inv_at(qp, invalidate_rkey);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_send_tso_fn(IntPtr qp, IntPtr hdr, ushort hdr_sz, ushort mss);
         static ibv_wr_send_tso_fn ibv_wr_send_tso_at;
-        /// <summary>ibv_wr_send_tso@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_send_tso@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_send_tso(IntPtr qp, IntPtr hdr, ushort hdr_sz, ushort mss)
         {
             if (ibv_wr_send_tso_at == null)
                 ibv_wr_send_tso_at = Bind<ibv_wr_send_tso_fn>("ibv_wr_send_tso", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_send_tso_at(qp, hdr, hdr_sz, mss);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_ud_addr_fn(IntPtr qp, IntPtr ah, uint remote_qpn, uint remote_qkey);
         static ibv_wr_set_ud_addr_fn ibv_wr_set_ud_addr_at;
-        /// <summary>ibv_wr_set_ud_addr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_ud_addr@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_ud_addr(IntPtr qp, IntPtr ah, uint remote_qpn, uint remote_qkey)
         {
             if (ibv_wr_set_ud_addr_at == null)
                 ibv_wr_set_ud_addr_at = Bind<ibv_wr_set_ud_addr_fn>("ibv_wr_set_ud_addr", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_ud_addr_at(qp, ah, remote_qpn, remote_qkey);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_xrc_srqn_fn(IntPtr qp, uint remote_srqn);
         static ibv_wr_set_xrc_srqn_fn ibv_wr_set_xrc_srqn_at;
-        /// <summary>ibv_wr_set_xrc_srqn@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_xrc_srqn@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_xrc_srqn(IntPtr qp, uint remote_srqn)
         {
             if (ibv_wr_set_xrc_srqn_at == null)
                 ibv_wr_set_xrc_srqn_at = Bind<ibv_wr_set_xrc_srqn_fn>("ibv_wr_set_xrc_srqn", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_xrc_srqn_at(qp, remote_srqn);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_inline_data_fn(IntPtr qp, IntPtr addr, ulong length);
         static ibv_wr_set_inline_data_fn ibv_wr_set_inline_data_at;
-        /// <summary>ibv_wr_set_inline_data@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_inline_data@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_inline_data(IntPtr qp, IntPtr addr, ulong length)
         {
             if (ibv_wr_set_inline_data_at == null)
                 ibv_wr_set_inline_data_at = Bind<ibv_wr_set_inline_data_fn>("ibv_wr_set_inline_data", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_inline_data_at(qp, addr, length);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_inline_data_list_fn(IntPtr qp, ulong num_buf, IntPtr buf_list);
         static ibv_wr_set_inline_data_list_fn ibv_wr_set_inline_data_list_at;
-        /// <summary>ibv_wr_set_inline_data_list@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_inline_data_list@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_inline_data_list(IntPtr qp, ulong num_buf, IntPtr buf_list)
         {
             if (ibv_wr_set_inline_data_list_at == null)
                 ibv_wr_set_inline_data_list_at = Bind<ibv_wr_set_inline_data_list_fn>("ibv_wr_set_inline_data_list", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_inline_data_list_at(qp, num_buf, buf_list);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_sge_fn(IntPtr qp, uint lkey, ulong addr, uint length);
         static ibv_wr_set_sge_fn ibv_wr_set_sge_at;
-        /// <summary>ibv_wr_set_sge@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_sge@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_sge(IntPtr qp, uint lkey, ulong addr, uint length)
         {
             if (ibv_wr_set_sge_at == null)
                 ibv_wr_set_sge_at = Bind<ibv_wr_set_sge_fn>("ibv_wr_set_sge", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_sge_at(qp, lkey, addr, length);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_set_sge_list_fn(IntPtr qp, ulong num_sge, [In] ibv_sge[] sg_list);
         static ibv_wr_set_sge_list_fn ibv_wr_set_sge_list_at;
-        /// <summary>ibv_wr_set_sge_list@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_set_sge_list@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_set_sge_list(IntPtr qp, ulong num_sge, [In] ibv_sge[] sg_list)
         {
             if (ibv_wr_set_sge_list_at == null)
                 ibv_wr_set_sge_list_at = Bind<ibv_wr_set_sge_list_fn>("ibv_wr_set_sge_list", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_set_sge_list_at(qp, num_sge, sg_list);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_start_fn(IntPtr qp);
         static ibv_wr_start_fn ibv_wr_start_at;
-        /// <summary>ibv_wr_start@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_start@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_start(IntPtr qp)
         {
             if (ibv_wr_start_at == null)
                 ibv_wr_start_at = Bind<ibv_wr_start_fn>("ibv_wr_start", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_start_at(qp);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_wr_complete_fn(IntPtr qp);
         static ibv_wr_complete_fn ibv_wr_complete_at;
-        /// <summary>ibv_wr_complete@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_complete@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_wr_complete(IntPtr qp)
         {
             if (ibv_wr_complete_at == null)
                 ibv_wr_complete_at = Bind<ibv_wr_complete_fn>("ibv_wr_complete", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_wr_complete_at(qp);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wr_complete_at(qp);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_abort_fn(IntPtr qp);
         static ibv_wr_abort_fn ibv_wr_abort_at;
-        /// <summary>ibv_wr_abort@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_abort@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_abort(IntPtr qp)
         {
             if (ibv_wr_abort_at == null)
                 ibv_wr_abort_at = Bind<ibv_wr_abort_fn>("ibv_wr_abort", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_abort_at(qp);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wr_atomic_write_fn(IntPtr qp, uint rkey, ulong remote_addr, IntPtr atomic_wr);
         static ibv_wr_atomic_write_fn ibv_wr_atomic_write_at;
-        /// <summary>ibv_wr_atomic_write@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wr_atomic_write@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wr_atomic_write(IntPtr qp, uint rkey, ulong remote_addr, IntPtr atomic_wr)
         {
             if (ibv_wr_atomic_write_at == null)
                 ibv_wr_atomic_write_at = Bind<ibv_wr_atomic_write_fn>("ibv_wr_atomic_write", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wr_atomic_write_at(qp, rkey, remote_addr, atomic_wr);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_cq_ex_to_cq_fn(IntPtr cq);
         static ibv_cq_ex_to_cq_fn ibv_cq_ex_to_cq_at;
-        /// <summary>ibv_cq_ex_to_cq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_cq_ex_to_cq@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static IntPtr ibv_cq_ex_to_cq(IntPtr cq)
         {
             if (ibv_cq_ex_to_cq_at == null)
                 ibv_cq_ex_to_cq_at = Bind<ibv_cq_ex_to_cq_fn>("ibv_cq_ex_to_cq", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            IntPtr r = ibv_cq_ex_to_cq_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_cq_ex_to_cq_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_start_poll_fn(IntPtr cq, IntPtr attr);
         static ibv_start_poll_fn ibv_start_poll_at;
-        /// <summary>ibv_start_poll@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_start_poll@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_start_poll(IntPtr cq, IntPtr attr)
         {
             if (ibv_start_poll_at == null)
                 ibv_start_poll_at = Bind<ibv_start_poll_fn>("ibv_start_poll", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_start_poll_at(cq, attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_start_poll_at(cq, attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_next_poll_fn(IntPtr cq);
         static ibv_next_poll_fn ibv_next_poll_at;
-        /// <summary>ibv_next_poll@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_next_poll@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_next_poll(IntPtr cq)
         {
             if (ibv_next_poll_at == null)
                 ibv_next_poll_at = Bind<ibv_next_poll_fn>("ibv_next_poll", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_next_poll_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_next_poll_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_end_poll_fn(IntPtr cq);
         static ibv_end_poll_fn ibv_end_poll_at;
-        /// <summary>ibv_end_poll@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_end_poll@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_end_poll(IntPtr cq)
         {
             if (ibv_end_poll_at == null)
                 ibv_end_poll_at = Bind<ibv_end_poll_fn>("ibv_end_poll", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_end_poll_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_opcode_fn(IntPtr cq);
         static ibv_wc_read_opcode_fn ibv_wc_read_opcode_at;
-        /// <summary>ibv_wc_read_opcode@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_opcode@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_opcode(IntPtr cq)
         {
             if (ibv_wc_read_opcode_at == null)
                 ibv_wc_read_opcode_at = Bind<ibv_wc_read_opcode_fn>("ibv_wc_read_opcode", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_opcode_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_opcode_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_vendor_err_fn(IntPtr cq);
         static ibv_wc_read_vendor_err_fn ibv_wc_read_vendor_err_at;
-        /// <summary>ibv_wc_read_vendor_err@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_vendor_err@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_vendor_err(IntPtr cq)
         {
             if (ibv_wc_read_vendor_err_at == null)
                 ibv_wc_read_vendor_err_at = Bind<ibv_wc_read_vendor_err_fn>("ibv_wc_read_vendor_err", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_vendor_err_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_vendor_err_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_byte_len_fn(IntPtr cq);
         static ibv_wc_read_byte_len_fn ibv_wc_read_byte_len_at;
-        /// <summary>ibv_wc_read_byte_len@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_byte_len@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_byte_len(IntPtr cq)
         {
             if (ibv_wc_read_byte_len_at == null)
                 ibv_wc_read_byte_len_at = Bind<ibv_wc_read_byte_len_fn>("ibv_wc_read_byte_len", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_byte_len_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_byte_len_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_imm_data_fn(IntPtr cq);
         static ibv_wc_read_imm_data_fn ibv_wc_read_imm_data_at;
-        /// <summary>ibv_wc_read_imm_data@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_imm_data@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_imm_data(IntPtr cq)
         {
             if (ibv_wc_read_imm_data_at == null)
                 ibv_wc_read_imm_data_at = Bind<ibv_wc_read_imm_data_fn>("ibv_wc_read_imm_data", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_imm_data_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_imm_data_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_invalidated_rkey_fn(IntPtr cq);
         static ibv_wc_read_invalidated_rkey_fn ibv_wc_read_invalidated_rkey_at;
-        /// <summary>ibv_wc_read_invalidated_rkey@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_invalidated_rkey@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_invalidated_rkey(IntPtr cq)
         {
             if (ibv_wc_read_invalidated_rkey_at == null)
                 ibv_wc_read_invalidated_rkey_at = Bind<ibv_wc_read_invalidated_rkey_fn>("ibv_wc_read_invalidated_rkey", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_invalidated_rkey_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_invalidated_rkey_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_qp_num_fn(IntPtr cq);
         static ibv_wc_read_qp_num_fn ibv_wc_read_qp_num_at;
-        /// <summary>ibv_wc_read_qp_num@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_qp_num@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_qp_num(IntPtr cq)
         {
             if (ibv_wc_read_qp_num_at == null)
                 ibv_wc_read_qp_num_at = Bind<ibv_wc_read_qp_num_fn>("ibv_wc_read_qp_num", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_qp_num_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_qp_num_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_src_qp_fn(IntPtr cq);
         static ibv_wc_read_src_qp_fn ibv_wc_read_src_qp_at;
-        /// <summary>ibv_wc_read_src_qp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_src_qp@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_src_qp(IntPtr cq)
         {
             if (ibv_wc_read_src_qp_at == null)
                 ibv_wc_read_src_qp_at = Bind<ibv_wc_read_src_qp_fn>("ibv_wc_read_src_qp", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_src_qp_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_src_qp_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_wc_flags_fn(IntPtr cq);
         static ibv_wc_read_wc_flags_fn ibv_wc_read_wc_flags_at;
-        /// <summary>ibv_wc_read_wc_flags@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_wc_flags@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_wc_flags(IntPtr cq)
         {
             if (ibv_wc_read_wc_flags_at == null)
                 ibv_wc_read_wc_flags_at = Bind<ibv_wc_read_wc_flags_fn>("ibv_wc_read_wc_flags", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_wc_flags_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_wc_flags_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_slid_fn(IntPtr cq);
         static ibv_wc_read_slid_fn ibv_wc_read_slid_at;
-        /// <summary>ibv_wc_read_slid@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_slid@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_slid(IntPtr cq)
         {
             if (ibv_wc_read_slid_at == null)
                 ibv_wc_read_slid_at = Bind<ibv_wc_read_slid_fn>("ibv_wc_read_slid", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_slid_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_slid_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate byte ibv_wc_read_sl_fn(IntPtr cq);
         static ibv_wc_read_sl_fn ibv_wc_read_sl_at;
-        /// <summary>ibv_wc_read_sl@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_sl@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static byte ibv_wc_read_sl(IntPtr cq)
         {
             if (ibv_wc_read_sl_at == null)
                 ibv_wc_read_sl_at = Bind<ibv_wc_read_sl_fn>("ibv_wc_read_sl", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            byte r = ibv_wc_read_sl_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_sl_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate byte ibv_wc_read_dlid_path_bits_fn(IntPtr cq);
         static ibv_wc_read_dlid_path_bits_fn ibv_wc_read_dlid_path_bits_at;
-        /// <summary>ibv_wc_read_dlid_path_bits@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_dlid_path_bits@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static byte ibv_wc_read_dlid_path_bits(IntPtr cq)
         {
             if (ibv_wc_read_dlid_path_bits_at == null)
                 ibv_wc_read_dlid_path_bits_at = Bind<ibv_wc_read_dlid_path_bits_fn>("ibv_wc_read_dlid_path_bits", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            byte r = ibv_wc_read_dlid_path_bits_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_dlid_path_bits_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate ulong ibv_wc_read_completion_ts_fn(IntPtr cq);
         static ibv_wc_read_completion_ts_fn ibv_wc_read_completion_ts_at;
-        /// <summary>ibv_wc_read_completion_ts@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_completion_ts@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static ulong ibv_wc_read_completion_ts(IntPtr cq)
         {
             if (ibv_wc_read_completion_ts_at == null)
                 ibv_wc_read_completion_ts_at = Bind<ibv_wc_read_completion_ts_fn>("ibv_wc_read_completion_ts", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            ulong r = ibv_wc_read_completion_ts_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_completion_ts_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate ulong ibv_wc_read_completion_wallclock_ns_fn(IntPtr cq);
         static ibv_wc_read_completion_wallclock_ns_fn ibv_wc_read_completion_wallclock_ns_at;
-        /// <summary>ibv_wc_read_completion_wallclock_ns@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_completion_wallclock_ns@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static ulong ibv_wc_read_completion_wallclock_ns(IntPtr cq)
         {
             if (ibv_wc_read_completion_wallclock_ns_at == null)
                 ibv_wc_read_completion_wallclock_ns_at = Bind<ibv_wc_read_completion_wallclock_ns_fn>("ibv_wc_read_completion_wallclock_ns", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            ulong r = ibv_wc_read_completion_wallclock_ns_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_completion_wallclock_ns_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate ushort ibv_wc_read_cvlan_fn(IntPtr cq);
         static ibv_wc_read_cvlan_fn ibv_wc_read_cvlan_at;
-        /// <summary>ibv_wc_read_cvlan@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_cvlan@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static ushort ibv_wc_read_cvlan(IntPtr cq)
         {
             if (ibv_wc_read_cvlan_at == null)
                 ibv_wc_read_cvlan_at = Bind<ibv_wc_read_cvlan_fn>("ibv_wc_read_cvlan", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            ushort r = ibv_wc_read_cvlan_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_cvlan_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_wc_read_flow_tag_fn(IntPtr cq);
         static ibv_wc_read_flow_tag_fn ibv_wc_read_flow_tag_at;
-        /// <summary>ibv_wc_read_flow_tag@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_flow_tag@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_wc_read_flow_tag(IntPtr cq)
         {
             if (ibv_wc_read_flow_tag_at == null)
                 ibv_wc_read_flow_tag_at = Bind<ibv_wc_read_flow_tag_fn>("ibv_wc_read_flow_tag", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_wc_read_flow_tag_at(cq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_wc_read_flow_tag_at(cq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate void ibv_wc_read_tm_info_fn(IntPtr cq, IntPtr tm_info);
         static ibv_wc_read_tm_info_fn ibv_wc_read_tm_info_at;
-        /// <summary>ibv_wc_read_tm_info@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_wc_read_tm_info@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static void ibv_wc_read_tm_info(IntPtr cq, IntPtr tm_info)
         {
             if (ibv_wc_read_tm_info_at == null)
                 ibv_wc_read_tm_info_at = Bind<ibv_wc_read_tm_info_fn>("ibv_wc_read_tm_info", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
             ibv_wc_read_tm_info_at(cq, tm_info);
-            LastErrno = Marshal.ReadInt32(errno);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_post_wq_recv_fn(IntPtr wq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr);
         static ibv_post_wq_recv_fn ibv_post_wq_recv_at;
-        /// <summary>ibv_post_wq_recv@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_post_wq_recv@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_post_wq_recv(IntPtr wq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
         {
             if (ibv_post_wq_recv_at == null)
                 ibv_post_wq_recv_at = Bind<ibv_post_wq_recv_fn>("ibv_post_wq_recv", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_post_wq_recv_at(wq, ref recv_wr, out bad_recv_wr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_post_wq_recv_at(wq, ref recv_wr, out bad_recv_wr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ___ibv_query_port_fn(IntPtr context, byte port_num, IntPtr port_attr);
         static ___ibv_query_port_fn ___ibv_query_port_at;
-        /// <summary>___ibv_query_port@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>___ibv_query_port@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ___ibv_query_port(IntPtr context, byte port_num, IntPtr port_attr)
         {
             if (___ibv_query_port_at == null)
                 ___ibv_query_port_at = Bind<___ibv_query_port_fn>("___ibv_query_port", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ___ibv_query_port_at(context, port_num, port_attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ___ibv_query_port_at(context, port_num, port_attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_query_gid_ex_fn(IntPtr context, uint port_num, uint gid_index, IntPtr entry, uint flags);
         static ibv_query_gid_ex_fn ibv_query_gid_ex_at;
-        /// <summary>ibv_query_gid_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_query_gid_ex@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_query_gid_ex(IntPtr context, uint port_num, uint gid_index, IntPtr entry, uint flags)
         {
             if (ibv_query_gid_ex_at == null)
                 ibv_query_gid_ex_at = Bind<ibv_query_gid_ex_fn>("ibv_query_gid_ex", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_query_gid_ex_at(context, port_num, gid_index, entry, flags);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_query_gid_ex_at(context, port_num, gid_index, entry, flags);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate long ibv_query_gid_table_fn(IntPtr context, IntPtr entries, ulong max_entries, uint flags);
         static ibv_query_gid_table_fn ibv_query_gid_table_at;
-        /// <summary>ibv_query_gid_table@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_query_gid_table@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static long ibv_query_gid_table(IntPtr context, IntPtr entries, ulong max_entries, uint flags)
         {
             if (ibv_query_gid_table_at == null)
                 ibv_query_gid_table_at = Bind<ibv_query_gid_table_fn>("ibv_query_gid_table", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            long r = ibv_query_gid_table_at(context, entries, max_entries, flags);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_query_gid_table_at(context, entries, max_entries, flags);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_flow_fn(IntPtr qp, IntPtr flow);
         static ibv_create_flow_fn ibv_create_flow_at;
-        /// <summary>ibv_create_flow@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_flow@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_flow(IntPtr qp, IntPtr flow)
         {
             if (ibv_create_flow_at == null)
                 ibv_create_flow_at = Bind<ibv_create_flow_fn>("ibv_create_flow", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_flow_at(qp, flow);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_destroy_flow_fn(IntPtr flow_id);
         static ibv_destroy_flow_fn ibv_destroy_flow_at;
-        /// <summary>ibv_destroy_flow@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_destroy_flow@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_destroy_flow(IntPtr flow_id)
         {
             if (ibv_destroy_flow_at == null)
                 ibv_destroy_flow_at = Bind<ibv_destroy_flow_fn>("ibv_destroy_flow", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_destroy_flow_at(flow_id);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_destroy_flow_at(flow_id);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_flow_action_esp_fn(IntPtr ctx, IntPtr esp);
         static ibv_create_flow_action_esp_fn ibv_create_flow_action_esp_at;
-        /// <summary>ibv_create_flow_action_esp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_flow_action_esp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_flow_action_esp(IntPtr ctx, IntPtr esp)
         {
             if (ibv_create_flow_action_esp_at == null)
                 ibv_create_flow_action_esp_at = Bind<ibv_create_flow_action_esp_fn>("ibv_create_flow_action_esp", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_flow_action_esp_at(ctx, esp);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_modify_flow_action_esp_fn(IntPtr action, IntPtr esp);
         static ibv_modify_flow_action_esp_fn ibv_modify_flow_action_esp_at;
-        /// <summary>ibv_modify_flow_action_esp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_modify_flow_action_esp@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_modify_flow_action_esp(IntPtr action, IntPtr esp)
         {
             if (ibv_modify_flow_action_esp_at == null)
                 ibv_modify_flow_action_esp_at = Bind<ibv_modify_flow_action_esp_fn>("ibv_modify_flow_action_esp", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_modify_flow_action_esp_at(action, esp);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_modify_flow_action_esp_at(action, esp);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_destroy_flow_action_fn(IntPtr action);
         static ibv_destroy_flow_action_fn ibv_destroy_flow_action_at;
-        /// <summary>ibv_destroy_flow_action@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_destroy_flow_action@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_destroy_flow_action(IntPtr action)
         {
             if (ibv_destroy_flow_action_at == null)
                 ibv_destroy_flow_action_at = Bind<ibv_destroy_flow_action_fn>("ibv_destroy_flow_action", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_destroy_flow_action_at(action);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_destroy_flow_action_at(action);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_open_xrcd_fn(IntPtr context, IntPtr xrcd_init_attr);
         static ibv_open_xrcd_fn ibv_open_xrcd_at;
-        /// <summary>ibv_open_xrcd@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_open_xrcd@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_open_xrcd(IntPtr context, IntPtr xrcd_init_attr)
         {
             if (ibv_open_xrcd_at == null)
                 ibv_open_xrcd_at = Bind<ibv_open_xrcd_fn>("ibv_open_xrcd", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_open_xrcd_at(context, xrcd_init_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_close_xrcd_fn(IntPtr xrcd);
         static ibv_close_xrcd_fn ibv_close_xrcd_at;
-        /// <summary>ibv_close_xrcd@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_close_xrcd@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_close_xrcd(IntPtr xrcd)
         {
             if (ibv_close_xrcd_at == null)
                 ibv_close_xrcd_at = Bind<ibv_close_xrcd_fn>("ibv_close_xrcd", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_close_xrcd_at(xrcd);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_close_xrcd_at(xrcd);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr __ibv_reg_mr_fn(IntPtr pd, IntPtr addr, ulong length, uint access, int is_access_const);
         static __ibv_reg_mr_fn __ibv_reg_mr_at;
-        /// <summary>__ibv_reg_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>__ibv_reg_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr __ibv_reg_mr(IntPtr pd, IntPtr addr, ulong length, uint access, int is_access_const)
         {
             if (__ibv_reg_mr_at == null)
                 __ibv_reg_mr_at = Bind<__ibv_reg_mr_fn>("__ibv_reg_mr", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = __ibv_reg_mr_at(pd, addr, length, access, is_access_const);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr __ibv_reg_mr_iova_fn(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access, int is_access_const);
         static __ibv_reg_mr_iova_fn __ibv_reg_mr_iova_at;
-        /// <summary>__ibv_reg_mr_iova@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>__ibv_reg_mr_iova@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr __ibv_reg_mr_iova(IntPtr pd, IntPtr addr, ulong length, ulong iova, uint access, int is_access_const)
         {
             if (__ibv_reg_mr_iova_at == null)
                 __ibv_reg_mr_iova_at = Bind<__ibv_reg_mr_iova_fn>("__ibv_reg_mr_iova", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = __ibv_reg_mr_iova_at(pd, addr, length, iova, access, is_access_const);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_alloc_mw_fn(IntPtr pd, uint type_);
         static ibv_alloc_mw_fn ibv_alloc_mw_at;
-        /// <summary>ibv_alloc_mw@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_alloc_mw@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_alloc_mw(IntPtr pd, uint type_)
         {
             if (ibv_alloc_mw_at == null)
                 ibv_alloc_mw_at = Bind<ibv_alloc_mw_fn>("ibv_alloc_mw", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_alloc_mw_at(pd, type_);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_dealloc_mw_fn(IntPtr mw);
         static ibv_dealloc_mw_fn ibv_dealloc_mw_at;
-        /// <summary>ibv_dealloc_mw@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_dealloc_mw@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_dealloc_mw(IntPtr mw)
         {
             if (ibv_dealloc_mw_at == null)
                 ibv_dealloc_mw_at = Bind<ibv_dealloc_mw_fn>("ibv_dealloc_mw", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_dealloc_mw_at(mw);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_dealloc_mw_at(mw);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate uint ibv_inc_rkey_fn(uint rkey);
         static ibv_inc_rkey_fn ibv_inc_rkey_at;
-        /// <summary>ibv_inc_rkey@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_inc_rkey@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static uint ibv_inc_rkey(uint rkey)
         {
             if (ibv_inc_rkey_at == null)
                 ibv_inc_rkey_at = Bind<ibv_inc_rkey_fn>("ibv_inc_rkey", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            uint r = ibv_inc_rkey_at(rkey);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_inc_rkey_at(rkey);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_bind_mw_fn(IntPtr qp, IntPtr mw, IntPtr mw_bind);
         static ibv_bind_mw_fn ibv_bind_mw_at;
-        /// <summary>ibv_bind_mw@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_bind_mw@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_bind_mw(IntPtr qp, IntPtr mw, IntPtr mw_bind)
         {
             if (ibv_bind_mw_at == null)
                 ibv_bind_mw_at = Bind<ibv_bind_mw_fn>("ibv_bind_mw", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_bind_mw_at(qp, mw, mw_bind);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_bind_mw_at(qp, mw, mw_bind);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_advise_mr_fn(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge);
         static ibv_advise_mr_fn ibv_advise_mr_at;
-        /// <summary>ibv_advise_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_advise_mr@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_advise_mr(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge)
         {
             if (ibv_advise_mr_at == null)
                 ibv_advise_mr_at = Bind<ibv_advise_mr_fn>("ibv_advise_mr", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_advise_mr_at(pd, advice, flags, sg_list, num_sge);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_advise_mr_at(pd, advice, flags, sg_list, num_sge);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_alloc_dm_fn(IntPtr context, IntPtr attr);
         static ibv_alloc_dm_fn ibv_alloc_dm_at;
-        /// <summary>ibv_alloc_dm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_alloc_dm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_alloc_dm(IntPtr context, IntPtr attr)
         {
             if (ibv_alloc_dm_at == null)
                 ibv_alloc_dm_at = Bind<ibv_alloc_dm_fn>("ibv_alloc_dm", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_alloc_dm_at(context, attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_free_dm_fn(IntPtr dm);
         static ibv_free_dm_fn ibv_free_dm_at;
-        /// <summary>ibv_free_dm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_free_dm@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_free_dm(IntPtr dm)
         {
             if (ibv_free_dm_at == null)
                 ibv_free_dm_at = Bind<ibv_free_dm_fn>("ibv_free_dm", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_free_dm_at(dm);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_free_dm_at(dm);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_memcpy_to_dm_fn(IntPtr dm, ulong dm_offset, IntPtr host_addr, ulong length);
         static ibv_memcpy_to_dm_fn ibv_memcpy_to_dm_at;
-        /// <summary>ibv_memcpy_to_dm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_memcpy_to_dm@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_memcpy_to_dm(IntPtr dm, ulong dm_offset, IntPtr host_addr, ulong length)
         {
             if (ibv_memcpy_to_dm_at == null)
                 ibv_memcpy_to_dm_at = Bind<ibv_memcpy_to_dm_fn>("ibv_memcpy_to_dm", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_memcpy_to_dm_at(dm, dm_offset, host_addr, length);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_memcpy_to_dm_at(dm, dm_offset, host_addr, length);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_memcpy_from_dm_fn(IntPtr host_addr, IntPtr dm, ulong dm_offset, ulong length);
         static ibv_memcpy_from_dm_fn ibv_memcpy_from_dm_at;
-        /// <summary>ibv_memcpy_from_dm@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_memcpy_from_dm@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_memcpy_from_dm(IntPtr host_addr, IntPtr dm, ulong dm_offset, ulong length)
         {
             if (ibv_memcpy_from_dm_at == null)
                 ibv_memcpy_from_dm_at = Bind<ibv_memcpy_from_dm_fn>("ibv_memcpy_from_dm", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_memcpy_from_dm_at(host_addr, dm, dm_offset, length);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_memcpy_from_dm_at(host_addr, dm, dm_offset, length);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_alloc_null_mr_fn(IntPtr pd);
         static ibv_alloc_null_mr_fn ibv_alloc_null_mr_at;
-        /// <summary>ibv_alloc_null_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_alloc_null_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_alloc_null_mr(IntPtr pd)
         {
             if (ibv_alloc_null_mr_at == null)
                 ibv_alloc_null_mr_at = Bind<ibv_alloc_null_mr_fn>("ibv_alloc_null_mr", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_alloc_null_mr_at(pd);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_reg_dm_mr_fn(IntPtr pd, IntPtr dm, ulong dm_offset, ulong length, uint access);
         static ibv_reg_dm_mr_fn ibv_reg_dm_mr_at;
-        /// <summary>ibv_reg_dm_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_reg_dm_mr@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_reg_dm_mr(IntPtr pd, IntPtr dm, ulong dm_offset, ulong length, uint access)
         {
             if (ibv_reg_dm_mr_at == null)
                 ibv_reg_dm_mr_at = Bind<ibv_reg_dm_mr_fn>("ibv_reg_dm_mr", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_reg_dm_mr_at(pd, dm, dm_offset, length, access);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_cq_ex_fn(IntPtr context, IntPtr cq_attr);
         static ibv_create_cq_ex_fn ibv_create_cq_ex_at;
-        /// <summary>ibv_create_cq_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_cq_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_cq_ex(IntPtr context, IntPtr cq_attr)
         {
             if (ibv_create_cq_ex_at == null)
                 ibv_create_cq_ex_at = Bind<ibv_create_cq_ex_fn>("ibv_create_cq_ex", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_cq_ex_at(context, cq_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_poll_cq_fn(IntPtr cq, int num_entries, [In, Out] ibv_wc[] wc);
         static ibv_poll_cq_fn ibv_poll_cq_at;
-        /// <summary>ibv_poll_cq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_poll_cq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static int ibv_poll_cq(IntPtr cq, int num_entries, [In, Out] ibv_wc[] wc)
         {
             if (ibv_poll_cq_at == null)
                 ibv_poll_cq_at = Bind<ibv_poll_cq_fn>("ibv_poll_cq", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             int r = ibv_poll_cq_at(cq, num_entries, wc);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r < 0)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_req_notify_cq_fn(IntPtr cq, int solicited_only);
         static ibv_req_notify_cq_fn ibv_req_notify_cq_at;
-        /// <summary>ibv_req_notify_cq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_req_notify_cq@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_req_notify_cq(IntPtr cq, int solicited_only)
         {
             if (ibv_req_notify_cq_at == null)
                 ibv_req_notify_cq_at = Bind<ibv_req_notify_cq_fn>("ibv_req_notify_cq", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_req_notify_cq_at(cq, solicited_only);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_req_notify_cq_at(cq, solicited_only);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_modify_cq_fn(IntPtr cq, IntPtr attr);
         static ibv_modify_cq_fn ibv_modify_cq_at;
-        /// <summary>ibv_modify_cq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_modify_cq@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_modify_cq(IntPtr cq, IntPtr attr)
         {
             if (ibv_modify_cq_at == null)
                 ibv_modify_cq_at = Bind<ibv_modify_cq_fn>("ibv_modify_cq", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_modify_cq_at(cq, attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_modify_cq_at(cq, attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_srq_ex_fn(IntPtr context, IntPtr srq_init_attr_ex);
         static ibv_create_srq_ex_fn ibv_create_srq_ex_at;
-        /// <summary>ibv_create_srq_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_srq_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_srq_ex(IntPtr context, IntPtr srq_init_attr_ex)
         {
             if (ibv_create_srq_ex_at == null)
                 ibv_create_srq_ex_at = Bind<ibv_create_srq_ex_fn>("ibv_create_srq_ex", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_srq_ex_at(context, srq_init_attr_ex);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_get_srq_num_fn(IntPtr srq, IntPtr srq_num);
         static ibv_get_srq_num_fn ibv_get_srq_num_at;
-        /// <summary>ibv_get_srq_num@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_get_srq_num@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_get_srq_num(IntPtr srq, IntPtr srq_num)
         {
             if (ibv_get_srq_num_at == null)
                 ibv_get_srq_num_at = Bind<ibv_get_srq_num_fn>("ibv_get_srq_num", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_get_srq_num_at(srq, srq_num);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_get_srq_num_at(srq, srq_num);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_post_srq_recv_fn(IntPtr srq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr);
         static ibv_post_srq_recv_fn ibv_post_srq_recv_at;
-        /// <summary>ibv_post_srq_recv@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_post_srq_recv@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_post_srq_recv(IntPtr srq, ref ibv_recv_wr recv_wr, out IntPtr bad_recv_wr)
         {
             if (ibv_post_srq_recv_at == null)
                 ibv_post_srq_recv_at = Bind<ibv_post_srq_recv_fn>("ibv_post_srq_recv", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_post_srq_recv_at(srq, ref recv_wr, out bad_recv_wr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_post_srq_recv_at(srq, ref recv_wr, out bad_recv_wr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_post_srq_ops_fn(IntPtr srq, IntPtr op, out IntPtr bad_op);
         static ibv_post_srq_ops_fn ibv_post_srq_ops_at;
-        /// <summary>ibv_post_srq_ops@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_post_srq_ops@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_post_srq_ops(IntPtr srq, IntPtr op, out IntPtr bad_op)
         {
             if (ibv_post_srq_ops_at == null)
                 ibv_post_srq_ops_at = Bind<ibv_post_srq_ops_fn>("ibv_post_srq_ops", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_post_srq_ops_at(srq, op, out bad_op);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_post_srq_ops_at(srq, op, out bad_op);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_qp_ex_fn(IntPtr context, IntPtr qp_init_attr_ex);
         static ibv_create_qp_ex_fn ibv_create_qp_ex_at;
-        /// <summary>ibv_create_qp_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_qp_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_qp_ex(IntPtr context, IntPtr qp_init_attr_ex)
         {
             if (ibv_create_qp_ex_at == null)
                 ibv_create_qp_ex_at = Bind<ibv_create_qp_ex_fn>("ibv_create_qp_ex", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_qp_ex_at(context, qp_init_attr_ex);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_alloc_td_fn(IntPtr context, IntPtr init_attr);
         static ibv_alloc_td_fn ibv_alloc_td_at;
-        /// <summary>ibv_alloc_td@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_alloc_td@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_alloc_td(IntPtr context, IntPtr init_attr)
         {
             if (ibv_alloc_td_at == null)
                 ibv_alloc_td_at = Bind<ibv_alloc_td_fn>("ibv_alloc_td", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_alloc_td_at(context, init_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_dealloc_td_fn(IntPtr td);
         static ibv_dealloc_td_fn ibv_dealloc_td_at;
-        /// <summary>ibv_dealloc_td@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_dealloc_td@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_dealloc_td(IntPtr td)
         {
             if (ibv_dealloc_td_at == null)
                 ibv_dealloc_td_at = Bind<ibv_dealloc_td_fn>("ibv_dealloc_td", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_dealloc_td_at(td);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_dealloc_td_at(td);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_alloc_parent_domain_fn(IntPtr context, IntPtr attr);
         static ibv_alloc_parent_domain_fn ibv_alloc_parent_domain_at;
-        /// <summary>ibv_alloc_parent_domain@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_alloc_parent_domain@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_alloc_parent_domain(IntPtr context, IntPtr attr)
         {
             if (ibv_alloc_parent_domain_at == null)
                 ibv_alloc_parent_domain_at = Bind<ibv_alloc_parent_domain_fn>("ibv_alloc_parent_domain", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_alloc_parent_domain_at(context, attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_query_rt_values_ex_fn(IntPtr context, IntPtr values);
         static ibv_query_rt_values_ex_fn ibv_query_rt_values_ex_at;
-        /// <summary>ibv_query_rt_values_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_query_rt_values_ex@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_query_rt_values_ex(IntPtr context, IntPtr values)
         {
             if (ibv_query_rt_values_ex_at == null)
                 ibv_query_rt_values_ex_at = Bind<ibv_query_rt_values_ex_fn>("ibv_query_rt_values_ex", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_query_rt_values_ex_at(context, values);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_query_rt_values_ex_at(context, values);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_query_device_ex_fn(IntPtr context, IntPtr input, IntPtr attr);
         static ibv_query_device_ex_fn ibv_query_device_ex_at;
-        /// <summary>ibv_query_device_ex@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_query_device_ex@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_query_device_ex(IntPtr context, IntPtr input, IntPtr attr)
         {
             if (ibv_query_device_ex_at == null)
                 ibv_query_device_ex_at = Bind<ibv_query_device_ex_fn>("ibv_query_device_ex", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_query_device_ex_at(context, input, attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_query_device_ex_at(context, input, attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_open_qp_fn(IntPtr context, IntPtr qp_open_attr);
         static ibv_open_qp_fn ibv_open_qp_at;
-        /// <summary>ibv_open_qp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_open_qp@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_open_qp(IntPtr context, IntPtr qp_open_attr)
         {
             if (ibv_open_qp_at == null)
                 ibv_open_qp_at = Bind<ibv_open_qp_fn>("ibv_open_qp", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_open_qp_at(context, qp_open_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_modify_qp_rate_limit_fn(IntPtr qp, IntPtr attr);
         static ibv_modify_qp_rate_limit_fn ibv_modify_qp_rate_limit_at;
-        /// <summary>ibv_modify_qp_rate_limit@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_modify_qp_rate_limit@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_modify_qp_rate_limit(IntPtr qp, IntPtr attr)
         {
             if (ibv_modify_qp_rate_limit_at == null)
                 ibv_modify_qp_rate_limit_at = Bind<ibv_modify_qp_rate_limit_fn>("ibv_modify_qp_rate_limit", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_modify_qp_rate_limit_at(qp, attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_modify_qp_rate_limit_at(qp, attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_wq_fn(IntPtr context, IntPtr wq_init_attr);
         static ibv_create_wq_fn ibv_create_wq_at;
-        /// <summary>ibv_create_wq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_wq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_wq(IntPtr context, IntPtr wq_init_attr)
         {
             if (ibv_create_wq_at == null)
                 ibv_create_wq_at = Bind<ibv_create_wq_fn>("ibv_create_wq", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_wq_at(context, wq_init_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_modify_wq_fn(IntPtr wq, IntPtr wq_attr);
         static ibv_modify_wq_fn ibv_modify_wq_at;
-        /// <summary>ibv_modify_wq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_modify_wq@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_modify_wq(IntPtr wq, IntPtr wq_attr)
         {
             if (ibv_modify_wq_at == null)
                 ibv_modify_wq_at = Bind<ibv_modify_wq_fn>("ibv_modify_wq", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_modify_wq_at(wq, wq_attr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_modify_wq_at(wq, wq_attr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_destroy_wq_fn(IntPtr wq);
         static ibv_destroy_wq_fn ibv_destroy_wq_at;
-        /// <summary>ibv_destroy_wq@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_destroy_wq@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_destroy_wq(IntPtr wq)
         {
             if (ibv_destroy_wq_at == null)
                 ibv_destroy_wq_at = Bind<ibv_destroy_wq_fn>("ibv_destroy_wq", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_destroy_wq_at(wq);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_destroy_wq_at(wq);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_rwq_ind_table_fn(IntPtr context, IntPtr init_attr);
         static ibv_create_rwq_ind_table_fn ibv_create_rwq_ind_table_at;
-        /// <summary>ibv_create_rwq_ind_table@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_rwq_ind_table@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_rwq_ind_table(IntPtr context, IntPtr init_attr)
         {
             if (ibv_create_rwq_ind_table_at == null)
                 ibv_create_rwq_ind_table_at = Bind<ibv_create_rwq_ind_table_fn>("ibv_create_rwq_ind_table", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_rwq_ind_table_at(context, init_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_destroy_rwq_ind_table_fn(IntPtr rwq_ind_table);
         static ibv_destroy_rwq_ind_table_fn ibv_destroy_rwq_ind_table_at;
-        /// <summary>ibv_destroy_rwq_ind_table@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_destroy_rwq_ind_table@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_destroy_rwq_ind_table(IntPtr rwq_ind_table)
         {
             if (ibv_destroy_rwq_ind_table_at == null)
                 ibv_destroy_rwq_ind_table_at = Bind<ibv_destroy_rwq_ind_table_fn>("ibv_destroy_rwq_ind_table", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_destroy_rwq_ind_table_at(rwq_ind_table);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_destroy_rwq_ind_table_at(rwq_ind_table);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_post_send_fn(IntPtr qp, ref ibv_send_wr wr, out IntPtr bad_wr);
         static ibv_post_send_fn ibv_post_send_at;
-        /// <summary>ibv_post_send@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_post_send@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_post_send(IntPtr qp, ref ibv_send_wr wr, out IntPtr bad_wr)
         {
             if (ibv_post_send_at == null)
                 ibv_post_send_at = Bind<ibv_post_send_fn>("ibv_post_send", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_post_send_at(qp, ref wr, out bad_wr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_post_send_at(qp, ref wr, out bad_wr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_post_recv_fn(IntPtr qp, ref ibv_recv_wr wr, out IntPtr bad_wr);
         static ibv_post_recv_fn ibv_post_recv_at;
-        /// <summary>ibv_post_recv@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_post_recv@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_post_recv(IntPtr qp, ref ibv_recv_wr wr, out IntPtr bad_wr)
         {
             if (ibv_post_recv_at == null)
                 ibv_post_recv_at = Bind<ibv_post_recv_fn>("ibv_post_recv", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_post_recv_at(qp, ref wr, out bad_wr);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_post_recv_at(qp, ref wr, out bad_wr);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_is_qpt_supported_fn(uint caps, uint qpt);
         static ibv_is_qpt_supported_fn ibv_is_qpt_supported_at;
-        /// <summary>ibv_is_qpt_supported@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_is_qpt_supported@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_is_qpt_supported(uint caps, uint qpt)
         {
             if (ibv_is_qpt_supported_at == null)
                 ibv_is_qpt_supported_at = Bind<ibv_is_qpt_supported_fn>("ibv_is_qpt_supported", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_is_qpt_supported_at(caps, qpt);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_is_qpt_supported_at(caps, qpt);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate IntPtr ibv_create_counters_fn(IntPtr context, IntPtr init_attr);
         static ibv_create_counters_fn ibv_create_counters_at;
-        /// <summary>ibv_create_counters@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_create_counters@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno after a failure.</summary>
         public static IntPtr ibv_create_counters(IntPtr context, IntPtr init_attr)
         {
             if (ibv_create_counters_at == null)
                 ibv_create_counters_at = Bind<ibv_create_counters_fn>("ibv_create_counters", "RDMAVERBS_1.3");
             IntPtr errno = ErrnoAt();
             IntPtr r = ibv_create_counters_at(context, init_attr);
-            LastErrno = Marshal.ReadInt32(errno);
+            if (r == IntPtr.Zero)
+                LastErrno = Marshal.ReadInt32(errno);
             return r;
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_destroy_counters_fn(IntPtr counters);
         static ibv_destroy_counters_fn ibv_destroy_counters_at;
-        /// <summary>ibv_destroy_counters@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_destroy_counters@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_destroy_counters(IntPtr counters)
         {
             if (ibv_destroy_counters_at == null)
                 ibv_destroy_counters_at = Bind<ibv_destroy_counters_fn>("ibv_destroy_counters", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_destroy_counters_at(counters);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_destroy_counters_at(counters);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_attach_counters_point_flow_fn(IntPtr counters, IntPtr attr, IntPtr flow);
         static ibv_attach_counters_point_flow_fn ibv_attach_counters_point_flow_at;
-        /// <summary>ibv_attach_counters_point_flow@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_attach_counters_point_flow@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_attach_counters_point_flow(IntPtr counters, IntPtr attr, IntPtr flow)
         {
             if (ibv_attach_counters_point_flow_at == null)
                 ibv_attach_counters_point_flow_at = Bind<ibv_attach_counters_point_flow_fn>("ibv_attach_counters_point_flow", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_attach_counters_point_flow_at(counters, attr, flow);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_attach_counters_point_flow_at(counters, attr, flow);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int ibv_read_counters_fn(IntPtr counters, IntPtr counters_value, uint ncounters, uint flags);
         static ibv_read_counters_fn ibv_read_counters_at;
-        /// <summary>ibv_read_counters@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_read_counters@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static int ibv_read_counters(IntPtr counters, IntPtr counters_value, uint ncounters, uint flags)
         {
             if (ibv_read_counters_at == null)
                 ibv_read_counters_at = Bind<ibv_read_counters_fn>("ibv_read_counters", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            int r = ibv_read_counters_at(counters, counters_value, ncounters, flags);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_read_counters_at(counters, counters_value, ncounters, flags);
         }
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate ushort ibv_flow_label_to_udp_sport_fn(uint fl);
         static ibv_flow_label_to_udp_sport_fn ibv_flow_label_to_udp_sport_at;
-        /// <summary>ibv_flow_label_to_udp_sport@RDMAVERBS_1.3, found by dlvsym; its errno in LastErrno.</summary>
+        /// <summary>ibv_flow_label_to_udp_sport@RDMAVERBS_1.3, found by dlvsym; no errno of its own.</summary>
         public static ushort ibv_flow_label_to_udp_sport(uint fl)
         {
             if (ibv_flow_label_to_udp_sport_at == null)
                 ibv_flow_label_to_udp_sport_at = Bind<ibv_flow_label_to_udp_sport_fn>("ibv_flow_label_to_udp_sport", "RDMAVERBS_1.3");
-            IntPtr errno = ErrnoAt();
-            ushort r = ibv_flow_label_to_udp_sport_at(fl);
-            LastErrno = Marshal.ReadInt32(errno);
-            return r;
+            return ibv_flow_label_to_udp_sport_at(fl);
         }
         [DllImport("librdmacm.so.1", SetLastError = true)]
         public static extern int rdma_getaddrinfo(string node, string service, ref rdma_addrinfo hints, out IntPtr res);
@@ -2538,7 +2356,7 @@ namespace RdmaVerbs
         /// <summary>ibv_advise_mr, as in C; a failure (an errno value returned) throws RdmaVerbsException (that errno).</summary>
         public static int ibv_advise_mr(IntPtr pd, uint advice, uint flags, [In] ibv_sge[] sg_list, uint num_sge)
         {
-            if (sg_list != null && num_sge > sg_list.Length)
+            if (sg_list != null && num_sge > (ulong) sg_list.Length)
                 throw new ArgumentException("ibv_advise_mr: num_sge is " + num_sge + " but sg_list has " + sg_list.Length + " elements", "num_sge");
             Init();
             return Checked.ibv_advise_mr(pd, advice, flags, sg_list, num_sge);

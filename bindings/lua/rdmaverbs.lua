@@ -967,10 +967,10 @@ local function objects(rv)
     end
   end
   -- A completion cq gave: the holds it releases, those of the QP of its
-  -- number among the QPs whose send or receive CQ cq is.
-  local function reaped(cq, wc)
-    local qs = reaping[key(ffi.cast("uintptr_t", cq))]
-    local q = qs and qs[tonumber(wc.qp_num)]
+  -- number among qs, the QPs whose send or receive CQ cq is (reaping's,
+  -- looked up once a poll).
+  local function reaped(cq, qs, wc)
+    local q = qs[tonumber(wc.qp_num)]
     if not q then
       return
     end
@@ -1789,11 +1789,12 @@ local function objects(rv)
       return nil, m, e
     end
     local out = {}
+    local qs = n > 0 and reaping[key(ffi.cast("uintptr_t", cq))]
     for i = 0, n - 1 do
       local wc = rv.new("ibv_wc")
       ffi.copy(wc, self._wc + i, ffi.sizeof("struct ibv_wc"))
       out[i + 1] = wc
-      reaped(cq, wc)
+      if qs then reaped(cq, qs, wc) end
     end
     return out
   end

@@ -308,10 +308,10 @@ module.exports = function objects(rv) {
   }
 
   // A completion cq gave: the holds it releases, those of the QP of its
-  // number among the QPs whose send or receive CQ cq is.
-  function reaped(cq, wc) {
-    const qs = reaping.get(cq);
-    const q = qs && qs.get(wc.qp_num);
+  // number among qs, the QPs whose send or receive CQ cq is (reaping's,
+  // looked up once a poll).
+  function reaped(cq, qs, wc) {
+    const q = qs.get(wc.qp_num);
     if (!q) return;
     const wrId = BigInt(wc.wr_id);
     let recv;
@@ -996,7 +996,8 @@ module.exports = function objects(rv) {
       for (let i = 0; i < max; i++) wc.push({});
       const n = rv.ibv_poll_cq(cq, max, wc);
       wc.length = n;
-      for (const w of wc) reaped(cq, w);
+      const qs = n > 0 && reaping.get(cq);
+      if (qs) for (const w of wc) reaped(cq, qs, w);
       return wc;
     }
 

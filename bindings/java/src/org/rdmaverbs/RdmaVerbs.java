@@ -1371,7 +1371,7 @@ public final class RdmaVerbs {
         ibv_wc[] c_wc = contiguous("ibv_poll_cq", "wc", wc, "num_entries", num_entries, false, true);
         int r = LIB.ibv_poll_cq(cq, num_entries, c_wc == null ? null : c_wc[0]);
         if (r < 0) throw new RdmaVerbsException("ibv_poll_cq", Native.getLastError());
-        copyBack(c_wc, wc, num_entries);
+        copyBack(c_wc, wc, Math.min(r, num_entries));
         return r;
     }
 
