@@ -28,6 +28,9 @@
  *                                          next poll -1 with errno err;
  *                                          nothing recorded
  *   int recorder_posts(void)               calls recorded so far
+ *   int recorder_polled_array(void)        whether the last poll of the CQ
+ *                                          was given an array (1) or NULL
+ *                                          (0); -1 before any
  *   void recorder_read_late(void)          the next post_send's first SGE is
  *                                          read by the poll after it (below)
  *   int recorder_sent(void *out, int max)  the bytes that poll read (256 at
@@ -83,6 +86,7 @@ static struct {
 #define CTX (fake.vctx.context)
 
 static int posts, fail;
+static int polled_array = -1;		/* recorder_polled_array */
 static char last[2048];
 static int read_late;			/* recorder_read_late: the next post_send's SGE to read */
 static struct ibv_sge unsent;		/* that SGE, not yet read */
@@ -221,6 +225,7 @@ static int poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	int err = failing(), i;
 
 	(void)cq;
+	polled_array = wc != NULL;
 	if (err) {
 		errno = err;
 		return -1;
@@ -321,6 +326,7 @@ struct rdma_cm_id *recorder_id(void)
 	address(&fake.id.route.addr.dst_addr, DST_PORT, 0x0a000002);	/* 10.0.0.2 */
 	posts = 0;
 	fail = 0;
+	polled_array = -1;
 	last[0] = '\0';
 	read_late = 0;
 	unsent.length = 0;
@@ -361,6 +367,11 @@ void recorder_fail(int err)
 int recorder_posts(void)
 {
 	return posts;
+}
+
+int recorder_polled_array(void)
+{
+	return polled_array;
 }
 
 const char *recorder_last(void)

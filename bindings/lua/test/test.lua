@@ -109,6 +109,7 @@ check(ffi.sizeof("struct ibv_wc") == 48, "sizeof(struct ibv_wc) is 48")
 ffi.cdef([[
 void *recorder_id(void);
 int recorder_posts(void);
+int recorder_polled_array(void);
 const char *recorder_last(void);
 ]])
 local rec = ffi.load(os.getenv("RDMAVERBS_RECORDER"))
@@ -242,11 +243,12 @@ do
     "ibv_poll_cq(5 of 4): an error (" .. tostring(err) .. ")")
   rec.recorder_fail(rv.EIO)
   check(errno_of(rv.ibv_poll_cq(cq, 4, wc)) == rv.EIO, "ibv_poll_cq failing (-1, errno EIO): nil, message, EIO")
-  -- An empty table: copied into a C array of one (not NULL), so the count
-  -- 0 goes to the provider, which gives 0.
+  -- An empty table: copied into a C array of one, not NULL, which the
+  -- provider gets with the count 0, and gives 0.
   local before = rec.recorder_posts()
-  check(rv.ibv_poll_cq(cq, 0, {}) == 0 and rec.recorder_posts() == before + 1,
-    "ibv_poll_cq(cq, 0, {}): 0, from the provider")
+  check(rv.ibv_poll_cq(cq, 0, {}) == 0 and rec.recorder_posts() == before + 1
+    and rec.recorder_polled_array() == 1,
+    "ibv_poll_cq(cq, 0, {}): the provider gets an array (not NULL), and gives 0")
   recorded(rv.ibv_req_notify_cq(cq, 1), "notify solicited_only=1", "ibv_req_notify_cq(cq, 1)")
   -- The other two vectored calls, tables of SGEs: ibv_wr_set_sge_list on
   -- the extended QP, ibv_advise_mr on the PD of an extended context.

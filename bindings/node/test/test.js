@@ -96,6 +96,7 @@ const recorder = rv.koffi.load(process.env.RDMAVERBS_RECORDER);
 const rec = {
   id: recorder.func('void *recorder_id(void)'),
   posts: recorder.func('int recorder_posts(void)'),
+  polledArray: recorder.func('int recorder_polled_array(void)'),
   last: recorder.func('const char *recorder_last(void)'),
 };
 // Three SGEs, each field distinct, the top bits of addr, length and lkey
@@ -206,11 +207,11 @@ check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) === 'local protection error' 
     'RangeError: ibv_poll_cq: the count (5) is more than the array\'s 4 elements', 'ibv_poll_cq(5 of 4): RangeError');
   r13.fail(rv.EIO);
   check(code(() => rv.ibv_poll_cq(cq, 4, wc)) === 'EIO -5 ibv_poll_cq', 'ibv_poll_cq failing (-1, errno EIO): EIO');
-  // An empty array: koffi passes a pointer (not NULL), so the count 0 goes
-  // to the provider, which gives 0.
+  // An empty array: koffi passes a pointer, not NULL, which the provider
+  // gets with the count 0, and gives 0.
   const before = rec.posts();
-  check(rv.ibv_poll_cq(cq, 0, []) === 0 && rec.posts() === before + 1,
-    'ibv_poll_cq(cq, 0, []): 0, from the provider');
+  check(rv.ibv_poll_cq(cq, 0, []) === 0 && rec.posts() === before + 1 && rec.polledArray() === 1,
+    'ibv_poll_cq(cq, 0, []): the provider gets an array (not NULL), and gives 0');
   recorded(rv.ibv_req_notify_cq(cq, 1), 'notify solicited_only=1', 'ibv_req_notify_cq(cq, 1)');
   // The other two vectored calls, arrays of SGE objects: ibv_wr_set_sge_list
   // on the extended QP, ibv_advise_mr on the PD of an extended context.

@@ -456,17 +456,12 @@ fn sge_lists_of_the_extended_qp_and_advise_mr() {
         assert_eq!(rec.last(), format!("advise advice=0x1 flags=0x1{SC}{SA}"));
         assert_eq!(rv::ibv_advise_mr(pd, 0, 0, &array[1..], 1).unwrap(), 0);
         assert_eq!(rec.last(), format!("advise advice=0x0 flags=0x0{SB}"));
-        (rec.fail)(libc_eagain());
+        (rec.fail)(rv::EAGAIN);
         assert_eq!(
             errno(rv::ibv_advise_mr(pd, 0, 0, &array, 3)),
-            Some(libc_eagain())
+            Some(rv::EAGAIN)
         );
     }
-}
-
-/// EAGAIN, which the recorder's advise_mr returns when told to fail.
-fn libc_eagain() -> c_int {
-    11
 }
 
 #[test]
