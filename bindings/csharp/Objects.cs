@@ -62,6 +62,13 @@ namespace RdmaVerbs
 
         internal abstract void Destroy();
 
+        /// <summary>What an object drops as it is disposed, owned or not,
+        /// before its C object is destroyed: an rdma_cm id's or a channel's
+        /// kept events.</summary>
+        internal virtual void Closing()
+        {
+        }
+
         /// <summary>What an object drops once its C object is gone (or, not
         /// owned, at Dispose): the buffers it held.</summary>
         internal virtual void Released()
@@ -102,6 +109,7 @@ namespace RdmaVerbs
                     var hook = OnDestroy;
                     if (hook != null)
                         hook(this);
+                    Closing();
                     if (Owned)
                         Destroy();
                     Released();
@@ -799,15 +807,14 @@ namespace RdmaVerbs
             return e;
         }
 
-        internal override void Destroy()
+        internal override void Closing()
         {
             DropAll();   // no id may outlive its channel
-            Rdma.rdma_destroy_event_channel(channel);
         }
 
-        internal override void Released()
+        internal override void Destroy()
         {
-            DropAll();
+            Rdma.rdma_destroy_event_channel(channel);
         }
 
         /// <summary>Whatever is left once its ids are disposed: the connect
@@ -1020,18 +1027,17 @@ namespace RdmaVerbs
             Qp.PostRecv(wrs);
         }
 
+        internal override void Closing()
+        {
+            if (events != null)
+                events.Forget(id);   // before the id is destroyed: its address is then free for another
+        }
+
         internal override void Destroy()
         {
-            events.Forget(id);   // before the id is destroyed: its address is then free for another
             Rdma.rdma_destroy_id(id);
             if (ownEvents)
                 events.Dispose();
-        }
-
-        internal override void Released()
-        {
-            if (events != null)
-                events.Forget(id);
         }
     }
 
@@ -1095,15 +1101,14 @@ namespace RdmaVerbs
             return new Endpoint(events, false, e.Id, Owned);   // (a fake listener's: a fake)
         }
 
-        internal override void Destroy()
+        internal override void Closing()
         {
             events.Forget(id);   // the connect requests not taken: their ids destroyed
-            Rdma.rdma_destroy_id(id);
         }
 
-        internal override void Released()
+        internal override void Destroy()
         {
-            events.Forget(id);
+            Rdma.rdma_destroy_id(id);
         }
     }
 

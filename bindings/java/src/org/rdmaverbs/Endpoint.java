@@ -188,14 +188,13 @@ public final class Endpoint extends Resource {
     }
 
     @Override
-    void destroy() throws RdmaVerbsException {
-        events.forget(id);   // before the id is destroyed: its address is then free for another
-        RdmaVerbs.rdma_destroy_id(id);
-        if (ownEvents) events.close();
+    void closing() throws RdmaVerbsException {
+        if (events != null) events.forget(id);   // before the id is destroyed: its address is then free for another
     }
 
     @Override
-    void released() throws RdmaVerbsException {
-        if (events != null) events.forget(id);
+    void destroy() throws RdmaVerbsException {
+        RdmaVerbs.rdma_destroy_id(id);
+        if (ownEvents) events.close();
     }
 }

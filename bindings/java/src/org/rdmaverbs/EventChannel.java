@@ -235,14 +235,13 @@ public final class EventChannel extends Resource {
     }
 
     @Override
-    void destroy() throws RdmaVerbsException {
+    void closing() throws RdmaVerbsException {
         dropAll();   // no id may outlive its channel
-        RdmaVerbs.rdma_destroy_event_channel(channel);
     }
 
     @Override
-    void released() throws RdmaVerbsException {
-        dropAll();
+    void destroy() throws RdmaVerbsException {
+        RdmaVerbs.rdma_destroy_event_channel(channel);
     }
 
     /** Whatever is left once its ids are closed: the connect requests nobody

@@ -67,13 +67,12 @@ public final class Listener extends Resource {
     }
 
     @Override
-    void destroy() throws RdmaVerbsException {
+    void closing() throws RdmaVerbsException {
         events.forget(id);   // the connect requests not taken: their ids destroyed
-        RdmaVerbs.rdma_destroy_id(id);
     }
 
     @Override
-    void released() throws RdmaVerbsException {
-        events.forget(id);
+    void destroy() throws RdmaVerbsException {
+        RdmaVerbs.rdma_destroy_id(id);
     }
 }

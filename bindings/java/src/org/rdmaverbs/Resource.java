@@ -108,6 +108,7 @@ public abstract class Resource implements AutoCloseable {
             try {
                 java.util.function.Consumer<Resource> hook = onDestroy;
                 if (hook != null) hook.accept(this);
+                closing();
                 if (owned) destroy();
                 released();
                 closed = true;
@@ -121,6 +122,10 @@ public abstract class Resource implements AutoCloseable {
         if (first instanceof RdmaVerbsException e) throw e;
         if (first != null) throw (RuntimeException) first;
     }
+
+    /** What an object drops as it closes, owned or not, before its C
+     * object is destroyed: an rdma_cm id's or a channel's kept events. */
+    void closing() throws RdmaVerbsException {}
 
     /** What an object drops at close, once its C object is gone (or, not
      * owned, at close): the buffers it held. */
