@@ -358,13 +358,7 @@ class Resource:
         self._closed = True
         self._released()
         parents, self._parents = self._parents, ()
-        for p in parents:
-            p._children.pop(self._serial, None)
-            if p._close_after_children and not p._children:
-                try:
-                    p.close()
-                except Exception as e:   # noqa: BLE001 (being collected, as its children were)
-                    p._abandon(e)
+        self._leave(parents)
 
     def __enter__(self: "_Self") -> "_Self":
         return self
@@ -386,6 +380,19 @@ class Resource:
         except Exception as e:   # noqa: BLE001
             self._abandon(e)
 
+    def _leave(self, parents: Tuple["Resource", ...]) -> None:
+        """No longer a child of parents; a parent that was waiting to close
+        after its children (being collected, as they were) is closed now,
+        or abandoned if it cannot be."""
+        for p in parents:
+            if p._children.pop(self._serial, None) is None:
+                continue
+            if p._close_after_children and not p._children and not p._closed:
+                try:
+                    p.close()
+                except Exception as e:   # noqa: BLE001 (being collected, as its children were)
+                    p._abandon(e)
+
     def _abandon(self, error: BaseException) -> None:
         """Collected, but its C object could not be destroyed (error): what
         the device may still use (an MR's memory, the buffers posted to a
@@ -395,14 +402,7 @@ class Resource:
         needs this one; a parent that was waiting to close after it, being
         collected too, is closed now)."""
         _leaked.append((repr(self), self._held()))
-        for p in self._parents:
-            if p._children.pop(self._serial, None) is None:
-                continue
-            if p._close_after_children and not p._children and not p._closed:
-                try:
-                    p.close()
-                except Exception as e:   # noqa: BLE001
-                    p._abandon(e)
+        self._leave(self._parents)
         try:
             warnings.warn(f"{self!r} could not be destroyed when collected ({error}): its C object and "
                           f"what the device may use are leaked, kept for the life of the process",
