@@ -42,6 +42,9 @@ BIND=$B/bindings
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 export RDMAVERBS_RECORDER=$BIND/librecorder.so
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
+# The command that starts a JVM: the Soft-RoCE guest pins it to one CPU
+# (c-tests/e2e/guest.sh says why).
+JAVA=${JAVA:-java}
 PY=$BIND/install/python/venv/bin/python3
 export NODE_PATH=$BIND/install/node/node_modules
 RUST=$BIND/rust/debug/examples
@@ -54,11 +57,11 @@ python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
 python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 python:objects) exec "$PY" bindings/python/examples/verbs_objects.py "$@" ;;
 python:async) exec "$PY" bindings/python/examples/verbs_async.py "$@" ;;
-java:layout) exec java -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
-java:test) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
-java:rc) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
-java:verbs) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
-java:objects) exec java -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
+java:layout) exec $JAVA -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
+java:test) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
+java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
+java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
+java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
