@@ -18,7 +18,8 @@ mkdir -p "$OUT"
 # other threads run it, safe on an x86 CPU; QEMU's multi-threaded TCG may
 # translate an instruction half patched by another vCPU: a JVM died of
 # SIGILL in compiled code (java.lang.String.coder) in 1 of 12 runs of Java's
-# objects client in one boot (and in a CI run), in none of 25 pinned to one
+# objects client in one boot (a CI run lost that row, most likely so), in
+# none of 25 pinned to one
 # vCPU, which costs about 3 s a JVM (bindings/run.sh reads JAVA).
 export JAVA="taskset -c 0 java"
 
