@@ -19,8 +19,8 @@ mkdir -p "$OUT"
 # translate an instruction half patched by another vCPU: a JVM died of
 # SIGILL in compiled code (java.lang.String.coder) in 1 of 12 runs of Java's
 # objects client in one boot (a CI run lost that row, most likely so), in
-# none of 25 pinned to one
-# vCPU, which costs about 3 s a JVM (bindings/run.sh reads JAVA).
+# none of 25 pinned to one vCPU, which costs about 3 s a JVM
+# (bindings/run.sh reads JAVA).
 export JAVA="taskset -c 0 java"
 
 row() { rows+=("$(printf '%-15s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
