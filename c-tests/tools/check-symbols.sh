@@ -176,6 +176,24 @@ if [ "$got" = "4242 4243 librdmaverbs.so.1 libown.so" ]; then
 else
 	bad "librdmaverbs.so.1 interposes: a program with its own ibv_post_send got '$got', want '4242 4243 librdmaverbs.so.1 libown.so'"
 fi
+# ... nor preloaded: the names of 1.2 and 1.3 it defines (ibv_post_send,
+# ...) are hidden versions, which glibc binds for no reference without one.
+got=$(LD_PRELOAD="$tmp/new/librdmaverbs.so.1" LD_LIBRARY_PATH="$tmp/new" "$tmp/interposed" 2>&1 |
+	sed "s|$tmp/new/||g") || true
+if [ "$got" = "4242 4243 librdmaverbs.so.1 libown.so" ]; then
+	ok "librdmaverbs.so.1 preloaded (LD_PRELOAD) interposes none of them either"
+else
+	bad "librdmaverbs.so.1 preloaded interposes: got '$got', want '4242 4243 librdmaverbs.so.1 libown.so'"
+fi
+# ... and a call by name links to none of them: with only -lrdmaverbs, a
+# reference to ibv_post_send without a version stays undefined.
+printf 'int ibv_post_send(void *, void *, void **);\nint main(void) { return ibv_post_send(0, 0, 0); }\n' > "$tmp/byname.c"
+if ! cc -o "$tmp/byname" "$tmp/byname.c" -L"$tmp/new" -lrdmaverbs 2> "$tmp/byname.err" &&
+   grep -q "undefined reference to .ibv_post_send'" "$tmp/byname.err"; then
+	ok "a program that calls ibv_post_send by name does not link against librdmaverbs.so.1 (undefined reference)"
+else
+	bad "a call of ibv_post_send by name linked against librdmaverbs.so.1: $(head -n 3 "$tmp/byname.err")"
+fi
 
 if objdump -p "$pre" | grep -q SONAME; then bad "the preload library has a soname"; else ok "the preload library has no soname"; fi
 readelf -d "$pre" | grep -q 'FLAGS_1.*NODELETE' && ok "the preload library is NODELETE (never unloaded)" ||
