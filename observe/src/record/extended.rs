@@ -184,6 +184,20 @@ impl ExOp {
             other => other,
         }
     }
+}
+
+/// No line for `ExOp`'s events that have none (a poll that found nothing).
+const NO_LINE: Option<fn(&mut Line)> = None;
+
+impl Events for ExOp {
+    #[inline(always)]
+    fn failed(self) -> bool {
+        match self {
+            ExOp::Complete { ret, .. } => ret != 0,
+            ExOp::Poll { ret, .. } => ret != 0 && ret != libc::ENOENT,
+            _ => false,
+        }
+    }
 
     /// The function of the table.
     #[inline(always)]
@@ -203,29 +217,10 @@ impl ExOp {
             ExOp::EndPoll { .. } => Func::IbvEndPoll,
         }
     }
-}
-
-/// No line for `ExOp`'s events that have none (a poll that found nothing).
-const NO_LINE: Option<fn(&mut Line)> = None;
-
-impl Events for ExOp {
-    #[inline(always)]
-    fn failed(self) -> bool {
-        match self {
-            ExOp::Complete { ret, .. } => ret != 0,
-            ExOp::Poll { ret, .. } => ret != 0 && ret != libc::ENOENT,
-            _ => false,
-        }
-    }
-
-    #[inline(always)]
-    fn func(self) -> Func {
-        ExOp::func(self)
-    }
 
     #[inline(always)]
     unsafe fn each(self, out: &mut impl Out) {
-        let f = ExOp::func(self);
+        let f = self.func();
         match self {
             ExOp::Mark { qp, .. } => {
                 out.event(f, 0, Some(|line: &mut Line| show_qp(line, qp)), || {
