@@ -1741,8 +1741,9 @@ local function objects(rv)
     local cq = object(CQ, { n }, not adopted)
     cq.ptr, cq.channel, cq.cq_context, cq._evented = ptr, channel, cq_context, false
     cq._wc = rv.new("ibv_wc", 16)
+    cq._key = key(ffi.cast("uintptr_t", ptr))   -- its holds' (reaping's) and its channel's key, made once
     if channel then
-      cqs_of[channel][key(ffi.cast("uintptr_t", ptr))] = cq
+      cqs_of[channel][cq._key] = cq
     end
     return cq
   end
@@ -1789,7 +1790,7 @@ local function objects(rv)
       return nil, m, e
     end
     local out = {}
-    local qs = n > 0 and reaping[key(ffi.cast("uintptr_t", cq))]
+    local qs = n > 0 and reaping[self._key]
     for i = 0, n - 1 do
       local wc = rv.new("ibv_wc")
       ffi.copy(wc, self._wc + i, ffi.sizeof("struct ibv_wc"))
