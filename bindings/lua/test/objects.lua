@@ -521,15 +521,14 @@ do
   local child, child2, child3 = t.make("Endpoint", "rdma_cm_id"), t.make("Endpoint", "rdma_cm_id"),
     t.make("Endpoint", "rdma_cm_id")   -- connection requests' new ids
   local nobody, nobody_listening = t.memory("rdma_cm_id"), t.memory("rdma_cm_id")
-  local E = rv
   local events = t.control.cm_events
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child, listen_id = listener.id }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = nobody }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child2, listen_id = nobody_listening }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_TIMEWAIT_EXIT, id = other.id }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_CONNECT_REQUEST, id = child3, listen_id = listener2.id }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = child3 }
-  events[#events + 1] = { event = E.RDMA_CM_EVENT_DISCONNECTED, id = ep.id }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_CONNECT_REQUEST, id = child, listen_id = listener.id }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_DISCONNECTED, id = nobody }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_CONNECT_REQUEST, id = child2, listen_id = nobody_listening }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_TIMEWAIT_EXIT, id = other.id }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_CONNECT_REQUEST, id = child3, listen_id = listener2.id }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_DISCONNECTED, id = child3 }
+  events[#events + 1] = { event = rv.RDMA_CM_EVENT_DISCONNECTED, id = ep.id }
   check(ep:disconnected(1000) == true, "an endpoint's DISCONNECTED, read after six events of others")
   local function destroyed(p)
     local k = tostring(address(p))

@@ -540,7 +540,6 @@ function sameQpNumber() {
 // one took has its new id destroyed.
 function cmEvents() {
   const { o, log, done, control, make, memory } = standIn();
-  const E = rv;
   const ch = new o.EventChannel();
   const listener = ch.createId(), ep = ch.createId(), other = ch.createId(), listener2 = ch.createId();
   const child = make('Endpoint', types.rdma_cm_id, {});   // connection requests' new ids
@@ -548,13 +547,13 @@ function cmEvents() {
   const child3 = make('Endpoint', types.rdma_cm_id, {});
   const nobody = memory(types.rdma_cm_id), nobodyListening = memory(types.rdma_cm_id);
   control.cmEvents.push(
-    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child, listen_id: listener.id },
-    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: nobody },
-    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child2, listen_id: nobodyListening },
-    { event: E.RDMA_CM_EVENT_TIMEWAIT_EXIT, id: other.id },
-    { event: E.RDMA_CM_EVENT_CONNECT_REQUEST, id: child3, listen_id: listener2.id },
-    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: child3 },
-    { event: E.RDMA_CM_EVENT_DISCONNECTED, id: ep.id });
+    { event: rv.RDMA_CM_EVENT_CONNECT_REQUEST, id: child, listen_id: listener.id },
+    { event: rv.RDMA_CM_EVENT_DISCONNECTED, id: nobody },
+    { event: rv.RDMA_CM_EVENT_CONNECT_REQUEST, id: child2, listen_id: nobodyListening },
+    { event: rv.RDMA_CM_EVENT_TIMEWAIT_EXIT, id: other.id },
+    { event: rv.RDMA_CM_EVENT_CONNECT_REQUEST, id: child3, listen_id: listener2.id },
+    { event: rv.RDMA_CM_EVENT_DISCONNECTED, id: child3 },
+    { event: rv.RDMA_CM_EVENT_DISCONNECTED, id: ep.id });
   check(code(() => ep.disconnectedSync(1000)) === 'no error', "an endpoint's DISCONNECTED, read after six events of others");
   const destroyed = (p) => log.some((e) => e[0] === 'destroy' && e[2] === p);
   check(destroyed(child2) && !destroyed(child) && !destroyed(child3),
