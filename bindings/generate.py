@@ -12,8 +12,9 @@ calls, how each function fails, the structs and unions, the constants).
                             itself: 'STRUCT sizeof N', 'STRUCT.FIELD offset
                             N', 'NAME value N' (a union's too; it does not
                             compile unless each of api.ALIASES holds)
-    generate.py --symbols   prints 'LIBRARY FUNCTION [VERSION]' for every function
-                            (VERSION: the symbol version node of ours)
+    generate.py --symbols   prints 'LIBRARY FUNCTION [@@VERSION]' for every function
+                            (VERSION: the symbol version node of ours; '@'
+                            for a non-default version, found by it only)
 
 Constant values are read from the system headers (a C program compiled
 here) when the files are written; each enum of api.ENUMS is checked to be
@@ -1078,7 +1079,7 @@ def main():
         return 0
     if arg == ["--symbols"]:
         for f in functions():
-            print(f.lib, f.name, f.version or "")
+            print(f.lib, f.name, (("@" if f.version_only else "@@") + f.version) if f.version else "")
         return 0
     stale = []
     for path, text in files().items():

@@ -36,19 +36,16 @@ system_lib() {
 rdmacm=$(system_lib librdmacm.so.1) ibverbs=$(system_lib libibverbs.so.1)
 n=0 ours=0
 rust_refs=$(nm -D --undefined-only "$BIND/rust/debug/examples/versions" 2> /dev/null)
-# The nodes whose functions are non-default versions (name@NODE, one @).
-only=" $(sed -n 's/^#define RDMAVERBS_BY_VERSION_ONLY "\(.*\)"$/\1/p' c-tests/functions.h) "
-while read -r lib fn version; do
+while read -r lib fn at_version; do
 	n=$((n + 1))
+	version=${at_version##*@}
 	case $lib in
 	rdmaverbs)
 		ours=$((ours + 1))
-		# ours at its own node (a non-default version for those found by
-		# their version only); the Rust binding imports it there (its
-		# example versions takes the address of every one)
-		at=@@
-		case $only in *" $version "*) at=@ ;; esac
-		nm -D --defined-only "$B/lib/librdmaverbs.so.1" | grep -q " T $fn$at${version//./\\.}\$" &&
+		# ours at its own node (@@, or @ for a non-default version: those
+		# found by their version only); the Rust binding imports it there
+		# (its example versions takes the address of every one)
+		nm -D --defined-only "$B/lib/librdmaverbs.so.1" | grep -q " T $fn${at_version//./\\.}\$" &&
 			grep -q " U $fn@${version//./\\.}\$" <<< "$rust_refs" ;;
 	rdmacm) nm -D --defined-only "$rdmacm" | grep -Eq " T $fn(@@.*)?\$" ;;
 	ibverbs) nm -D --defined-only "$ibverbs" | grep -Eq " T $fn(@@.*)?\$" ;;
