@@ -461,9 +461,10 @@ $(BIND)/librecorder.so: bindings/recorder.c
 
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
-# as written (pip into a venv, npm install of the folder as a copy, the
-# jar, the .dll, cargo add --path in a new project, the Lua module) and a
-# small program that uses the package. Again when the package, its README
+# as written (pip into a venv, npm install of the folder as a link, koffi
+# put in the clone by its install.js, the jar, the .dll, cargo add --path
+# in a new project, the Lua module) and a small program that uses the
+# package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
@@ -471,7 +472,7 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 	bindings/python/rdmaverbs/py.typed
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
-	bindings/node/index.d.ts bindings/node/api.d.ts
+	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
 	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)

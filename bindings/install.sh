@@ -85,7 +85,11 @@ assert rv.rdma_seterrno(0) == 0
 assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"
 print(\"python: installed: ok\")"' ;;
 node)
-	# The tarball has the TypeScript declarations, and a typed program
+	# The clone as a reader's is, with no node_modules of its own: the
+	# package's install script (install.js) must put koffi there, and the
+	# check below can then tell.
+	rm -rf "$TREE/bindings/node/node_modules"
+	# The linked package has the TypeScript declarations, and a typed program
 	# checks against them with tsc (TypeScript 5 and Node's types from npm,
 	# beside the package; a line says so when npm cannot give them), as
 	# does one the declarations must refuse.
