@@ -8,7 +8,7 @@ import com.sun.jna.Native;
  * checked, as Java's I/O (sockets, channels) and its RDMA libraries (DiSNI)
  * throw: each method of RdmaVerbs that can fail declares it (those that
  * cannot declare nothing), and so does each method of the objects that
- * calls C. The object API throws it too, with the errno of what failed:
+ * calls one that can. The object API throws it too, with the errno of what failed:
  * ETIMEDOUT for a bounded wait that ran out, an rdma_cm event's status for
  * a connection refused or unreachable (its message names the event). */
 public class RdmaVerbsException extends java.io.IOException {

@@ -129,7 +129,7 @@ public abstract class Resource implements AutoCloseable {
 
     /** What an object drops at close, once its C object is gone (or, not
      * owned, at close): the buffers it held. */
-    void released() throws RdmaVerbsException {}
+    void released() {}
 
     /** How many objects are open (for the tests). */
     static int openCount() {
