@@ -807,26 +807,9 @@ namespace RdmaVerbs
             return e;
         }
 
-        internal override void Closing()
-        {
-            DropAll();   // no id may outlive its channel
-        }
-
         internal override void Destroy()
         {
             Rdma.rdma_destroy_event_channel(channel);
-        }
-
-        /// <summary>Whatever is left once its ids are disposed: the connect
-        /// requests nobody took, their ids destroyed.</summary>
-        void DropAll()
-        {
-            lock (guard) {
-                var requests = ids.Where(p => p.Value != IntPtr.Zero).Select(p => p.Key).ToList();
-                ids.Clear();
-                held.Clear();
-                Destroy(requests);
-            }
         }
     }
 

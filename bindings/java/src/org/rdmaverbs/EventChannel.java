@@ -235,26 +235,7 @@ public final class EventChannel extends Resource {
     }
 
     @Override
-    void closing() throws RdmaVerbsException {
-        dropAll();   // no id may outlive its channel
-    }
-
-    @Override
     void destroy() throws RdmaVerbsException {
         RdmaVerbs.rdma_destroy_event_channel(channel);
-    }
-
-    /** Whatever is left once its ids are closed: the connect requests nobody
-     * took, their ids destroyed. */
-    private void dropAll() throws RdmaVerbsException {
-        List<Pointer> requests = new ArrayList<>();
-        synchronized (lock) {
-            for (Map.Entry<Pointer, Pointer> p : ids.entrySet()) {
-                if (p.getValue() != null) requests.add(p.getKey());
-            }
-            ids.clear();
-            held.clear();
-            destroy(requests);
-        }
     }
 }
