@@ -35,9 +35,11 @@ static class VerbsObjects
     }
 
     /// <summary>The objects of one side (verbs-protocol.md, "The objects"),
-    /// the QP on them, the SRQ's 8 receives posted; disposing it disposes
-    /// them, the QP first.</summary>
-    sealed class Side : IDisposable
+    /// the QP on them, the SRQ's 8 receives posted. Each is a dependent of
+    /// the endpoint (made with it), which disposes them as it is disposed,
+    /// in the order C needs (the QP first), whatever happened, a failure
+    /// here too.</summary>
+    sealed class Side
     {
         public readonly ProtectionDomain Pd;
         public readonly CompletionChannel Channel;
@@ -48,28 +50,22 @@ static class VerbsObjects
 
         public Side(Endpoint ep)
         {
-            // A failure disposes what was made (the PD's MRs and SRQ with it).
             Pd = new ProtectionDomain(ep);
-            try {
-                Channel = new CompletionChannel(ep);
-                Scq = new CompletionQueue(ep, 16, null);
-                Rcq = new CompletionQueue(ep, 16, Channel);
-                Srq = new SharedReceiveQueue(Pd, SLOTS, 1);
-                Recv = new MemoryRegion(Pd, new byte[SLOTS * SLOT], Rdma.IBV_ACCESS_LOCAL_WRITE);
-                Send = new MemoryRegion(Pd, new byte[5 * SLOT], 0);
-                Atom = new MemoryRegion(Pd, new byte[24], Rdma.IBV_ACCESS_LOCAL_WRITE | Rdma.IBV_ACCESS_REMOTE_ATOMIC
-                                        | Rdma.IBV_ACCESS_REMOTE_READ);
-                Check(Atom.Address % 8 == 0, "the atomics' words are not 8-byte aligned");
-                Qp = ep.CreateQp(new QpInit(Pd, Scq, Rcq) { Srq = Srq, MaxSendWr = 8, MaxSendSge = 2 });
-                var q = System.Runtime.InteropServices.Marshal.PtrToStructure<ibv_qp>(Qp.Handle);
-                Check(q.send_cq == Scq.Handle && q.recv_cq == Rcq.Handle && q.srq == Srq.Handle,
-                      "the id's QP is not on the CQs and the SRQ given");
-                Srq.PostRecv(Enumerable.Range(0, SLOTS).Select(i => new RecvWork((ulong)(0x100 + i), Recv.Sge(SLOT * i, SLOT)))
-                             .ToArray());
-            } catch (Exception) {
-                Dispose();
-                throw;
-            }
+            Channel = new CompletionChannel(ep);
+            Scq = new CompletionQueue(ep, 16, null);
+            Rcq = new CompletionQueue(ep, 16, Channel);
+            Srq = new SharedReceiveQueue(Pd, SLOTS, 1);
+            Recv = new MemoryRegion(Pd, new byte[SLOTS * SLOT], Rdma.IBV_ACCESS_LOCAL_WRITE);
+            Send = new MemoryRegion(Pd, new byte[5 * SLOT], 0);
+            Atom = new MemoryRegion(Pd, new byte[24], Rdma.IBV_ACCESS_LOCAL_WRITE | Rdma.IBV_ACCESS_REMOTE_ATOMIC
+                                    | Rdma.IBV_ACCESS_REMOTE_READ);
+            Check(Atom.Address % 8 == 0, "the atomics' words are not 8-byte aligned");
+            Qp = ep.CreateQp(new QpInit(Pd, Scq, Rcq) { Srq = Srq, MaxSendWr = 8, MaxSendSge = 2 });
+            var q = System.Runtime.InteropServices.Marshal.PtrToStructure<ibv_qp>(Qp.Handle);
+            Check(q.send_cq == Scq.Handle && q.recv_cq == Rcq.Handle && q.srq == Srq.Handle,
+                  "the id's QP is not on the CQs and the SRQ given");
+            Srq.PostRecv(Enumerable.Range(0, SLOTS).Select(i => new RecvWork((ulong)(0x100 + i), Recv.Sge(SLOT * i, SLOT)))
+                         .ToArray());
         }
 
         /// <summary>Sends wrs in one list, then their completions.</summary>
@@ -86,15 +82,6 @@ static class VerbsObjects
             Rcq.WaitEvent(WAIT_MS);
             Rcq.Arm(solicitedOnly);
             return Rcq.Poll(8);
-        }
-
-        public void Dispose()
-        {
-            Pd.Dispose();   // its MRs, the SRQ, the QP first
-            if (Channel != null)
-                Channel.Dispose();   // the CQs first
-            if (Scq != null)
-                Scq.Dispose();
         }
     }
 
@@ -122,8 +109,8 @@ static class VerbsObjects
 
     static void Client(string addr, int port)
     {
-        using (var ep = Endpoint.Resolve(addr, port, WAIT_MS))
-        using (var s = new Side(ep)) {
+        using (var ep = Endpoint.Resolve(addr, port, WAIT_MS)) {
+            var s = new Side(ep);
             s.Rcq.Arm(false);
             ep.Connect(WAIT_MS);
             // 1. Keys, the first event; armed again for solicited completions.
@@ -183,8 +170,8 @@ static class VerbsObjects
         using (var listener = Listener.Listen(events, addr, port, 1)) {
             Console.WriteLine("verbs: listening");
             Console.Out.Flush();
-            using (var ep = listener.GetRequest(WAIT_MS))
-            using (var s = new Side(ep)) {
+            using (var ep = listener.GetRequest(WAIT_MS)) {
+                var s = new Side(ep);
                 byte[] atom = s.Atom.Buffer, send = s.Send.Buffer, recv = s.Recv.Buffer;
                 Put(atom, 0, BitConverter.GetBytes(INITIAL));
                 ep.Accept(WAIT_MS);

@@ -23,9 +23,9 @@ import org.rdmaverbs.Sge;
 /** The verbs exchange of bindings/verbs-protocol.md through the Java object
  * API (org.rdmaverbs' Endpoint, ProtectionDomain, MemoryRegion, ...): as the
  * client against the C server ("peer verbs server"), and as the server
- * against the C client ("peer verbs client"). Every object is closed by
- * try-with-resources, in the order C needs, whatever happens; every wait is
- * bounded. Usage: VerbsObjects client|server ADDR PORT */
+ * against the C client ("peer verbs client"). Every object is closed with
+ * its endpoint, by try-with-resources, in the order C needs, whatever
+ * happens; every wait is bounded. Usage: VerbsObjects client|server ADDR PORT */
 public final class VerbsObjects {
     static final int SLOT = 64, SLOTS = 8, WAIT_MS = 60000;
     static final long INITIAL = 0x1122334455667788L, ADD = 0x1000000000000001L;
@@ -55,8 +55,10 @@ public final class VerbsObjects {
 
     /** The objects of one side (verbs-protocol.md, "The objects"): made on
      * the endpoint's context, the QP on them, the SRQ's 8 receives posted.
-     * Closing it closes them, the QP first. */
-    static final class Side implements AutoCloseable {
+     * Each is a dependent of the endpoint (made with it), which closes them
+     * as it closes, in the order C needs (the QP first), whatever
+     * happened, a failure here too. */
+    static final class Side {
         final ProtectionDomain pd;
         final CompletionChannel channel;
         final CompletionQueue scq, rcq;
@@ -65,34 +67,23 @@ public final class VerbsObjects {
         final QueuePair qp;
 
         Side(Endpoint ep) throws RdmaVerbsException {
-            // Each made in a try: a failure closes what was made (the PD's
-            // close closes its MRs and SRQ too).
             pd = new ProtectionDomain(ep);
-            try {
-                channel = new CompletionChannel(ep);
-                scq = new CompletionQueue(ep, 16, null);
-                rcq = new CompletionQueue(ep, 16, channel);
-                srq = new SharedReceiveQueue(pd, SLOTS, 1);
-                recv = new MemoryRegion(pd, direct(SLOTS * SLOT), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE);
-                send = new MemoryRegion(pd, direct(5 * SLOT), 0);
-                atom = new MemoryRegion(pd, direct(24), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE
-                                        | RdmaVerbs.IBV_ACCESS_REMOTE_ATOMIC | RdmaVerbs.IBV_ACCESS_REMOTE_READ);
-                check(atom.address() % 8 == 0, "the atomics' words are not 8-byte aligned");
-                qp = ep.createQp(new QpInit(pd, scq, rcq).srq(srq).maxSendWr(8).maxSendSge(2));
-                RdmaVerbs.ibv_qp q = new RdmaVerbs.ibv_qp(qp.handle());
-                check(q.send_cq.equals(scq.handle()) && q.recv_cq.equals(rcq.handle()) && q.srq.equals(srq.handle()),
-                      "the id's QP is not on the CQs and the SRQ given");
-                RecvWork[] slots = new RecvWork[SLOTS];
-                for (int i = 0; i < SLOTS; i++) slots[i] = new RecvWork(0x100 + i, recv.sge(SLOT * i, SLOT));
-                srq.postRecv(slots);
-            } catch (RdmaVerbsException | RuntimeException e) {
-                try {
-                    close();
-                } catch (RdmaVerbsException | RuntimeException c) {
-                    e.addSuppressed(c);
-                }
-                throw e;
-            }
+            channel = new CompletionChannel(ep);
+            scq = new CompletionQueue(ep, 16, null);
+            rcq = new CompletionQueue(ep, 16, channel);
+            srq = new SharedReceiveQueue(pd, SLOTS, 1);
+            recv = new MemoryRegion(pd, direct(SLOTS * SLOT), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE);
+            send = new MemoryRegion(pd, direct(5 * SLOT), 0);
+            atom = new MemoryRegion(pd, direct(24), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE
+                                    | RdmaVerbs.IBV_ACCESS_REMOTE_ATOMIC | RdmaVerbs.IBV_ACCESS_REMOTE_READ);
+            check(atom.address() % 8 == 0, "the atomics' words are not 8-byte aligned");
+            qp = ep.createQp(new QpInit(pd, scq, rcq).srq(srq).maxSendWr(8).maxSendSge(2));
+            RdmaVerbs.ibv_qp q = new RdmaVerbs.ibv_qp(qp.handle());
+            check(q.send_cq.equals(scq.handle()) && q.recv_cq.equals(rcq.handle()) && q.srq.equals(srq.handle()),
+                  "the id's QP is not on the CQs and the SRQ given");
+            RecvWork[] slots = new RecvWork[SLOTS];
+            for (int i = 0; i < SLOTS; i++) slots[i] = new RecvWork(0x100 + i, recv.sge(SLOT * i, SLOT));
+            srq.postRecv(slots);
         }
 
         /** Sends wrs in one list, then their completions (of the send CQ). */
@@ -115,12 +106,6 @@ public final class VerbsObjects {
             return b;
         }
 
-        @Override
-        public void close() throws RdmaVerbsException {
-            pd.close();          // its MRs, the SRQ, the QP first
-            if (channel != null) channel.close();   // the CQs first
-            if (scq != null) scq.close();
-        }
     }
 
     /** Byte j of message k of a side: (seed + 7k + j) mod 256. */
@@ -136,8 +121,8 @@ public final class VerbsObjects {
     }
 
     static void client(String addr, int port) throws RdmaVerbsException {
-        try (Endpoint ep = Endpoint.resolve(addr, port, WAIT_MS);
-             Side s = new Side(ep)) {
+        try (Endpoint ep = Endpoint.resolve(addr, port, WAIT_MS)) {
+            Side s = new Side(ep);
             s.rcq.arm(false);
             ep.connect(WAIT_MS);
             // 1. Keys, the first event; armed again for solicited completions.
@@ -195,8 +180,8 @@ public final class VerbsObjects {
              Listener listener = Listener.listen(events, addr, port, 1)) {
             System.out.println("verbs: listening");
             System.out.flush();
-            try (Endpoint ep = listener.getRequest(WAIT_MS);
-                 Side s = new Side(ep)) {
+            try (Endpoint ep = listener.getRequest(WAIT_MS)) {
+                Side s = new Side(ep);
                 ByteBuffer atom = s.atom.buffer(), out = s.send.buffer();
                 atom.putLong(0, INITIAL);
                 ep.accept(WAIT_MS);
