@@ -489,6 +489,8 @@ def java(fns, consts):
         s += "            if (a[i] == null) throw new IllegalArgumentException(fn + \": \" + array + \"[\" + i + \"] is null\");\n"
         s += "".join(f"            c[i].{f} = a[i].{f};\n" for f, _ in fields)
         s += "            c[i].write();\n        }\n        return c;\n    }\n"
+        if not any(out for f in fns for _, _, t, out in f.arrays if t == st):
+            continue   # C only reads arrays of st: nothing to copy back
         s += "\n    /** What C wrote into the first n of c, copied back into a's elements\n"
         s += "     * (made where null). */\n"
         s += f"    private static void copyBack({st}[] c, {st}[] a, long n) {{\n"

@@ -745,19 +745,6 @@ public final class RdmaVerbs {
         return c;
     }
 
-    /** What C wrote into the first n of c, copied back into a's elements
-     * (made where null). */
-    private static void copyBack(ibv_sge[] c, ibv_sge[] a, long n) {
-        if (c == null) return;
-        for (int i = 0; i < n; i++) {
-            c[i].read();
-            if (a[i] == null) a[i] = new ibv_sge();
-            a[i].addr = c[i].addr;
-            a[i].length = c[i].length;
-            a[i].lkey = c[i].lkey;
-        }
-    }
-
     /** The first n of a, copied field by field into one contiguous C array
      * (JNA would pass the first element alone); null for a null array only:
      * an array given is passed as one (of one zeroed element at least), even
