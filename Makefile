@@ -177,8 +177,23 @@ $(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 	cp include/rdmaverbs.h $(B)/include/rdmaverbs/
 	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@
 
-# Rewrites the generated files (the header, the version scripts, the C
-# tests' list, the symbols file) from src/.
+# The exports of this build (abi/exports.tsv's rows that the library
+# defines: those whose originals the build's headers have), which the C
+# tests and the bindings' tests read; and the C tests' X-macro lists of them.
+EXPORTS    := $(B)/exports.tsv
+GEN_H      := $(B)/gen/functions.h
+$(EXPORTS): abi/exports.tsv $(SHARED) c-tests/tools/exports.sh
+	c-tests/tools/exports.sh $(SHARED) abi/exports.tsv > $@.tmp
+	mv $@.tmp $@
+$(GEN_H): $(EXPORTS) c-tests/tools/functions-h.awk
+	@mkdir -p $(@D)
+	awk -f c-tests/tools/functions-h.awk abi/exports.tsv $(EXPORTS) > $@.tmp
+	mv $@.tmp $@
+# The C tests find it as "functions.h".
+GEN_I      := -iquote $(B)/gen
+
+# Rewrites the generated files (the header, the version scripts, the full
+# exports list, the symbols file) from src/.
 header:
 	RDMAVERBS_BLESS=1 $(CARGO) test --release --locked --lib generated
 
@@ -238,16 +253,16 @@ test-headers: $(PC)
 VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o verbs-refusals.o
 SAN  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN := -O1 -g -fsanitize=thread
-FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h c-tests/functions.h c-tests/original.h \
+FAKE_H := c-tests/fake/child.h c-tests/fake/fake.h c-tests/fake/cases.h $(GEN_H) c-tests/original.h \
 	c-tests/fake/vfake.h c-tests/fake/verbs.h c-tests/fake/verbs-linked.h c-tests/fake/fakeverbs.h
 
 define flavour
 $(B)/$(1)/%.o: c-tests/fake/%.c $(FAKE_H) $(PC)
 	@mkdir -p $$(@D)
-	$$(CC) $(2) $$(WARN) -pthread $$(RV_CFLAGS) -c -o $$@ $$<
-$(B)/$(1)/original.o: c-tests/original.c c-tests/original.h c-tests/functions.h
+	$$(CC) $(2) $$(WARN) -pthread $$(RV_CFLAGS) $(GEN_I) -c -o $$@ $$<
+$(B)/$(1)/original.o: c-tests/original.c c-tests/original.h $(GEN_H)
 	@mkdir -p $$(@D)
-	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) -c -o $$@ $$<
+	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) $(GEN_I) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
 	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
 $(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
@@ -407,8 +422,8 @@ $(FUZZ_A): FORCE
 
 $(B)/fuzz: c-tests/fake/fuzz.c c-tests/fake/cases.c c-tests/fake/fake.c c-tests/original.c \
 		$(FAKE_H) $(FUZZ_A) $(PC)
-	clang $(FUZZ_FLAGS) $(WARN) -c -o $(B)/fuzz-original.o c-tests/original.c $(STOCK_CFLAGS)
-	clang $(FUZZ_FLAGS) $(WARN) $(RV_CFLAGS) -rdynamic -o $@ c-tests/fake/fuzz.c c-tests/fake/cases.c \
+	clang $(FUZZ_FLAGS) $(WARN) $(GEN_I) -c -o $(B)/fuzz-original.o c-tests/original.c $(STOCK_CFLAGS)
+	clang $(FUZZ_FLAGS) $(WARN) $(GEN_I) $(RV_CFLAGS) -rdynamic -o $@ c-tests/fake/fuzz.c c-tests/fake/cases.c \
 		c-tests/fake/fake.c $(B)/fuzz-original.o $(FUZZ_A) $$(cat $(NATIVE))
 
 # About a minute, as part of make test; `make fuzz` runs FUZZ_TIME seconds.
@@ -518,7 +533,7 @@ $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) build -q --locked --workspace --all-features --examples
 
-test-bindings: $(LIBRARY) $(BINDINGS)
+test-bindings: $(LIBRARY) $(BINDINGS) $(EXPORTS)
 	bindings/test.sh $(B)
 
 # ---- mutation testing (MUTANTS.md; not in make check: hours) ----
@@ -588,9 +603,9 @@ $(B)/stock/%: c-tests/e2e/%.c
 # -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
 $(B)/ours/verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
 $(B)/ours/verbs: $(LIBRARY)
-$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c c-tests/functions.h
+$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs.c $(STOCK_LIBS) -ldl
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs.c $(STOCK_LIBS) -ldl
 
 $(B)/example-uninstalled: $(B)/ours/example
 	cp $< $@
@@ -598,9 +613,9 @@ $(B)/example-uninstalled: $(B)/ours/example
 # ---- benchmark (c-tests/bench/) ----
 
 $(B)/bench/bench: c-tests/bench/bench.c c-tests/bench/bench-fake.c c-tests/bench/bench-fake.h \
-		c-tests/functions.h
+		$(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) -O2 -g $(WARN) -rdynamic $(STOCK_CFLAGS) -o $@ c-tests/bench/bench.c \
+	$(CC) -O2 -g $(WARN) $(GEN_I) -rdynamic $(STOCK_CFLAGS) -o $@ c-tests/bench/bench.c \
 		c-tests/bench/bench-fake.c -ldl
 
 # The wrapped ops' cost (c-tests/bench/ops.c), on the fake libibverbs.
@@ -612,13 +627,13 @@ $(B)/bench/ops: c-tests/bench/ops.c $(B)/fake/libfakeverbs.so
 # The C shim: the originals as real functions (c-tests/original.c), built as a
 # release build of a hand-written shim would be (-DNDEBUG), and again with the
 # original's asserts kept.
-$(B)/bench/libshim.so: c-tests/original.c c-tests/original.h c-tests/functions.h
+$(B)/bench/libshim.so: c-tests/original.c c-tests/original.h $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) -O2 -DNDEBUG -fPIC -shared $(WARN) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
+	$(CC) -O2 -DNDEBUG -fPIC -shared $(WARN) $(GEN_I) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
-$(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h c-tests/functions.h
+$(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) -O2 -fPIC -shared $(WARN) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
+	$(CC) -O2 -fPIC -shared $(WARN) $(GEN_I) $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
 # librdmaverbs without the USDT probes compiled in (cargo's feature
 # "probes" off), for the benchmark's column of what the probes cost.

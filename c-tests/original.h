@@ -16,7 +16,7 @@ RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
 /* The inline address functions of <rdma/rdma_cma.h> (RDMAVERBS_1.2). */
 RDMAVERBS_1_2_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
 /* The inline functions of <infiniband/verbs.h> (RDMAVERBS_1.3). */
-RDMAVERBS_1_3_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
+RDMAVERBS_VERBS_H_FUNCTIONS(RDMAVERBS_DECLARE_ORIGINAL)
 
 /* Fails to compile unless `name`, as declared where this is used, has the
  * type that the table gives it: used both against the stock header

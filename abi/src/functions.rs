@@ -1,161 +1,24 @@
-//! The one list of every function the library knows by name: the exports,
-//! each with its symbol version node, whether it may block, and whether the
-//! preload library also wraps the provider op it calls.
+//! The functions the library knows by name, from the one table
+//! ([`function_table!`](crate::function_table), `table.rs`): the exports,
+//! each with its symbol version node, the rdma-core release that brought
+//! it, whether it may block, and whether the preload library also wraps the
+//! provider op it calls.
 //!
-//! Everything else that lists them is derived from [`function_table!`]: the
-//! [`Func`] enum, the names, the counters and "may block" flags here; the
-//! version scripts, the C tests' X-macro list (`c-tests/functions.h`) and the
-//! Debian symbols file, which `make header` generates and the unit tests
-//! (the top crate's `src/tests/generated.rs`) check. A count is `Func::COUNT`, never a literal.
+//! Everything else that lists them is derived from the table: [`Func`]
+//! (the exports of this build: the rows whose function the build's headers
+//! have), the names, the counters and "may block" flags here, and [`ROWS`]
+//! (every row, in every build); the version scripts, the exports list and
+//! the Debian symbols file, which `make header` generates and the unit tests
+//! (the top crate's `src/tests/generated.rs`) check. A count is
+//! `Func::COUNT`, never a literal.
 
-/// Calls the macro `$m` with the table (exported at the crate's root, so
-/// that each layer derives its own uses of it: the exports' existence
-/// check, the probe sites, the interposed functions). Rows are
-/// `Variant name "NODE" kind;` for the exports, in the order of their
-/// headers (`<rdma/rdma_verbs.h>`'s 16, then the later nodes; the
-/// `static inline` functions of `<infiniband/verbs.h>` at `RDMAVERBS_1.3`, in
-/// its order), where `kind` is `call`, `blocks` (a call may wait for a
-/// completion event: the counters' "blocked" column) or `wrapped` (the
-/// preload library also wraps the provider's op that the function calls, and
-/// records a program's inline calls of it under this row); and
-/// `name "NODE";` for the libibverbs functions that the preload library
-/// interposes, at libibverbs' own version.
-///
-/// Left out of `RDMAVERBS_1.3` (rdmaverbs(7) says why): `verbs_get_ctx`, the
-/// container-of helper that hands out libibverbs' private `struct
-/// verbs_context`, and `__ibv_get_device_list`, which exists only for
-/// static links; and the four names that are macros over real libibverbs
-/// symbols (`ibv_query_port`, `ibv_reg_mr`, `ibv_reg_mr_iova`,
-/// `ibv_get_device_list`), whose inline targets are exported instead.
-#[macro_export]
-macro_rules! function_table {
-    ($m:ident) => {
-        $m! {
-            exports {
-                SetErrno                        rdma_seterrno                        "RDMAVERBS_1.0" call;
-                RegMsgs                         rdma_reg_msgs                        "RDMAVERBS_1.0" call;
-                RegRead                         rdma_reg_read                        "RDMAVERBS_1.0" call;
-                RegWrite                        rdma_reg_write                       "RDMAVERBS_1.0" call;
-                DeregMr                         rdma_dereg_mr                        "RDMAVERBS_1.0" call;
-                PostRecvv                       rdma_post_recvv                      "RDMAVERBS_1.0" call;
-                PostSendv                       rdma_post_sendv                      "RDMAVERBS_1.0" call;
-                PostReadv                       rdma_post_readv                      "RDMAVERBS_1.0" call;
-                PostWritev                      rdma_post_writev                     "RDMAVERBS_1.0" call;
-                PostRecv                        rdma_post_recv                       "RDMAVERBS_1.0" call;
-                PostSend                        rdma_post_send                       "RDMAVERBS_1.0" call;
-                PostRead                        rdma_post_read                       "RDMAVERBS_1.0" call;
-                PostWrite                       rdma_post_write                      "RDMAVERBS_1.0" call;
-                PostUdSend                      rdma_post_ud_send                    "RDMAVERBS_1.0" call;
-                GetSendComp                     rdma_get_send_comp                   "RDMAVERBS_1.0" blocks;
-                GetRecvComp                     rdma_get_recv_comp                   "RDMAVERBS_1.0" blocks;
-                GetSendCompTimeout              rdma_get_send_comp_timeout           "RDMAVERBS_1.1" blocks;
-                GetRecvCompTimeout              rdma_get_recv_comp_timeout           "RDMAVERBS_1.1" blocks;
-                GetLocalAddr                    rdma_get_local_addr                  "RDMAVERBS_1.2" call;
-                GetPeerAddr                     rdma_get_peer_addr                   "RDMAVERBS_1.2" call;
-                IbvWrAtomicCmpSwp               ibv_wr_atomic_cmp_swp                "RDMAVERBS_1.3" call;
-                IbvWrAtomicFetchAdd             ibv_wr_atomic_fetch_add              "RDMAVERBS_1.3" call;
-                IbvWrBindMw                     ibv_wr_bind_mw                       "RDMAVERBS_1.3" call;
-                IbvWrLocalInv                   ibv_wr_local_inv                     "RDMAVERBS_1.3" call;
-                IbvWrRdmaRead                   ibv_wr_rdma_read                     "RDMAVERBS_1.3" wrapped;
-                IbvWrRdmaWrite                  ibv_wr_rdma_write                    "RDMAVERBS_1.3" wrapped;
-                IbvWrRdmaWriteImm               ibv_wr_rdma_write_imm                "RDMAVERBS_1.3" wrapped;
-                IbvWrSend                       ibv_wr_send                          "RDMAVERBS_1.3" wrapped;
-                IbvWrSendImm                    ibv_wr_send_imm                      "RDMAVERBS_1.3" wrapped;
-                IbvWrSendInv                    ibv_wr_send_inv                      "RDMAVERBS_1.3" call;
-                IbvWrSendTso                    ibv_wr_send_tso                      "RDMAVERBS_1.3" call;
-                IbvWrSetUdAddr                  ibv_wr_set_ud_addr                   "RDMAVERBS_1.3" call;
-                IbvWrSetXrcSrqn                 ibv_wr_set_xrc_srqn                  "RDMAVERBS_1.3" call;
-                IbvWrSetInlineData              ibv_wr_set_inline_data               "RDMAVERBS_1.3" wrapped;
-                IbvWrSetInlineDataList          ibv_wr_set_inline_data_list          "RDMAVERBS_1.3" call;
-                IbvWrSetSge                     ibv_wr_set_sge                       "RDMAVERBS_1.3" wrapped;
-                IbvWrSetSgeList                 ibv_wr_set_sge_list                  "RDMAVERBS_1.3" wrapped;
-                IbvWrStart                      ibv_wr_start                         "RDMAVERBS_1.3" wrapped;
-                IbvWrComplete                   ibv_wr_complete                      "RDMAVERBS_1.3" wrapped;
-                IbvWrAbort                      ibv_wr_abort                         "RDMAVERBS_1.3" wrapped;
-                IbvWrAtomicWrite                ibv_wr_atomic_write                  "RDMAVERBS_1.3" call;
-                IbvCqExToCq                     ibv_cq_ex_to_cq                      "RDMAVERBS_1.3" call;
-                IbvStartPoll                    ibv_start_poll                       "RDMAVERBS_1.3" wrapped;
-                IbvNextPoll                     ibv_next_poll                        "RDMAVERBS_1.3" wrapped;
-                IbvEndPoll                      ibv_end_poll                         "RDMAVERBS_1.3" wrapped;
-                IbvWcReadOpcode                 ibv_wc_read_opcode                   "RDMAVERBS_1.3" call;
-                IbvWcReadVendorErr              ibv_wc_read_vendor_err               "RDMAVERBS_1.3" call;
-                IbvWcReadByteLen                ibv_wc_read_byte_len                 "RDMAVERBS_1.3" call;
-                IbvWcReadImmData                ibv_wc_read_imm_data                 "RDMAVERBS_1.3" call;
-                IbvWcReadInvalidatedRkey        ibv_wc_read_invalidated_rkey         "RDMAVERBS_1.3" call;
-                IbvWcReadQpNum                  ibv_wc_read_qp_num                   "RDMAVERBS_1.3" call;
-                IbvWcReadSrcQp                  ibv_wc_read_src_qp                   "RDMAVERBS_1.3" call;
-                IbvWcReadWcFlags                ibv_wc_read_wc_flags                 "RDMAVERBS_1.3" call;
-                IbvWcReadSlid                   ibv_wc_read_slid                     "RDMAVERBS_1.3" call;
-                IbvWcReadSl                     ibv_wc_read_sl                       "RDMAVERBS_1.3" call;
-                IbvWcReadDlidPathBits           ibv_wc_read_dlid_path_bits           "RDMAVERBS_1.3" call;
-                IbvWcReadCompletionTs           ibv_wc_read_completion_ts            "RDMAVERBS_1.3" call;
-                IbvWcReadCompletionWallclockNs  ibv_wc_read_completion_wallclock_ns  "RDMAVERBS_1.3" call;
-                IbvWcReadCvlan                  ibv_wc_read_cvlan                    "RDMAVERBS_1.3" call;
-                IbvWcReadFlowTag                ibv_wc_read_flow_tag                 "RDMAVERBS_1.3" call;
-                IbvWcReadTmInfo                 ibv_wc_read_tm_info                  "RDMAVERBS_1.3" call;
-                IbvPostWqRecv                   ibv_post_wq_recv                     "RDMAVERBS_1.3" call;
-                IbvQueryPort                    ___ibv_query_port                    "RDMAVERBS_1.3" call;
-                IbvQueryGidEx                   ibv_query_gid_ex                     "RDMAVERBS_1.3" call;
-                IbvQueryGidTable                ibv_query_gid_table                  "RDMAVERBS_1.3" call;
-                IbvCreateFlow                   ibv_create_flow                      "RDMAVERBS_1.3" call;
-                IbvDestroyFlow                  ibv_destroy_flow                     "RDMAVERBS_1.3" call;
-                IbvCreateFlowActionEsp          ibv_create_flow_action_esp           "RDMAVERBS_1.3" call;
-                IbvModifyFlowActionEsp          ibv_modify_flow_action_esp           "RDMAVERBS_1.3" call;
-                IbvDestroyFlowAction            ibv_destroy_flow_action              "RDMAVERBS_1.3" call;
-                IbvOpenXrcd                     ibv_open_xrcd                        "RDMAVERBS_1.3" call;
-                IbvCloseXrcd                    ibv_close_xrcd                       "RDMAVERBS_1.3" call;
-                IbvRegMr                        __ibv_reg_mr                         "RDMAVERBS_1.3" call;
-                IbvRegMrIova                    __ibv_reg_mr_iova                    "RDMAVERBS_1.3" call;
-                IbvAllocMw                      ibv_alloc_mw                         "RDMAVERBS_1.3" call;
-                IbvDeallocMw                    ibv_dealloc_mw                       "RDMAVERBS_1.3" call;
-                IbvIncRkey                      ibv_inc_rkey                         "RDMAVERBS_1.3" call;
-                IbvBindMw                       ibv_bind_mw                          "RDMAVERBS_1.3" call;
-                IbvAdviseMr                     ibv_advise_mr                        "RDMAVERBS_1.3" call;
-                IbvAllocDm                      ibv_alloc_dm                         "RDMAVERBS_1.3" call;
-                IbvFreeDm                       ibv_free_dm                          "RDMAVERBS_1.3" call;
-                IbvMemcpyToDm                   ibv_memcpy_to_dm                     "RDMAVERBS_1.3" call;
-                IbvMemcpyFromDm                 ibv_memcpy_from_dm                   "RDMAVERBS_1.3" call;
-                IbvAllocNullMr                  ibv_alloc_null_mr                    "RDMAVERBS_1.3" call;
-                IbvRegDmMr                      ibv_reg_dm_mr                        "RDMAVERBS_1.3" call;
-                IbvCreateCqEx                   ibv_create_cq_ex                     "RDMAVERBS_1.3" call;
-                IbvPollCq                       ibv_poll_cq                          "RDMAVERBS_1.3" wrapped;
-                IbvReqNotifyCq                  ibv_req_notify_cq                    "RDMAVERBS_1.3" wrapped;
-                IbvModifyCq                     ibv_modify_cq                        "RDMAVERBS_1.3" call;
-                IbvCreateSrqEx                  ibv_create_srq_ex                    "RDMAVERBS_1.3" call;
-                IbvGetSrqNum                    ibv_get_srq_num                      "RDMAVERBS_1.3" call;
-                IbvPostSrqRecv                  ibv_post_srq_recv                    "RDMAVERBS_1.3" wrapped;
-                IbvPostSrqOps                   ibv_post_srq_ops                     "RDMAVERBS_1.3" call;
-                IbvCreateQpEx                   ibv_create_qp_ex                     "RDMAVERBS_1.3" call;
-                IbvAllocTd                      ibv_alloc_td                         "RDMAVERBS_1.3" call;
-                IbvDeallocTd                    ibv_dealloc_td                       "RDMAVERBS_1.3" call;
-                IbvAllocParentDomain            ibv_alloc_parent_domain              "RDMAVERBS_1.3" call;
-                IbvQueryRtValuesEx              ibv_query_rt_values_ex               "RDMAVERBS_1.3" call;
-                IbvQueryDeviceEx                ibv_query_device_ex                  "RDMAVERBS_1.3" call;
-                IbvOpenQp                       ibv_open_qp                          "RDMAVERBS_1.3" call;
-                IbvModifyQpRateLimit            ibv_modify_qp_rate_limit             "RDMAVERBS_1.3" call;
-                IbvCreateWq                     ibv_create_wq                        "RDMAVERBS_1.3" call;
-                IbvModifyWq                     ibv_modify_wq                        "RDMAVERBS_1.3" call;
-                IbvDestroyWq                    ibv_destroy_wq                       "RDMAVERBS_1.3" call;
-                IbvCreateRwqIndTable            ibv_create_rwq_ind_table             "RDMAVERBS_1.3" call;
-                IbvDestroyRwqIndTable           ibv_destroy_rwq_ind_table            "RDMAVERBS_1.3" call;
-                IbvPostSend                     ibv_post_send                        "RDMAVERBS_1.3" wrapped;
-                IbvPostRecv                     ibv_post_recv                        "RDMAVERBS_1.3" wrapped;
-                IbvIsQptSupported               ibv_is_qpt_supported                 "RDMAVERBS_1.3" call;
-                IbvCreateCounters               ibv_create_counters                  "RDMAVERBS_1.3" call;
-                IbvDestroyCounters              ibv_destroy_counters                 "RDMAVERBS_1.3" call;
-                IbvAttachCountersPointFlow      ibv_attach_counters_point_flow       "RDMAVERBS_1.3" call;
-                IbvReadCounters                 ibv_read_counters                    "RDMAVERBS_1.3" call;
-                IbvFlowLabelToUdpSport          ibv_flow_label_to_udp_sport          "RDMAVERBS_1.3" call;
-            }
-            interposed {
-                ibv_open_device     "IBVERBS_1.1";
-                ibv_close_device    "IBVERBS_1.1";
-                ibv_destroy_qp      "IBVERBS_1.1";
-                ibv_destroy_cq      "IBVERBS_1.1";
-            }
-        }
-    };
-}
+pub use crate::table::{NODES, NOT_EXPORTED};
+
+/// The oldest rdma-core release that the library is built and proven on
+/// (`make test-rdma-core`: Debian 11's). A row whose original a later
+/// release brought is missing from a build against this one: the Debian
+/// symbols file marks it optional.
+pub const OLDEST_RDMA_CORE: u32 = 33;
 
 /// Version nodes that librdmaverbs.so.1 still defines, with no symbol in
 /// them. 1.0.0 defined `ibv_open_device` and `ibv_close_device` at
@@ -164,21 +27,24 @@ macro_rules! function_table {
 /// such programs loading, and their calls now resolve in libibverbs.
 pub const RETIRED_NODES: &[&str] = &["IBVERBS_1.1"];
 
-/// Version nodes whose functions no header of this library declares:
-/// `<rdma/rdma_cma.h>` (1.2) and `<infiniband/verbs.h>` (1.3) define them
-/// `static inline` under the same names, and every program that could call
-/// them includes those headers, so a declaration would collide with the
-/// definition. Programs reach them by their version (`dlvsym`, an FFI's
-/// versioned look-up): each is defined at its node as a non-default
-/// version (`ibv_post_send@RDMAVERBS_1.3`, one `@`), which no unversioned
-/// reference or `dlsym` binds, so that the linked library interposes none
-/// of these names on another object of the process that defines or calls
-/// its own (the exports' `.symver` lines, `src/api/symver.rs`). The same
-/// list as [`by_version_only!`](crate::by_version_only)'s, which a test
-/// compares.
-pub const UNDECLARED_NODES: &[&str] = &["RDMAVERBS_1.2", "RDMAVERBS_1.3"];
+/// Whether no header of this library declares the functions of `node`
+/// ([`NODES`] says `-`): `<rdma/rdma_cma.h>` (1.2) and
+/// `<infiniband/verbs.h>` (1.3, and 1.4: those of later rdma-core releases
+/// than 1.3.0's) define them `static inline` under the same names, and
+/// every program that could call them includes those headers, so a
+/// declaration would collide with the definition. Programs reach them by
+/// their version (`dlvsym`, an FFI's versioned look-up): each is defined at
+/// its node as a non-default version (`ibv_post_send@RDMAVERBS_1.3`, one
+/// `@`), which no unversioned reference or `dlsym` binds, so that the
+/// linked library interposes none of these names on another object of the
+/// process that defines or calls its own (the exports' `.symver` lines,
+/// `src/api/symver.rs`). [`by_version_only!`](crate::by_version_only) gives
+/// the same answer while a macro expands, which a test compares.
+pub fn by_version_only(node: &str) -> bool {
+    NODES.iter().any(|n| n.0 == node && n.2 == "-")
+}
 
-/// The tokens of `{ yes }` for a node of [`UNDECLARED_NODES`], those of
+/// The tokens of `{ yes }` for a node that [`by_version_only`] names, those of
 /// `{ no }` for any other: the same answer where a macro needs it while it
 /// expands (a `.symver` line), from a node given as a token tree.
 #[macro_export]
@@ -189,45 +55,82 @@ macro_rules! by_version_only {
     ("RDMAVERBS_1.3", { $($yes:tt)* }, { $($no:tt)* }) => {
         $($yes)*
     };
+    ("RDMAVERBS_1.4", { $($yes:tt)* }, { $($no:tt)* }) => {
+        $($yes)*
+    };
     ($node:tt, { $($yes:tt)* }, { $($no:tt)* }) => {
         $($no)*
     };
 }
 
+/// A row of the table, in every build: what the committed files derived
+/// from the table (the version scripts, the full exports list, the Debian
+/// symbols file) are made of, whatever the headers of the build that
+/// checks them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Row {
+    /// The C name.
+    pub name: &'static str,
+    /// The symbol version node.
+    pub node: &'static str,
+    /// Where the original comes from.
+    pub since: Since,
+    /// Whether a call may wait for a completion event.
+    pub blocks: bool,
+    /// Whether the preload library wraps the provider's op of this name.
+    pub wrapped: bool,
+}
+
+/// Where a row's original comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Since {
+    /// The rdma-core release whose header first defines it `static inline`.
+    Release(u32),
+    /// rdmaverbs' own API: in every build.
+    Own,
+}
+
 /// Defines [`Func`] and its tables from [`function_table!`](crate::function_table).
 macro_rules! define_func {
     (
-        exports { $( $ev:ident $en:ident $node:literal $kind:ident; )* }
+        exports { $( $ev:ident $en:ident $node:literal $kind:ident $since:tt; )* }
         interposed { $( $iname:ident $inode:literal; )* }
     ) => {
-        /// One function of the table: an export (some of which the preload
+        /// Every row of the table, in every build.
+        pub const ROWS: &[Row] = &[ $( row!($en $node $kind $since), )* ];
+
+        /// One function of this build: an export (some of which the preload
         /// library also records as the provider ops a program calls inline).
+        /// A row whose original the build's headers lack is not one (its
+        /// cfg, named after it, is not set).
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
         #[repr(u8)]
         pub enum Func {
-            $( #[doc = concat!("`", stringify!($en), "`")] $ev, )*
+            $( #[cfg($en)] #[doc = concat!("`", stringify!($en), "`")] $ev, )*
         }
 
         impl Func {
             /// Every function, in the table's order.
-            pub const ALL: &'static [Func] = &[ $( Func::$ev, )* ];
+            pub const ALL: &'static [Func] = &[ $( #[cfg($en)] Func::$ev, )* ];
             /// How many there are.
             pub const COUNT: usize = Self::ALL.len();
-            /// The exports: every function of the table is one.
+            /// The exports: every function of the build is one.
             pub const EXPORTS: &'static [Func] = Self::ALL;
-            const NAMES: &'static [&'static str] = &[ $( stringify!($en), )* ];
-            const NODES: &'static [&'static str] = &[ $( $node, )* ];
-            const BLOCKS: &'static [bool] = &[ $( kind!(blocks $kind), )* ];
-            const WRAPPED: &'static [bool] = &[ $( kind!(wrapped $kind), )* ];
+            const ROWS: &'static [Row] = &[ $( #[cfg($en)] row!($en $node $kind $since), )* ];
+
+            /// Its row of the table.
+            pub const fn row(self) -> &'static Row {
+                &Self::ROWS[self as usize]
+            }
 
             /// The C name.
             pub const fn name(self) -> &'static str {
-                Self::NAMES[self as usize]
+                self.row().name
             }
 
             /// The symbol version node.
             pub const fn node(self) -> &'static str {
-                Self::NODES[self as usize]
+                self.row().node
             }
 
             /// The libibverbs functions the preload library interposes, with
@@ -238,16 +141,39 @@ macro_rules! define_func {
             /// Whether a call may wait for a completion event (the counters'
             /// "blocked" column).
             pub const fn may_block(self) -> bool {
-                Self::BLOCKS[self as usize]
+                self.row().blocks
             }
 
             /// Whether the preload library wraps the provider's op of this
             /// name, and records a program's inline calls of it as calls of
             /// this function.
             pub const fn wrapped(self) -> bool {
-                Self::WRAPPED[self as usize]
+                self.row().wrapped
             }
         }
+    };
+}
+
+/// A [`Row`] from a row of the table.
+macro_rules! row {
+    ($en:ident $node:literal $kind:ident $since:tt) => {
+        Row {
+            name: stringify!($en),
+            node: $node,
+            since: since!($since),
+            blocks: kind!(blocks $kind),
+            wrapped: kind!(wrapped $kind),
+        }
+    };
+}
+
+/// A row's `since`: a release, or `own`.
+macro_rules! since {
+    (own) => {
+        Since::Own
+    };
+    ($release:literal) => {
+        Since::Release($release)
     };
 }
 
@@ -267,18 +193,19 @@ crate::function_table!(define_func);
 
 #[cfg(test)]
 mod tests {
-    use super::Func;
+    use super::{Func, ROWS, Since};
 
     /// [`by_version_only!`](crate::by_version_only) and
-    /// [`UNDECLARED_NODES`](super::UNDECLARED_NODES) name the same nodes.
+    /// [`by_version_only`](super::by_version_only) name the same nodes,
+    /// and every node of the table is one of [`NODES`](super::NODES).
     #[test]
     fn by_version_only_is_undeclared_nodes() {
         macro_rules! check {
-            (exports { $( $ev:ident $en:ident $node:tt $kind:ident; )* } $($rest:tt)*) => {
+            (exports { $( $ev:ident $en:ident $node:tt $kind:ident $since:tt; )* } $($rest:tt)*) => {
                 $(
                     assert_eq!(
                         crate::by_version_only!($node, { true }, { false }),
-                        super::UNDECLARED_NODES.contains(&$node),
+                        super::by_version_only($node),
                         "{}",
                         stringify!($en)
                     );
@@ -287,9 +214,13 @@ mod tests {
         }
         crate::function_table!(check);
         assert!(
-            super::UNDECLARED_NODES
+            super::NODES
                 .iter()
-                .all(|n| Func::ALL.iter().any(|f| f.node() == *n))
+                .all(|n| super::ROWS.iter().any(|r| r.node == n.0))
+        );
+        assert!(
+            ROWS.iter()
+                .all(|r| super::NODES.iter().any(|n| n.0 == r.node))
         );
     }
 
@@ -305,10 +236,53 @@ mod tests {
         assert!(!Func::IbvPollCq.may_block());
         assert!(Func::IbvPollCq.wrapped() && Func::IbvWrStart.wrapped());
         assert!(!Func::PostSend.wrapped() && !Func::IbvWrAtomicCmpSwp.wrapped());
-        assert_eq!(Func::ALL.iter().filter(|f| f.wrapped()).count(), 19);
-        assert_eq!(Func::COUNT, 20 + 94);
+        assert_eq!(Func::IbvPostSend.row().since, Since::Release(13));
+        assert_eq!(Func::GetSendCompTimeout.row().since, Since::Own);
         for (i, f) in Func::ALL.iter().enumerate() {
             assert_eq!(*f as usize, i);
+            assert_eq!(ROWS.iter().find(|r| r.name == f.name()), Some(f.row()));
         }
+        // The table's rows are in the order of their nodes (each node's
+        // rows together), the order the version scripts list them in.
+        let mut nodes: Vec<&str> = ROWS.iter().map(|r| r.node).collect();
+        nodes.dedup();
+        let mut sorted = nodes.clone();
+        sorted.sort();
+        assert_eq!(nodes, sorted);
+    }
+
+    /// The build has every row whose release is the headers' or older, and
+    /// no later one: the table's `since` holds in every release a build
+    /// compiles against.
+    #[test]
+    fn rows_are_those_of_the_headers_release() {
+        let Ok(release) = env!("RDMAVERBS_RDMA_CORE").parse::<u32>() else {
+            eprintln!("the headers' rdma-core release is unknown (no pkg-config): skipped");
+            return;
+        };
+        for r in ROWS {
+            let built = Func::ALL.iter().any(|f| f.name() == r.name);
+            let want = match r.since {
+                Since::Own => true,
+                Since::Release(n) => n <= release,
+            };
+            assert_eq!(
+                built, want,
+                "{} (since {:?}) with rdma-core {release}'s headers",
+                r.name, r.since
+            );
+        }
+    }
+
+    /// Every `static inline` function of the build's headers is a row of
+    /// the table or one of [`NOT_EXPORTED`](super::NOT_EXPORTED) (the
+    /// build script lists the others).
+    #[test]
+    fn every_inline_function_is_a_row() {
+        let unknown = include_str!(concat!(env!("OUT_DIR"), "/unknown.txt"));
+        assert!(
+            unknown.is_empty(),
+            "static inline in the build's headers and in no row of abi/src/table.rs:\n{unknown}"
+        );
     }
 }

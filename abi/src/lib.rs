@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod functions;
+mod table;
 pub mod sys;
 pub mod verbs;
 

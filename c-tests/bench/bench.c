@@ -28,7 +28,7 @@
 
 #include <rdma/rdma_verbs.h>
 
-#include "../functions.h"
+#include "functions.h"
 #include "bench-fake.h"
 
 #define NOINLINE __attribute__((noinline))

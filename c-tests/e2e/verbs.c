@@ -2,7 +2,7 @@
  * RDMAVERBS_1.3 on Soft-RoCE: an RC exchange between a server and a client
  * whose every data-path call goes through a table of function pointers, one
  * per static inline function of <infiniband/verbs.h> (c-tests/functions.h,
- * RDMAVERBS_1_3_FUNCTIONS). The same source is built twice:
+ * RDMAVERBS_VERBS_H_FUNCTIONS). The same source is built twice:
  *
  *   stock  the table holds the inline originals' addresses (v.ibv_post_send
  *          = ibv_post_send), which compiles the header's code into this
@@ -77,7 +77,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#include "../functions.h"
+#include "functions.h"
 
 #define WAIT_MS 30000	/* the longest wait for a completion or an event */
 #define DEPTH 4		/* RDMA reads and atomics in flight, each way */
@@ -92,7 +92,7 @@ int main(int argc, char **argv);
 
 #define MEMBER(ret, name, params, args) ret(*name) params;
 static struct {
-	RDMAVERBS_1_3_FUNCTIONS(MEMBER)
+	RDMAVERBS_VERBS_H_FUNCTIONS(MEMBER)
 } v;
 
 static const char *role = "?";
@@ -178,11 +178,11 @@ static void fill_table(void)
 	const char *where = VERBS_LIBRARY;
 
 	CHECK(lib, "dlopen %s: %s", VERBS_LIBRARY, dlerror());
-	RDMAVERBS_1_3_FUNCTIONS(FIND)
+	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
 	CHECK(!dlinfo(lib, RTLD_DI_LINKMAP, &map), "dlinfo: %s", dlerror());
 	base = object_of(&map->l_ld, sizeof(void *), "the library's dynamic section");
-	RDMAVERBS_1_3_FUNCTIONS(WHERE)
-	RDMAVERBS_1_3_FUNCTIONS(COUNT)
+	RDMAVERBS_VERBS_H_FUNCTIONS(WHERE)
+	RDMAVERBS_VERBS_H_FUNCTIONS(COUNT)
 	printf("verbs: the table: %d functions, each name@RDMAVERBS_1.3 of %s\n", table_size,
 	       map->l_name);
 }
@@ -196,9 +196,9 @@ static void fill_table(void)
 	const void *base = object_of(&m, sizeof(m), "main");
 	const char *where = "this program";
 
-	RDMAVERBS_1_3_FUNCTIONS(TAKE)
-	RDMAVERBS_1_3_FUNCTIONS(WHERE)
-	RDMAVERBS_1_3_FUNCTIONS(COUNT)
+	RDMAVERBS_VERBS_H_FUNCTIONS(TAKE)
+	RDMAVERBS_VERBS_H_FUNCTIONS(WHERE)
+	RDMAVERBS_VERBS_H_FUNCTIONS(COUNT)
 	printf("verbs: the table: %d functions, each the inline original in this program\n",
 	       table_size);
 }

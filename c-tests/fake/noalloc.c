@@ -36,7 +36,7 @@
 #include <rdma/rdma_verbs.h>
 #include <rdmaverbs.h>
 #include "fake.h"
-#include "../functions.h"
+#include "functions.h"
 #include "../ours.h"
 
 /* How many functions the table has (burst() calls each of them). */
@@ -142,7 +142,7 @@ static long burst(const struct fake_script *s, int srq)
 
 /* Ours, by dlvsym: V(ibv_post_send)(qp, wr, &bad). */
 #define OURS13(ret, name, params, args) static ret (*ours_##name) params;
-RDMAVERBS_1_3_FUNCTIONS(OURS13)
+RDMAVERBS_VERBS_H_FUNCTIONS(OURS13)
 #define V(name) ours_##name
 
 static int find13(void)
@@ -156,7 +156,7 @@ static int find13(void)
 	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_1_3_FUNCTIONS(FIND13)
+	RDMAVERBS_VERBS_H_FUNCTIONS(FIND13)
 	return missing ? -1 : 0;
 }
 

@@ -28,7 +28,7 @@
 #include <rdmaverbs.h>
 #include "child.h"
 #include "fake.h"
-#include "../functions.h"
+#include "functions.h"
 #include "../ours.h"
 
 static struct fake F;

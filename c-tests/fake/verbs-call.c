@@ -10,14 +10,14 @@
 #include "verbs.h"
 
 /* Each original has exactly the type of the system header's inline. */
-RDMAVERBS_1_3_FUNCTIONS(RDMAVERBS_SAME_TYPE)
+RDMAVERBS_VERBS_H_FUNCTIONS(RDMAVERBS_SAME_TYPE)
 
 #define V_NAME(ret, name, params, args) #name,
-const char *const vfn_name[F_COUNT] = { RDMAVERBS_1_3_FUNCTIONS(V_NAME) };
+const char *const vfn_name[F_COUNT] = { RDMAVERBS_VERBS_H_FUNCTIONS(V_NAME) };
 
 /* Ours, by dlvsym at RDMAVERBS_1.3, with the original's type. */
 #define V_OURS(ret, name, params, args) static ret (*ours_##name) params;
-RDMAVERBS_1_3_FUNCTIONS(V_OURS)
+RDMAVERBS_VERBS_H_FUNCTIONS(V_OURS)
 
 int find_ours(void)
 {
@@ -36,7 +36,7 @@ int find_ours(void)
 		missing++;                                                     \
 	}                                                                      \
 	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_1_3_FUNCTIONS(V_FIND)
+	RDMAVERBS_VERBS_H_FUNCTIONS(V_FIND)
 	return missing ? -1 : 0;
 }
 
@@ -61,8 +61,8 @@ void call(const struct vcase *c, int ours, uint64_t *out)
 {
 	*out = 0;
 	switch (c->fn) {
-	RDMAVERBS_1_3_VALUES(V_CALL_VALUE)
-	RDMAVERBS_1_3_VOIDS(V_CALL_VOID)
+	RDMAVERBS_VERBS_H_VALUES(V_CALL_VALUE)
+	RDMAVERBS_VERBS_H_VOIDS(V_CALL_VOID)
 	case F_COUNT:
 		break;
 	}
@@ -73,8 +73,8 @@ size_t ret_size(enum vfn f)
 #define V_SIZE(ret, name, params, args) case F_##name: return sizeof(ret);
 #define V_ZERO(ret, name, params, args) case F_##name: return 0;
 	switch (f) {
-	RDMAVERBS_1_3_VALUES(V_SIZE)
-	RDMAVERBS_1_3_VOIDS(V_ZERO)
+	RDMAVERBS_VERBS_H_VALUES(V_SIZE)
+	RDMAVERBS_VERBS_H_VOIDS(V_ZERO)
 	case F_COUNT:
 		break;
 	}
@@ -85,7 +85,7 @@ int returns_pointer(enum vfn f)
 {
 #define V_PTR(ret, name, params, args) case F_##name: return __builtin_classify_type((ret)0) == 5;
 	switch (f) {
-	RDMAVERBS_1_3_VALUES(V_PTR)
+	RDMAVERBS_VERBS_H_VALUES(V_PTR)
 	default:
 		return 0;
 	}
@@ -112,7 +112,7 @@ void print_case(const struct vcase *c)
 		break;                                                         \
 	}
 	switch (c->fn) {
-	RDMAVERBS_1_3_FUNCTIONS(V_PRINT)
+	RDMAVERBS_VERBS_H_FUNCTIONS(V_PRINT)
 	case F_COUNT:
 		break;
 	}

@@ -26,11 +26,11 @@
 #include <unistd.h>
 
 #include "vfake.h"
-#include "../functions.h"
+#include "functions.h"
 
 /* Ours, by dlvsym: V(ibv_post_send)(qp, wr, &bad). */
 #define OURS(ret, name, params, args) static ret (*ours_##name) params;
-RDMAVERBS_1_3_FUNCTIONS(OURS)
+RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
 #define V(name) ours_##name
 
 static int find_ours(void)
@@ -45,7 +45,7 @@ static int find_ours(void)
 	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_1_3_FUNCTIONS(FIND)
+	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
 	return missing ? -1 : 0;
 }
 

@@ -38,7 +38,7 @@
 
 #include "child.h"
 #include "vfake.h"
-#include "../functions.h"
+#include "functions.h"
 
 static int failures;
 #define FAIL(...) do { fprintf(stderr, "verbs-trace: FAIL: " __VA_ARGS__); \
@@ -46,13 +46,13 @@ static int failures;
 
 /* The functions of RDMAVERBS_1.3: F_ibv_wr_atomic_cmp_swp, ..., N_FN. */
 #define ENUM(ret, name, params, args) F_##name,
-enum { RDMAVERBS_1_3_FUNCTIONS(ENUM) N_FN };
+enum { RDMAVERBS_VERBS_H_FUNCTIONS(ENUM) N_FN };
 #define NAME(ret, name, params, args) #name,
-static const char *const names[N_FN] = { RDMAVERBS_1_3_FUNCTIONS(NAME) };
+static const char *const names[N_FN] = { RDMAVERBS_VERBS_H_FUNCTIONS(NAME) };
 
 /* Ours, by dlvsym: V(ibv_post_send)(qp, wr, &bad). */
 #define OURS(ret, name, params, args) static ret (*ours_##name) params;
-RDMAVERBS_1_3_FUNCTIONS(OURS)
+RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
 #define V(name) ours_##name
 
 static int find_ours(void)
@@ -67,7 +67,7 @@ static int find_ours(void)
 	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_1_3_FUNCTIONS(FIND)
+	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
 	return missing ? -1 : 0;
 }
 

@@ -42,15 +42,15 @@
 
 /* The functions: F_ibv_wr_atomic_cmp_swp, ..., F_COUNT. */
 #define V_ENUM(ret, name, params, args) F_##name,
-enum vfn { RDMAVERBS_1_3_FUNCTIONS(V_ENUM) F_COUNT };
+enum vfn { RDMAVERBS_VERBS_H_FUNCTIONS(V_ENUM) F_COUNT };
 extern const char *const vfn_name[F_COUNT];
 
 /* Each function's arguments, as a struct of its parameters, and a union
  * of them all: c->u.ibv_post_send.qp. */
 #define V_STRUCT(ret, name, params, args) struct a_##name { V_FIELDS params };
-RDMAVERBS_1_3_FUNCTIONS(V_STRUCT)
+RDMAVERBS_VERBS_H_FUNCTIONS(V_STRUCT)
 #define V_MEMBER(ret, name, params, args) struct a_##name name;
-union vargs { RDMAVERBS_1_3_FUNCTIONS(V_MEMBER) };
+union vargs { RDMAVERBS_VERBS_H_FUNCTIONS(V_MEMBER) };
 
 /* The context a case gives: how verbs_get_ctx_op finds the function's op. */
 enum vconfig {

@@ -55,47 +55,51 @@ inline=$(awk '/static inline/ { n = 2 } n > 0 { n--; if (match($0, /rdma_[a-z_]+
 	"$hdr" | sort)
 ninline=$(printf '%s\n' "$inline" | grep -c RDMAVERBS_1.0)
 [ "$ninline" -eq 16 ] || bad "found $ninline inline functions in $hdr, expected 16"
-# The functions of the nodes that no header declares (functions.h's
-# RDMAVERBS_BY_VERSION_ONLY: 1.2, 1.3), as c-tests/functions.h lists them
-# (from the table), each "name (NODE)": in both libraries at a non-default
-# version (src/api/symver.rs), which no version script names.
-functions_h="$(cd "$dir" && pwd)/c-tests/functions.h"
-by_version() {	# NODE
-	printf '#include "%s"\n#define X(r, n, p, a) n\nRDMAVERBS_%s_FUNCTIONS(X)\n' \
-		"$functions_h" "$(echo "${1#RDMAVERBS_}" | tr . _)" | cc -E -P -x c - |
-		tr -s ' \n' '\n\n' | grep . | sed "s/\$/ ($1)/"
-}
-versioned=$(for node in $(sed -n 's/^#define RDMAVERBS_BY_VERSION_ONLY "\(.*\)"$/\1/p' "$functions_h"); do
-	by_version "$node"; done | sort)
+# The inline functions of the system's <infiniband/verbs.h> (each name
+# taken from the header, as the identifier before the first "(" after
+# "static inline"), but the two left out with why (rdmaverbs(7)):
+# verbs_get_ctx, a container-of helper, and __ibv_get_device_list, for
+# static links only.
+verbs=$(pkg-config --variable=includedir libibverbs)/infiniband/verbs.h
+inlinev=$(awk '/static inline/ { t = $0; sub(/.*static inline/, "", t); n = 3 } n > 0 {
+		if (!/static inline/) t = t " " $0; n--
+		if (match(t, /[A-Za-z_0-9]+[ \t]*\(/)) { s = substr(t, RSTART, RLENGTH); sub(/[ \t]*\(/, "", s); print s; n = 0 } }' \
+	"$verbs" | grep -vx 'verbs_get_ctx\|__ibv_get_device_list' | sort)
+# The static inline address functions of <rdma/rdma_cma.h>.
+cma=$(pkg-config --variable=includedir librdmacm)/rdma/rdma_cma.h
+inlinec=$(awk '/^static inline struct sockaddr \*rdma_get_[a-z_]*_addr\(/ {
+		s = $0; sub(/\(.*/, "", s); sub(/.*\*/, "", s); print s }' "$cma" | sort)
+# The functions of the nodes that no header declares (abi/exports.tsv's
+# rows whose header is "-"), each "name (NODE)", of those whose original
+# the system headers have: in both libraries at a non-default version
+# (src/api/symver.rs), which no version script names. Every inline
+# function of those headers is a row (but the two left out).
+full="$(cd "$dir" && pwd)/abi/exports.tsv"
+rows=$(awk -F '\t' '!/^#/ && $1 != "name" && $6 == "-" { print $1 " " $2 }' "$full" | sort)
+versioned=$(printf '%s\n' "$inlinev" "$inlinec" | sort | join - <(printf '%s\n' "$rows") |
+	awk '{ print $1 " (" $2 ")" }' | sort)
+norow=$(printf '%s\n' "$inlinev" "$inlinec" | sort | join -v 1 - <(printf '%s\n' "$rows"))
+[ -z "$norow" ] && ok "every inline function of $verbs (but the two left out) and of $cma is a row of abi/exports.tsv" ||
+	bad "inline in the system headers and in no row of abi/exports.tsv: $(echo $norow)"
 linked=$( { map_symbols "$dir/src/librdmaverbs.map"; printf '%s\n' "$versioned"; } | sort)
 same "the version script's RDMAVERBS_1.0 and the header's inline functions" \
 	"$inline" "$(printf '%s\n' "$linked" | grep ' RDMAVERBS_1.0$')" &&
 	ok "src/librdmaverbs.map has RDMAVERBS_1.0 = the $ninline inline functions of $hdr" || fail=$((fail + 1))
 # RDMAVERBS_1.2: the static inline address functions of <rdma/rdma_cma.h>.
-cma=$(pkg-config --variable=includedir librdmacm)/rdma/rdma_cma.h
-addr=$(awk '/^static inline struct sockaddr \*rdma_get_[a-z_]*_addr\(/ {
-		s = $0; sub(/\(.*/, "", s); sub(/.*\*/, "", s); print s " (RDMAVERBS_1.2)" }' "$cma" | sort)
 same "the table's RDMAVERBS_1.2 and the inline address functions of rdma_cma.h" \
-	"$addr" "$(printf '%s\n' "$linked" | grep ' (RDMAVERBS_1.2)$')" &&
-	ok "RDMAVERBS_1.2 = $(echo $addr | sed 's/ (RDMAVERBS_1.2)//g'), inline in $cma" ||
+	"$(printf '%s\n' "$inlinec" | sed 's/$/ (RDMAVERBS_1.2)/')" "$(printf '%s\n' "$linked" | grep ' (RDMAVERBS_1.2)$')" &&
+	ok "RDMAVERBS_1.2 = $(echo $inlinec), inline in $cma" ||
 	fail=$((fail + 1))
 same "librdmaverbs.so.1's exports" "$linked" "$(exported "$lib")" &&
-	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script and table, each at its node, those of 1.2 and 1.3 as non-default versions" ||
+	ok "librdmaverbs.so.1 exports exactly the $(printf '%s\n' "$linked" | grep -c .) functions of its version script and table, each at its node, those that no header declares as non-default versions" ||
 	fail=$((fail + 1))
-# RDMAVERBS_1.3: every static inline function of the system's
-# <infiniband/verbs.h> (each name taken from the header, as the identifier
-# before the first "(" after "static inline"), but the two left out with why
-# (rdmaverbs(7)): verbs_get_ctx, a container-of helper, and
-# __ibv_get_device_list, for static links only.
-verbs=$(pkg-config --variable=includedir libibverbs)/infiniband/verbs.h
-inline13=$(awk '/static inline/ { t = $0; sub(/.*static inline/, "", t); n = 3 } n > 0 {
-		if (!/static inline/) t = t " " $0; n--
-		if (match(t, /[A-Za-z_0-9]+[ \t]*\(/)) { s = substr(t, RSTART, RLENGTH); sub(/[ \t]*\(/, "", s); print s; n = 0 } }' \
-	"$verbs" | grep -vx 'verbs_get_ctx\|__ibv_get_device_list' | sed 's/$/ (RDMAVERBS_1.3)/' | sort)
-n13=$(printf '%s\n' "$inline13" | grep -c .)
-same "the table's RDMAVERBS_1.3 and the inline functions of verbs.h" \
-	"$inline13" "$(printf '%s\n' "$linked" | grep ' (RDMAVERBS_1.3)$')" &&
-	ok "RDMAVERBS_1.3 = the $n13 inline functions of $verbs (but verbs_get_ctx, __ibv_get_device_list)" ||
+# RDMAVERBS_1.3 and the later nodes of verbs.h: every static inline
+# function of the system's <infiniband/verbs.h> (but the two left out), and
+# none it lacks.
+nv=$(printf '%s\n' "$inlinev" | grep -c .)
+same "the table's rows of verbs.h in this build and the inline functions of verbs.h" \
+	"$inlinev" "$(printf '%s\n' "$linked" | grep -v ' RDMAVERBS_1\.[01]$\| (RDMAVERBS_1.2)$' | awk '{ print $1 }' | sort)" &&
+	ok "RDMAVERBS_1.3 and later = the $nv inline functions of $verbs (but verbs_get_ctx, __ibv_get_device_list), each at its node: $(printf '%s\n' "$linked" | awk '$2 ~ /RDMAVERBS_1\.[3-9]/ { n[$2]++ } END { for (k in n) printf "%s %d ", k, n[k] }')" ||
 	fail=$((fail + 1))
 # None of the macros' names, nothing at an IBVERBS_* node, no name that
 # libibverbs or librdmacm exports; every ibv_* it defines is one of those.
@@ -200,25 +204,25 @@ readelf -d "$pre" | grep -q 'FLAGS_1.*NODELETE' && ok "the preload library is NO
 	bad "the preload library is not NODELETE"
 preloaded=$( { map_symbols "$dir/src/preload.map"; printf '%s\n' "$versioned"; } | sort)
 same "the preload library's exports" "$preloaded" "$(exported "$pre")" &&
-	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map and the table's 1.2 and 1.3" ||
+	ok "the preload library exports exactly the $(printf '%s\n' "$preloaded" | grep -c .) symbols of src/preload.map and the table's rows by version" ||
 	fail=$((fail + 1))
 
-# rdmaverbs(7) lists each function of RDMAVERBS_1.3 once by group, and its
-# refusal table has a row for each (by name, or the ibv_wc_read_* and ibv_wr_*
-# rows for those the table does not name).
+# rdmaverbs(7) lists each function of verbs.h that the table has (in any
+# build) once by group, and its refusal table has a row for each (by name,
+# or the ibv_wr_* and ibv_wc_read_* rows for those the table does not name).
 man7="$dir/man/rdmaverbs.7"
-names13=$(printf '%s\n' "$inline13" | awk '{ print $1 }' | sort)
+names13=$(awk -F '\t' '$5 == "infiniband/verbs.h" { print $1 }' "$full" | sort)
 grouped=$(sed -n '/^\.SS The functions, by group/,/^Left out/p' "$man7" |
 	sed -n 's/^\.BR\{0,1\} \([a-z_]*\).*/\1/p' | sort)
-same "rdmaverbs(7)'s functions by group and RDMAVERBS_1.3" "$names13" "$grouped" &&
-	ok "rdmaverbs(7) lists the $(printf '%s\n' "$grouped" | wc -l) functions of RDMAVERBS_1.3 by group, each once" ||
+same "rdmaverbs(7)'s functions by group and the table's of verbs.h" "$names13" "$grouped" &&
+	ok "rdmaverbs(7) lists the $(printf '%s\n' "$grouped" | wc -l) functions of verbs.h in the table by group, each once" ||
 	fail=$((fail + 1))
 table=$(sed -n '/^\.SS Refusals/,/^\.TE/p' "$man7" | awk -F '\t' 'NF == 3 { print $1 }')
 missing=$(printf '%s\n' "$names13" | while read -r n; do
 	printf '%s\n' "$table" | grep -qx "$n" && continue
 	case $n in ibv_wc_read_*|ibv_wr_*) printf '%s\n' "$table" | grep -q "^${n%"${n#ibv_w?_}"}" && continue ;; esac
 	echo "$n"; done)
-[ -z "$missing" ] && ok "rdmaverbs(7)'s refusal table covers every function of RDMAVERBS_1.3" ||
+[ -z "$missing" ] && ok "rdmaverbs(7)'s refusal table covers every function of verbs.h in the table" ||
 	bad "rdmaverbs(7)'s refusal table lacks: $(echo $missing)"
 
 # The USDT probes: one SDT note (provider rdmaverbs) per export, named as

@@ -201,4 +201,5 @@ cold_fns! {
     cold_3(a: A, b: B, c: C);
     cold_4(a: A, b: B, c: C, d: D);
     cold_5(a: A, b: B, c: C, d: D, e: E);
+    cold_6(a: A, b: B, c: C, d: D, e: E, g: G);
 }

@@ -40,10 +40,10 @@ use rdmaverbs_abi::{function_table, functions::Func};
 /// Every export of the table is a function defined here (a compile error
 /// otherwise); `make test-symbols` checks the converse on the library.
 macro_rules! check_exports {
-    (exports { $( $v:ident $name:ident $node:literal $kind:ident; )* } $($rest:tt)*) => {
+    (exports { $( $v:ident $name:ident $node:literal $kind:ident $since:tt; )* } $($rest:tt)*) => {
         #[allow(dead_code)]
         fn exports_exist() -> [*const (); Func::EXPORTS.len()] {
-            [ $( $name as *const (), )* ]
+            [ $( #[cfg($name)] { $name as *const () }, )* ]
         }
     };
 }

@@ -3,7 +3,7 @@
 
 use core::ffi::{c_int, c_void};
 
-use ibverbs_sys::ibv_access_flags as access;
+use rdmaverbs_abi::verbs::ibv_access_flags as access;
 
 use super::errno::{invalid_ptr, seterrno};
 use super::export::observed;
@@ -28,7 +28,7 @@ unsafe fn reg(id: *mut rdma_cm_id, addr: *mut c_void, length: usize, flags: acce
         return invalid_ptr();
     }
     // SAFETY: `pd` is the id's live protection domain.
-    unsafe { ibverbs_sys::ibv_reg_mr(pd, addr, length, flags.0 as c_int) }
+    unsafe { rdmaverbs_abi::verbs::ibv_reg_mr(pd, addr, length, flags.0 as c_int) }
 }
 
 /// Registers a buffer for sends and receives; returns the MR, or NULL with errno.
@@ -104,6 +104,6 @@ pub unsafe extern "C" fn rdma_dereg_mr(mr: *mut ibv_mr) -> c_int {
         DeregMr,
         mr,
         Call::Dereg(mr),
-        seterrno(unsafe { ibverbs_sys::ibv_dereg_mr(mr) })
+        seterrno(unsafe { rdmaverbs_abi::verbs::ibv_dereg_mr(mr) })
     )
 }

@@ -7,7 +7,7 @@
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
 
-use ibverbs_sys::ibv_wr_opcode;
+use rdmaverbs_abi::verbs::ibv_wr_opcode;
 
 use super::errno::{invalid, seterrno};
 use rdmaverbs_abi::verbs::{

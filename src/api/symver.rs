@@ -1,5 +1,5 @@
 //! The exports reached by their version only (the nodes of
-//! `rdmaverbs_abi::functions::UNDECLARED_NODES`): each is defined at its
+//! `rdmaverbs_abi::functions::by_version_only`): each is defined at its
 //! node as a non-default version, `ibv_post_send@RDMAVERBS_1.3`, by a
 //! `.symver` line beside its definition. The version scripts define those
 //! nodes empty and leave the plain names local, so the library's dynamic
@@ -11,8 +11,9 @@
 use rdmaverbs_abi::{by_version_only, function_table};
 
 macro_rules! symvers {
-    (exports { $( $v:ident $name:ident $node:tt $kind:ident; )* } $($rest:tt)*) => {
+    (exports { $( $v:ident $name:ident $node:tt $kind:ident $since:tt; )* } $($rest:tt)*) => {
         $(
+            #[cfg($name)]
             by_version_only!($node, {
                 core::arch::global_asm!(concat!(
                     ".symver ", stringify!($name), ", ", stringify!($name), "@", $node

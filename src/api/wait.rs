@@ -185,7 +185,7 @@ pub(super) unsafe fn wait_for_comp(
             }
             let mut ev_cq: *mut ibv_cq = ptr::null_mut();
             let mut ev_ctx: *mut c_void = ptr::null_mut();
-            let ret = ibverbs_sys::ibv_get_cq_event(channel, &mut ev_cq, &mut ev_ctx);
+            let ret = rdmaverbs_abi::verbs::ibv_get_cq_event(channel, &mut ev_cq, &mut ev_ctx);
             if ret != 0 {
                 return ret;
             }
@@ -194,10 +194,10 @@ pub(super) unsafe fn wait_for_comp(
             // acknowledged where it belongs, so that destroying that CQ does
             // not wait for it forever.
             if ev_cq != q.cq(id) || ev_ctx != id.cast() {
-                ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
+                rdmaverbs_abi::verbs::ibv_ack_cq_events(ev_cq, 1);
                 return foreign_event();
             }
-            ibverbs_sys::ibv_ack_cq_events(ev_cq, 1);
+            rdmaverbs_abi::verbs::ibv_ack_cq_events(ev_cq, 1);
             let ret = ibv_poll_cq(q.cq(id), 1, wc);
             if ret != 0 {
                 return polled(ret);

@@ -12,7 +12,7 @@
 
 use core::ffi::{c_int, c_void};
 
-use ibverbs_sys::{ibv_cq_ex, ibv_poll_cq_attr, ibv_qp_ex, ibv_sge};
+use rdmaverbs_abi::verbs::{ibv_cq_ex, ibv_poll_cq_attr, ibv_qp_ex, ibv_sge};
 
 use super::registry::Registry;
 use super::saved::saved;
@@ -151,24 +151,24 @@ wrapper!(/// `ibv_wr_start`.
     fn wr_start(qp: *mut ibv_qp_ex), QPS, wr_start, (), |r| ExOp::Mark { f: Func::IbvWrStart, qp });
 wrapper!(/// `ibv_wr_send`.
     fn wr_send(qp: *mut ibv_qp_ex), QPS, wr_send, (), |r| ExOp::Opcode {
-        f: Func::IbvWrSend, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND, remote: None });
+        f: Func::IbvWrSend, qp, opcode: rdmaverbs_abi::verbs::ibv_wr_opcode::IBV_WR_SEND, remote: None });
 wrapper!(/// `ibv_wr_send_imm`.
     fn wr_send_imm(qp: *mut ibv_qp_ex, imm: u32), QPS, wr_send_imm, (), |r| ExOp::Opcode {
-        f: Func::IbvWrSendImm, qp, opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_SEND_WITH_IMM,
+        f: Func::IbvWrSendImm, qp, opcode: rdmaverbs_abi::verbs::ibv_wr_opcode::IBV_WR_SEND_WITH_IMM,
         remote: None });
 wrapper!(/// `ibv_wr_rdma_write`.
     fn wr_rdma_write(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64), QPS, wr_rdma_write, (),
     |r| ExOp::Opcode { f: Func::IbvWrRdmaWrite, qp,
-        opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_WRITE, remote: Some((raddr, rkey)) });
+        opcode: rdmaverbs_abi::verbs::ibv_wr_opcode::IBV_WR_RDMA_WRITE, remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_rdma_write_imm`.
     fn wr_rdma_write_imm(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64, imm: u32), QPS,
     wr_rdma_write_imm, (), |r| ExOp::Opcode { f: Func::IbvWrRdmaWriteImm, qp,
-        opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM,
+        opcode: rdmaverbs_abi::verbs::ibv_wr_opcode::IBV_WR_RDMA_WRITE_WITH_IMM,
         remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_rdma_read`.
     fn wr_rdma_read(qp: *mut ibv_qp_ex, rkey: u32, raddr: u64), QPS, wr_rdma_read, (),
     |r| ExOp::Opcode { f: Func::IbvWrRdmaRead, qp,
-        opcode: ibverbs_sys::ibv_wr_opcode::IBV_WR_RDMA_READ, remote: Some((raddr, rkey)) });
+        opcode: rdmaverbs_abi::verbs::ibv_wr_opcode::IBV_WR_RDMA_READ, remote: Some((raddr, rkey)) });
 wrapper!(/// `ibv_wr_set_sge`.
     fn wr_set_sge(qp: *mut ibv_qp_ex, lkey: u32, addr: u64, length: u32), QPS, wr_set_sge, (),
     |r| ExOp::Sge { qp, lkey, addr, length });

@@ -29,7 +29,7 @@ use core::ffi::{CStr, c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use ibverbs_sys::ibv_device;
+use rdmaverbs_abi::verbs::ibv_device;
 
 use rdmaverbs_abi::function_table;
 use rdmaverbs_abi::sys::set_errno;

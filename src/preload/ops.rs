@@ -5,7 +5,7 @@
 use core::ffi::c_int;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use ibverbs_sys::ibv_context_ops;
+use rdmaverbs_abi::verbs::ibv_context_ops;
 
 use super::extended;
 use super::registry::Registry;
@@ -119,7 +119,7 @@ fn creator<T>(ctx: *mut ibv_context, f: impl FnOnce(SavedCreators) -> Option<T>)
 /// As the provider's op (called by the inline `ibv_create_qp_ex`).
 unsafe extern "C" fn create_qp_ex_wrapped(
     ctx: *mut ibv_context,
-    attr: *mut ibverbs_sys::ibv_qp_init_attr_ex,
+    attr: *mut rdmaverbs_abi::verbs::ibv_qp_init_attr_ex,
 ) -> *mut ibv_qp {
     let Some(create) = creator(ctx, |c| c.create_qp_ex) else {
         set_errno(libc::EOPNOTSUPP);
@@ -128,10 +128,11 @@ unsafe extern "C" fn create_qp_ex_wrapped(
     // SAFETY: the provider's op, with the caller's arguments.
     let qp = unsafe { create(ctx, attr) };
     // SAFETY: the caller's attributes; a QP the provider just made.
-    let ops = unsafe { (*attr).comp_mask } & ibverbs_sys::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0;
+    let ops =
+        unsafe { (*attr).comp_mask } & rdmaverbs_abi::verbs::IBV_QP_INIT_ATTR_SEND_OPS_FLAGS != 0;
     if !qp.is_null() && ops {
         // SAFETY: libibverbs' own accessor, on a live QP.
-        let qpx = unsafe { ibverbs_sys::ibv_qp_to_qp_ex(qp) };
+        let qpx = unsafe { rdmaverbs_abi::verbs::ibv_qp_to_qp_ex(qp) };
         if !qpx.is_null() {
             // SAFETY: a new QP, not yet used by another thread.
             unsafe { extended::wrap_qp(qpx) };
@@ -147,8 +148,8 @@ unsafe extern "C" fn create_qp_ex_wrapped(
 /// As the provider's op (called by the inline `ibv_create_cq_ex`).
 unsafe extern "C" fn create_cq_ex_wrapped(
     ctx: *mut ibv_context,
-    attr: *mut ibverbs_sys::ibv_cq_init_attr_ex,
-) -> *mut ibverbs_sys::ibv_cq_ex {
+    attr: *mut rdmaverbs_abi::verbs::ibv_cq_init_attr_ex,
+) -> *mut rdmaverbs_abi::verbs::ibv_cq_ex {
     let Some(create) = creator(ctx, |c| c.create_cq_ex) else {
         set_errno(libc::EOPNOTSUPP);
         return core::ptr::null_mut();

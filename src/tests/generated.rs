@@ -7,15 +7,23 @@
 //!   exports' definitions, split by version node.
 //! - `src/librdmaverbs.map`, `src/preload.map`: the version scripts of the
 //!   two libraries, from the table (`abi/src/functions.rs`).
-//! - `c-tests/functions.h`: the X-macro list of the exports with their C
-//!   signatures (from the header), for the C tests.
-//! - `debian/librdmaverbs1.symbols`: every exported symbol at its version.
+//! - `abi/exports.tsv`: every row of the table with its C signature (from
+//!   the header), the plain list that the build filters to what it exports
+//!   (`build/exports.tsv`, which the C tests and the bindings read).
+//! - `debian/librdmaverbs1.symbols`: every exported symbol at its version,
+//!   those of rdma-core releases later than the oldest proven optional.
+//!
+//! Each is the same whatever headers the build that checks it compiles
+//! against: made from every row of the table (`ROWS`), not from the rows of
+//! this build (`Func`).
 
 use std::path::Path;
 
-use rdmaverbs_abi::functions::{Func, RETIRED_NODES, UNDECLARED_NODES};
+use rdmaverbs_abi::functions::{
+    Func, NODES, OLDEST_RDMA_CORE, RETIRED_NODES, ROWS, Row, Since, by_version_only,
+};
 
-const NOTE: &str = "Generated from abi/src/functions.rs by `make header`; do not edit.";
+const NOTE: &str = "Generated from abi/src/table.rs by `make header`; do not edit.";
 
 /// A header as cbindgen generates it from `src/` with `cbindgen.toml`,
 /// changed by `edit`.
@@ -39,18 +47,17 @@ fn cbindgen(edit: impl FnOnce(&mut cbindgen::Config)) -> String {
 
 /// The names of the exports at `node` (`true`) or at any other (`false`).
 fn exports_at(node: &str, at: bool) -> Vec<String> {
-    Func::EXPORTS
-        .iter()
-        .filter(|f| (f.node() == node) == at)
-        .map(|f| f.name().to_string())
+    ROWS.iter()
+        .filter(|r| (r.node == node) == at)
+        .map(|r| r.name.to_string())
         .collect()
 }
 
-/// The exports of the nodes that no header declares (`UNDECLARED_NODES`).
+/// The exports of the nodes that no header declares (`by_version_only`).
 fn undeclared() -> Vec<String> {
-    UNDECLARED_NODES
-        .iter()
-        .flat_map(|n| exports_at(n, true))
+    ROWS.iter()
+        .filter(|r| by_version_only(r.node))
+        .map(|r| r.name.to_string())
         .collect()
 }
 
@@ -59,15 +66,10 @@ fn header() -> String {
     cbindgen(|c| c.export.exclude.extend(exports_at(FIRST_NODE, false)))
 }
 
-/// The C declarations of the undeclared nodes' exports (for the C tests'
-/// list of signatures only: they call them through `dlvsym`).
-fn undeclared_signatures() -> String {
-    let declared: Vec<String> = Func::EXPORTS
-        .iter()
-        .map(|f| f.name().to_string())
-        .filter(|n| !undeclared().contains(n))
-        .collect();
-    cbindgen(|c| c.export.exclude.extend(declared))
+/// The C declarations of every export, for their signatures (those of
+/// the undeclared nodes are in no header of ours).
+fn all_signatures() -> String {
+    cbindgen(|_| {})
 }
 
 /// `<rdmaverbs.h>`: the functions of the later nodes, this library's own
@@ -97,13 +99,12 @@ fn api_header() -> String {
 const FIRST_NODE: &str = "RDMAVERBS_1.0";
 
 /// The version nodes of the exports, in order, each with its functions.
-fn nodes() -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut nodes: Vec<(&str, Vec<&str>)> = Vec::new();
-    for f in Func::EXPORTS {
-        let node = f.node();
+fn nodes() -> Vec<(&'static str, Vec<&'static Row>)> {
+    let mut nodes: Vec<(&str, Vec<&Row>)> = Vec::new();
+    for r in ROWS {
         match nodes.last_mut() {
-            Some((n, fs)) if *n == node => fs.push(f.name()),
-            _ => nodes.push((node, vec![f.name()])),
+            Some((n, rs)) if *n == r.node => rs.push(r),
+            _ => nodes.push((r.node, vec![r])),
         }
     }
     nodes
@@ -115,15 +116,15 @@ fn map(what: &str, extra: &[(&str, Vec<&str>)]) -> String {
     let mut s = format!("/* {NOTE}\n   {what} */\n");
     let mut prev: Option<&str> = None;
     for (i, (node, names)) in nodes().iter().enumerate() {
-        if UNDECLARED_NODES.contains(node) {
+        if by_version_only(node) {
             // Its functions are at this node by their .symver lines, as
             // non-default versions (src/api/symver.rs); the plain names
             // stay local.
             s += &format!("{node} {{\n");
         } else {
             s += &format!("{node} {{\n  global:\n");
-            for n in names {
-                s += &format!("    {n};\n");
+            for r in names {
+                s += &format!("    {};\n", r.name);
             }
         }
         if i == 0 {
@@ -152,7 +153,7 @@ fn map(what: &str, extra: &[(&str, Vec<&str>)]) -> String {
 fn linked_map() -> String {
     let retired: Vec<(&str, Vec<&str>)> = RETIRED_NODES.iter().map(|n| (*n, vec![])).collect();
     map(
-        "librdmaverbs.so.1 exports the functions of <rdma/rdma_verbs.h> and\n   <rdmaverbs.h>, each at its node, and nothing else; those of the nodes\n   that no header declares (UNDECLARED_NODES) are at their node by their\n   .symver lines only, as non-default versions (src/api/symver.rs); the\n   empty nodes after them are those of RETIRED_NODES (see there).",
+        "librdmaverbs.so.1 exports the functions of <rdma/rdma_verbs.h> and\n   <rdmaverbs.h>, each at its node, and nothing else; those of the nodes\n   that no header declares (by_version_only) are at their node by their\n   .symver lines only, as non-default versions (src/api/symver.rs); the\n   empty nodes after them are those of RETIRED_NODES (see there).",
         &retired,
     )
 }
@@ -206,73 +207,58 @@ fn signature(header: &str, name: &str) -> (String, String, String) {
     )
 }
 
-/// The C tests' X-macro lists.
-fn c_list(header: &str) -> String {
+/// The full exports list: every row of the table, with its C signature.
+fn exports_list(header: &str) -> String {
     let mut s = format!(
-        "/*\n * {NOTE}\n *\n * The exports as X-macro lists: X(return type, name, (parameters),\n * (arguments)), one list per symbol version node (and its functions that\n * return a value, and those that return nothing), then all of them; the\n * exports that may block, X(name); and the provider ops that the preload\n * library wraps too, X(name). No header declares the functions of {}:\n * a test reaches ours by dlvsym (<rdma/rdma_cma.h> and\n * <infiniband/verbs.h> define them inline), as they are non-default\n * versions, which dlsym does not find; RDMAVERBS_BY_VERSION_ONLY names\n * those nodes.\n */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n\n#define RDMAVERBS_BY_VERSION_ONLY \"{}\"\n",
-        UNDECLARED_NODES.join(", "),
-        UNDECLARED_NODES.join(" ")
+        "# {NOTE}\n\
+         # Every export of rdmaverbs, a row each: its name, its version node, the\n\
+         # rdma-core release whose header brought the function (own: rdmaverbs'\n\
+         # API), its kind (call; blocks: may wait for a completion event;\n\
+         # wrapped: the preload library wraps its provider op too), the system\n\
+         # header whose static inline function it is (origin; -: rdmaverbs' own),\n\
+         # the header of rdmaverbs that declares it (-: none, it is reached by\n\
+         # its version), and its C signature: return type, parameters, argument\n\
+         # names. A build exports the rows its headers have: build/exports.tsv.\n\
+         name\tnode\tsince\tkind\torigin\theader\treturn\tparameters\targuments\n"
     );
-    let mut all = Vec::new();
-    for (node, names) in nodes() {
-        let base = node.replace('.', "_");
-        let entries: Vec<(String, String)> = names
-            .iter()
-            .map(|n| {
-                let (ret, params, args) = signature(header, n);
-                (ret.clone(), format!("X({ret}, {n}, {params}, {args})"))
-            })
-            .collect();
-        // Every export of the node, then those that return a value and
-        // those that return nothing (a wrapper of one is written
-        // differently: C has no `return` of a void expression).
-        let lists = [
-            ("FUNCTIONS", "", entries.iter().collect::<Vec<_>>()),
-            (
-                "VALUES",
-                ", those that return a value",
-                entries.iter().filter(|e| e.0 != "void").collect(),
-            ),
-            (
-                "VOIDS",
-                ", those that return nothing",
-                entries.iter().filter(|e| e.0 == "void").collect(),
-            ),
-        ];
-        for (suffix, what, list) in lists {
-            s += &format!("\n/* {node}{what} */\n#define {base}_{suffix}(X)");
-            for (_, x) in list {
-                s += &format!(" \\\n\t{x}");
-            }
-            s += "\n";
-        }
-        all.push(format!("{base}_FUNCTIONS"));
+    for r in ROWS {
+        let (ret, params, args) = signature(header, r.name);
+        let since = match r.since {
+            Since::Release(n) => n.to_string(),
+            Since::Own => "own".into(),
+        };
+        let kind = if r.blocks {
+            "blocks"
+        } else if r.wrapped {
+            "wrapped"
+        } else {
+            "call"
+        };
+        let (_, origin, ours) = NODES.iter().find(|n| n.0 == r.node).unwrap();
+        s += &format!(
+            "{}\t{}\t{since}\t{kind}\t{origin}\t{ours}\t{ret}\t{params}\t{args}\n",
+            r.name, r.node
+        );
     }
-    s += "\n/* Every export. */\n#define RDMAVERBS_FUNCTIONS(X)";
-    for l in &all {
-        s += &format!(" \\\n\t{l}(X)");
-    }
-    s += "\n\n/* The exports that may wait for a completion event. */\n#define RDMAVERBS_MAY_BLOCK(X)";
-    for f in Func::EXPORTS.iter().filter(|f| f.may_block()) {
-        s += &format!(" \\\n\tX({})", f.name());
-    }
-    s += "\n\n/* The exports whose provider ops the preload library wraps too. */\n#define RDMAVERBS_OPS(X)";
-    for f in Func::ALL.iter().filter(|f| f.wrapped()) {
-        s += &format!(" \\\n\tX({})", f.name());
-    }
-    s += "\n\n#endif\n";
     s
 }
 
 /// The Debian symbols file: every symbol of librdmaverbs.so.1 at the
-/// version that brought it (node `RDMAVERBS_X.Y`: upstream version X.Y.0).
+/// version that brought it (node `RDMAVERBS_X.Y`: upstream version X.Y.0);
+/// those whose original came with an rdma-core release later than the
+/// oldest the library is proven on (`OLDEST_RDMA_CORE`) are `(optional)`:
+/// a build against an older release does not have them.
 fn debian_symbols() -> String {
     let mut rows = Vec::new();
     for (node, names) in nodes() {
         let since = format!("{}.0", node.trim_start_matches("RDMAVERBS_"));
         rows.push(format!(" {node}@{node} {since}"));
-        for n in names {
-            rows.push(format!(" {n}@{node} {since}"));
+        for r in names {
+            let tag = match r.since {
+                Since::Release(n) if n > OLDEST_RDMA_CORE => "(optional)",
+                _ => "",
+            };
+            rows.push(format!(" {tag}{}@{node} {since}", r.name));
         }
     }
     for node in RETIRED_NODES {
@@ -294,14 +280,7 @@ fn generated_files_are_current() {
         ("include/rdmaverbs.h", api_header()),
         ("src/librdmaverbs.map", linked_map()),
         ("src/preload.map", preload_map()),
-        (
-            "c-tests/functions.h",
-            c_list(&format!(
-                "{header}{}{}",
-                api_header(),
-                undeclared_signatures()
-            )),
-        ),
+        ("abi/exports.tsv", exports_list(&all_signatures())),
         ("debian/librdmaverbs1.symbols", debian_symbols()),
     ];
     let bless = std::env::var_os("RDMAVERBS_BLESS").is_some();

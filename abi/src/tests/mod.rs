@@ -50,8 +50,8 @@ fn struct_sizes() -> Vec<(&'static str, usize)> {
 
 #[test]
 fn layout_matches_system_headers() {
+    use crate::verbs::ibv_context_ops;
     use crate::verbs::*;
-    use ibverbs_sys::ibv_context_ops;
     let fields = fields! {
         "struct rdma_cm_id" rdma_cm_id {
             "verbs" => verbs, "qp" => qp, "send_cq_channel" => send_cq_channel,
@@ -61,8 +61,8 @@ fn layout_matches_system_headers() {
             "route.addr.dst_storage" => route.dst_addr,
         }
         "struct ibv_context" ibv_context { "ops" => ops, "abi_compat" => abi_compat }
-        "struct ibv_qp_init_attr_ex" ibverbs_sys::ibv_qp_init_attr_ex { "comp_mask" => comp_mask }
-        "struct ibv_qp_ex" ibverbs_sys::ibv_qp_ex {
+        "struct ibv_qp_init_attr_ex" crate::verbs::ibv_qp_init_attr_ex { "comp_mask" => comp_mask }
+        "struct ibv_qp_ex" crate::verbs::ibv_qp_ex {
             "qp_base.qp_num" => qp_base.qp_num, "wr_id" => wr_id, "wr_flags" => wr_flags,
             "wr_atomic_cmp_swp" => wr_atomic_cmp_swp, "wr_atomic_fetch_add" => wr_atomic_fetch_add,
             "wr_bind_mw" => wr_bind_mw, "wr_local_inv" => wr_local_inv,
@@ -76,7 +76,7 @@ fn layout_matches_system_headers() {
             "wr_complete" => wr_complete, "wr_abort" => wr_abort,
             "wr_atomic_write" => wr_atomic_write,
         }
-        "struct ibv_cq_ex" ibverbs_sys::ibv_cq_ex {
+        "struct ibv_cq_ex" crate::verbs::ibv_cq_ex {
             "context" => context, "wr_id" => wr_id, "status" => status,
             "start_poll" => start_poll, "next_poll" => next_poll, "end_poll" => end_poll,
             "read_opcode" => read_opcode, "read_vendor_err" => read_vendor_err,

@@ -3,10 +3,12 @@
 //! `verbs.h` inlines (`dispatch.rs`), and the kinds of work request the
 //! exports build.
 //!
-//! The verbs types come from `ibverbs-sys`. `struct rdma_cm_id` belongs to
-//! librdmacm, which `ibverbs-sys` does not cover, so it is declared here; the
-//! layout tests (`abi/src/tests/`) check every field the library touches
-//! against the system headers.
+//! The verbs types are the system header's (`header.rs`: bindgen's, made
+//! by the build script from the `<infiniband/verbs.h>` the build compiles
+//! against). `struct rdma_cm_id` belongs to librdmacm and is declared here,
+//! with only the fields the library reads; the layout tests
+//! (`abi/src/tests/`) check every field the library touches against the
+//! system headers.
 //!
 //! Under the preload library, a context's ops are the preload library's
 //! wrappers (`src/preload/`): the dispatch here then reaches the provider
@@ -15,25 +17,14 @@
 
 mod context;
 pub mod dispatch;
+mod header;
 
 pub use context::*;
 pub use dispatch::*;
 
 use core::ffi::{c_int, c_uint, c_void};
 
-pub use ibverbs_sys::{
-    _compat_ibv_port_attr, ibv_ah, ibv_alloc_dm_attr, ibv_comp_channel, ibv_context,
-    ibv_context_ops, ibv_counter_attach_attr, ibv_counters, ibv_counters_init_attr, ibv_cq,
-    ibv_cq_ex, ibv_cq_init_attr_ex, ibv_data_buf, ibv_device_attr, ibv_device_attr_ex, ibv_dm,
-    ibv_flow, ibv_flow_action, ibv_flow_action_esp_attr, ibv_flow_attr, ibv_gid_entry,
-    ibv_modify_cq_attr, ibv_mr, ibv_mw, ibv_mw_bind, ibv_mw_bind_info, ibv_ops_wr,
-    ibv_parent_domain_init_attr, ibv_pd, ibv_poll_cq_attr, ibv_port_attr, ibv_qp, ibv_qp_ex,
-    ibv_qp_init_attr, ibv_qp_init_attr_ex, ibv_qp_open_attr, ibv_qp_rate_limit_attr,
-    ibv_query_device_ex_input, ibv_recv_wr, ibv_rwq_ind_table, ibv_rwq_ind_table_init_attr,
-    ibv_send_wr, ibv_sge, ibv_srq, ibv_srq_init_attr, ibv_srq_init_attr_ex, ibv_td,
-    ibv_td_init_attr, ibv_values_ex, ibv_wc, ibv_wc_tm_info, ibv_wq, ibv_wq_attr, ibv_wq_init_attr,
-    ibv_xrcd, ibv_xrcd_init_attr,
-};
+pub use header::*;
 
 /// What kind of send-queue work request to build (the posting exports), or
 /// was built (the trace of one).
@@ -67,7 +58,7 @@ pub enum SendOp {
 impl SendOp {
     /// Its `enum ibv_wr_opcode`.
     pub const fn opcode(self) -> u32 {
-        use ibverbs_sys::ibv_wr_opcode as o;
+        use ibv_wr_opcode as o;
         match self {
             SendOp::Send | SendOp::UdSend { .. } => o::IBV_WR_SEND,
             SendOp::Read { .. } => o::IBV_WR_RDMA_READ,
@@ -215,11 +206,11 @@ pub const IBV_ACCESS_OPTIONAL_RANGE: u32 = 0x3ff0_0000;
 pub const IB_ROCE_UDP_ENCAP_VALID_PORT_MIN: u32 = 0xc000;
 
 /// `sizeof(struct ibv_port_attr)`, which `___ibv_query_port` passes and
-/// clears: the system header's, rdma-core 44's 52 bytes (the layout tests
-/// check it). `ibverbs-sys`'s struct is rdma-core 55's, 4 bytes longer
-/// (`active_speed_ex`): passing its size would let the provider write past
-/// the caller's struct (the trap of torchcomms#697, the other way round).
-pub const PORT_ATTR_SIZE: usize = 52;
+/// clears: the build's header's (52 bytes before rdma-core 49, 56 from it,
+/// when `active_speed_ex` was appended). Passing another size would let the
+/// provider write past the caller's struct, or leave its end unwritten (the
+/// trap of torchcomms#697).
+pub const PORT_ATTR_SIZE: usize = core::mem::size_of::<ibv_port_attr>();
 /// `sizeof(struct ibv_gid_entry)`, which `ibv_query_gid_ex` and
 /// `ibv_query_gid_table` pass.
 pub const GID_ENTRY_SIZE: usize = core::mem::size_of::<ibv_gid_entry>();

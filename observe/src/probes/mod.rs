@@ -49,7 +49,7 @@ mod notes {
     /// semaphore's place in the word (`gate.rs`).
     macro_rules! define_fire {
         (
-            exports { $( $ev:ident $en:ident $node:literal $kind:ident; )* }
+            exports { $( $ev:ident $en:ident $node:literal $kind:ident $since:tt; )* }
             interposed { $( $iname:ident $inode:literal; )* }
         ) => {
             /// Fires the probe of `f`.
@@ -58,7 +58,7 @@ mod notes {
                 let [a0, a1, a2, a3, a4, a5] = a;
                 match f {
                     // "+6": the semaphore's first byte (gate.rs asserts it).
-                    $( Func::$ev => {
+                    $( #[cfg($en)] Func::$ev => {
                         probe::sdt!([sym "{}+6" GATE], rdmaverbs, $en, a0, a1, a2, a3, a4, a5,);
                     } )*
                 }

@@ -9,8 +9,8 @@
 
 use core::ffi::{c_int, c_void};
 
-use ibverbs_sys::{ibv_cq_ex, ibv_data_buf, ibv_qp_ex, ibv_sge};
 use rdmaverbs_abi::functions::Func;
+use rdmaverbs_abi::verbs::{ibv_cq_ex, ibv_data_buf, ibv_qp_ex, ibv_sge};
 
 use super::show::{current, recv_bytes, sge_bytes, show_cq, show_qp, show_wc, wc_args};
 use super::{Events, Out, emit};

@@ -269,13 +269,13 @@ watched! {
 /// # Safety
 /// `qp` is live; `w` is the caller's work request.
 unsafe fn send_line(line: &mut Line, qp: *mut ibv_qp, w: &ibv_send_wr, ret: c_int, bytes: u64) {
-    use ibverbs_sys::ibv_wr_opcode as o;
+    use rdmaverbs_abi::verbs::ibv_wr_opcode as o;
     line.hex(b" qp=", qp as usize as u64);
     // SAFETY: a live QP.
     let (qpn, ud) = unsafe {
         (
             (*qp).qp_num,
-            (*qp).qp_type == ibverbs_sys::ibv_qp_type::IBV_QPT_UD,
+            (*qp).qp_type == rdmaverbs_abi::verbs::ibv_qp_type::IBV_QPT_UD,
         )
     };
     line.dec(b" qpn=", qpn.into());

@@ -5,8 +5,8 @@
 
 use core::ffi::c_int;
 
-use ibverbs_sys::{ibv_cq_ex, ibv_qp_ex};
 use rdmaverbs_abi::verbs::{WC_STATUS, ibv_sge, ibv_wc_head};
+use rdmaverbs_abi::verbs::{ibv_cq_ex, ibv_qp_ex};
 
 use crate::trace::line::Line;
 
@@ -28,7 +28,7 @@ pub(crate) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
         }
         None => line.dec(b" status=", wc.status.into()),
     }
-    if wc.status != ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+    if wc.status != rdmaverbs_abi::verbs::ibv_wc_status::IBV_WC_SUCCESS {
         line.hex(b" vendor_err=", wc.vendor_err.into());
         return;
     }
@@ -38,7 +38,7 @@ pub(crate) fn show_wc(line: &mut Line, wc: &ibv_wc_head) {
 
 /// `enum ibv_wc_opcode` without its prefix (`OTHER` for one not named).
 fn wc_opcode_name(opcode: u32) -> &'static str {
-    use ibverbs_sys::ibv_wc_opcode as o;
+    use rdmaverbs_abi::verbs::ibv_wc_opcode as o;
     match opcode {
         o::IBV_WC_SEND => "SEND",
         o::IBV_WC_RDMA_WRITE => "RDMA_WRITE",
@@ -56,7 +56,7 @@ fn wc_opcode_name(opcode: u32) -> &'static str {
 /// `enum ibv_wr_opcode` without its prefix (`OTHER` for one not named):
 /// the one table of send opcodes' names (an export's `SendOp` maps into it).
 pub(crate) fn wr_opcode_name(opcode: u32) -> &'static str {
-    use ibverbs_sys::ibv_wr_opcode as o;
+    use rdmaverbs_abi::verbs::ibv_wr_opcode as o;
     match opcode {
         o::IBV_WR_RDMA_WRITE => "RDMA_WRITE",
         o::IBV_WR_RDMA_WRITE_WITH_IMM => "RDMA_WRITE_WITH_IMM",
@@ -68,6 +68,8 @@ pub(crate) fn wr_opcode_name(opcode: u32) -> &'static str {
         o::IBV_WR_LOCAL_INV => "LOCAL_INV",
         o::IBV_WR_BIND_MW => "BIND_MW",
         o::IBV_WR_SEND_WITH_INV => "SEND_WITH_INV",
+        #[cfg(ibv_wr_flush)]
+        o::IBV_WR_FLUSH => "FLUSH",
         _ => "OTHER",
     }
 }
@@ -76,7 +78,7 @@ pub(crate) fn wr_opcode_name(opcode: u32) -> &'static str {
 /// arguments; the opcode and length are -1 and 0 for a completion in error,
 /// where verbs.h leaves them undefined.
 pub(crate) fn wc_args(w: &ibv_wc_head) -> [isize; 4] {
-    let ok = w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS;
+    let ok = w.status == rdmaverbs_abi::verbs::ibv_wc_status::IBV_WC_SUCCESS;
     [
         w.wr_id as isize,
         w.status as isize,
@@ -104,8 +106,8 @@ pub(crate) unsafe fn sge_bytes(sgl: *const ibv_sge, n: c_int) -> u64 {
 /// The bytes a completion received: its length if it is a successful
 /// receive, else 0.
 pub(crate) fn recv_bytes(wc: &ibv_wc_head) -> u64 {
-    let recv = wc.opcode & ibverbs_sys::ibv_wc_opcode::IBV_WC_RECV != 0;
-    if recv && wc.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+    let recv = wc.opcode & rdmaverbs_abi::verbs::ibv_wc_opcode::IBV_WC_RECV != 0;
+    if recv && wc.status == rdmaverbs_abi::verbs::ibv_wc_status::IBV_WC_SUCCESS {
         u64::from(wc.byte_len)
     } else {
         0
@@ -138,7 +140,7 @@ pub(crate) unsafe fn current(cq: *mut ibv_cq_ex) -> ibv_wc_head {
             imm_data: 0,
             qp_num: 0,
         };
-        if w.status == ibverbs_sys::ibv_wc_status::IBV_WC_SUCCESS {
+        if w.status == rdmaverbs_abi::verbs::ibv_wc_status::IBV_WC_SUCCESS {
             if let Some(read) = c.read_opcode {
                 w.opcode = read(cq);
             }

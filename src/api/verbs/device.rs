@@ -3,20 +3,22 @@
 //! `ibv_query_gid_table`, `ibv_query_device_ex`, `ibv_query_rt_values_ex`,
 //! thread domains, parent domains and XRC domains.
 //!
-//! The queries pass the size of the system header's struct (rdmaverbs(7),
-//! "Sizes passed"): `struct ibv_port_attr`, `struct ibv_gid_entry`, `struct
-//! ibv_device_attr_ex`, as rdma-core 44's header has them.
+//! The queries pass the size of the struct of the header the build compiles
+//! against (rdmaverbs(7), "Sizes passed"): `struct ibv_port_attr`, `struct
+//! ibv_gid_entry`, `struct ibv_device_attr_ex`, `struct ibv_comp_cntr_caps`.
 
 use core::ffi::c_int;
 use core::ptr::write_bytes;
 
-use ibverbs_sys::{_ibv_query_gid_ex, _ibv_query_gid_table, ibv_query_device, ibv_query_port};
 use rdmaverbs_abi::ctx_op;
 use rdmaverbs_abi::verbs::{
     _compat_ibv_port_attr, DEVICE_ATTR_EX_SIZE, GID_ENTRY_SIZE, PORT_ATTR_SIZE, ibv_context,
     ibv_device_attr_ex, ibv_gid_entry, ibv_parent_domain_init_attr, ibv_pd, ibv_port_attr,
     ibv_query_device_ex_input, ibv_td, ibv_td_init_attr, ibv_values_ex, ibv_xrcd,
     ibv_xrcd_init_attr, verbs_get_ctx,
+};
+use rdmaverbs_abi::verbs::{
+    _ibv_query_gid_ex, _ibv_query_gid_table, ibv_query_device, ibv_query_port,
 };
 use rdmaverbs_observe::Call;
 
@@ -97,6 +99,30 @@ pub unsafe extern "C" fn ibv_query_gid_table(
             -(libc::EINVAL as isize)
         } else {
             _ibv_query_gid_table(context, entries, max_entries, flags, GID_ENTRY_SIZE)
+        }
+    })
+}
+
+/// `ibv_query_comp_cntr_caps()`: the completion counters' capabilities into
+/// `*caps`, all of the build's header's struct (libibverbs clears it
+/// first); 0 or an errno value (rdma-core 65).
+///
+/// # Safety
+/// `context` NULL (`EINVAL`) or live; `caps` NULL (`EINVAL`) or room for a
+/// `struct ibv_comp_cntr_caps` of the build's header.
+#[cfg(ibv_query_comp_cntr_caps)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_query_comp_cntr_caps(
+    context: *mut ibv_context,
+    caps: *mut rdmaverbs_abi::verbs::ibv_comp_cntr_caps,
+) -> c_int {
+    use rdmaverbs_abi::verbs::{_ibv_query_comp_cntr_caps, ibv_comp_cntr_caps};
+    // SAFETY: the caller's context and struct, for libibverbs' function.
+    observed!(status IbvQueryCompCntrCaps, context, ctx(context), unsafe {
+        if caps.is_null() {
+            libc::EINVAL
+        } else {
+            _ibv_query_comp_cntr_caps(context, caps, size_of::<ibv_comp_cntr_caps>())
         }
     })
 }

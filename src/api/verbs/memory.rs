@@ -7,11 +7,11 @@
 
 use core::ffi::{c_int, c_uint, c_void};
 
-use ibverbs_sys::{ibv_reg_mr, ibv_reg_mr_iova, ibv_reg_mr_iova2};
 use rdmaverbs_abi::verbs::{
     IBV_ACCESS_OPTIONAL_RANGE, ibv_alloc_dm_attr, ibv_context, ibv_dm, ibv_mr, ibv_mw, ibv_mw_bind,
     ibv_pd, ibv_qp, ibv_sge,
 };
+use rdmaverbs_abi::verbs::{ibv_reg_mr, ibv_reg_mr_iova, ibv_reg_mr_iova2};
 use rdmaverbs_abi::{context_op, ctx_op, object_op};
 use rdmaverbs_observe::Call;
 
@@ -159,7 +159,7 @@ unsafe fn bind_mw(qp: *mut ibv_qp, mw: *mut ibv_mw, mw_bind: *mut ibv_mw_bind) -
     // SAFETY: the caller's live window and bind.
     unsafe {
         let info = &(*mw_bind).bind_info;
-        if (*mw).type_ != ibverbs_sys::IBV_MW_TYPE_1 {
+        if (*mw).type_ != rdmaverbs_abi::verbs::IBV_MW_TYPE_1 {
             return libc::EINVAL;
         }
         if info.mr.is_null() && (info.addr != 0 || info.length != 0) {

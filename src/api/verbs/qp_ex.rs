@@ -12,9 +12,9 @@
 
 use core::ffi::c_void;
 
-use ibverbs_sys::ibv_wr_opcode as wr;
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::object_op;
+use rdmaverbs_abi::verbs::ibv_wr_opcode as wr;
 use rdmaverbs_abi::verbs::{ibv_mw, ibv_mw_bind_info, ibv_qp_ex};
 use rdmaverbs_observe::{Call, ExOp};
 
@@ -282,6 +282,7 @@ pub unsafe extern "C" fn ibv_wr_send_tso(
 /// # Safety
 /// `qp` is NULL or a live extended QP created with this call; the rest as
 /// the provider's call requires.
+#[cfg(ibv_wr_atomic_write)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ibv_wr_atomic_write(
     qp: *mut ibv_qp_ex,
@@ -300,5 +301,35 @@ pub unsafe extern "C" fn ibv_wr_atomic_write(
             remote: Some((remote_addr, rkey))
         }),
         unsafe { object_op!(qp, wr_atomic_write)(qp, rkey, remote_addr, atomic_wr) }
+    )
+}
+
+/// `ibv_wr_flush()`: a flush of `len` bytes at `remote_addr` to the given
+/// placement `type` and persistence `level` (rdma-core 45).
+///
+/// # Safety
+/// `qp` is NULL or a live extended QP created with this call; the rest as
+/// the provider's call requires.
+#[cfg(ibv_wr_flush)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ibv_wr_flush(
+    qp: *mut ibv_qp_ex,
+    rkey: u32,
+    remote_addr: u64,
+    len: usize,
+    r#type: u8,
+    level: u8,
+) {
+    // SAFETY: the caller's QP and arguments, for the provider's own call.
+    observed!(
+        IbvWrFlush(qp, rkey, remote_addr, len, r#type, level),
+        qp,
+        Call::ex(ExOp::Opcode {
+            f: Func::IbvWrFlush,
+            qp,
+            opcode: wr::IBV_WR_FLUSH,
+            remote: Some((remote_addr, rkey))
+        }),
+        unsafe { object_op!(qp, wr_flush)(qp, rkey, remote_addr, len, r#type, level) }
     )
 }

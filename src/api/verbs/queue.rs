@@ -6,11 +6,11 @@
 use core::ffi::{c_int, c_uint};
 use core::ptr::null;
 
-use ibverbs_sys::{
+use rdmaverbs_abi::ctx_op;
+use rdmaverbs_abi::verbs::{
     IBV_QP_INIT_ATTR_PD, IBV_SRQ_INIT_ATTR_PD, IBV_SRQ_INIT_ATTR_TYPE, IBV_SRQT_BASIC,
     ibv_create_qp, ibv_create_srq,
 };
-use rdmaverbs_abi::ctx_op;
 use rdmaverbs_abi::verbs::{
     ibv_context, ibv_qp, ibv_qp_init_attr, ibv_qp_init_attr_ex, ibv_qp_open_attr,
     ibv_qp_rate_limit_attr, ibv_rwq_ind_table, ibv_rwq_ind_table_init_attr, ibv_srq,
