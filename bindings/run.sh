@@ -17,7 +17,11 @@
 # test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
 # build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
-# the recording provider the tests post to (bindings/recorder.c).
+# the recording provider the tests post to (bindings/recorder.c);
+# RDMAVERBS_EXPORTS the exports list of that library's build
+# (build/exports.tsv), which the tests hold the bindings to;
+# RDMAVERBS_ALL_EXPORTS every row of the table (abi/exports.tsv), those the
+# build lacks among them.
 set -u
 LANGUAGES="python java node rust csharp lua"
 # Those whose verbs client is written (bindings/verbs-protocol.md says how);
@@ -41,6 +45,8 @@ shift 3
 BIND=$B/bindings
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 export RDMAVERBS_RECORDER=$BIND/librecorder.so
+export RDMAVERBS_EXPORTS=$B/exports.tsv
+export RDMAVERBS_ALL_EXPORTS=$PWD/abi/exports.tsv
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
 # The command that starts a JVM: the Soft-RoCE guest pins it to one CPU
 # (c-tests/e2e/guest.sh says why).

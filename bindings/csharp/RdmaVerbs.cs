@@ -82,10 +82,18 @@ namespace RdmaVerbs
         }
 
         /// <summary>name@version in librdmaverbs, as the delegate T.</summary>
-        internal static T Bind<T>(string name, string version) where T : class
+        /// <summary>name@version of the library, as a delegate. One that a later
+        /// rdma-core release brought (since, else 0) is missing from a library built
+        /// against an older one's headers: its call then throws
+        /// NotSupportedException saying so.</summary>
+        internal static T Bind<T>(string name, string version, int since = 0) where T : class
         {
             Rdma.Init();
             IntPtr p = dlvsym(Rdma.Handle, name, version);
+            if (p == IntPtr.Zero && since > 0)
+                throw new NotSupportedException(name + " is not in " + Rdma.Library + ": it came with rdma-core " +
+                    since + ", and this build of rdmaverbs was made against an older rdma-core's headers " +
+                    "(rebuild it against rdma-core " + since + " or later)");
             if (p == IntPtr.Zero)
                 throw new EntryPointNotFoundException(name + "@" + version + " in " + Rdma.Library);
             return (T)(object)Marshal.GetDelegateForFunctionPointer(p, typeof(T));

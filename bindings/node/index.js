@@ -65,9 +65,20 @@ const handle = dl.open(library, RTLD_NOW);
 if (handle === null) throw new Error(`rdmaverbs: ${dl.error()}`);
 // The address each of ours is called at, by name.
 const addresses = {};
-function versioned(proto, version) {
+// One that a later rdma-core release brought (since) is missing from a
+// library built against an older one's headers: its call then throws an
+// Error whose .code is 'ENOSYS' saying so (loading does not fail for it).
+function versioned(proto, version, since) {
   const name = /(\w+)\(/.exec(proto)[1];
   const address = dl.vsym(handle, name, version);
+  if (address === null && since) {
+    return () => {
+      const e = new Error(`${name} is not in ${library}: it came with rdma-core ${since}, and this build ` +
+        `of rdmaverbs was made against an older rdma-core's headers (rebuild it against rdma-core ${since} or later)`);
+      Object.assign(e, { code: 'ENOSYS', errno: -os.constants.errno.ENOSYS, syscall: name });
+      throw e;
+    };
+  }
   if (address === null) throw new Error(`rdmaverbs: ${library} has no ${name}@${version}`);
   addresses[name] = address;
   return koffi.decode(address, koffi.proto(proto));
@@ -113,8 +124,8 @@ function failed(error, r) {
 
 const raw = {};
 const api = { ...constants, constants, types, raw, koffi, library, addresses, RdmaVerbsError };
-for (const [lib, proto, error, arrays, version] of functions) {
-  const fn = version ? versioned(proto, version) : libs[lib].func(proto);
+for (const [lib, proto, error, arrays, version, since] of functions) {
+  const fn = version ? versioned(proto, version, since) : libs[lib].func(proto);
   const name = /(\w+)\(/.exec(proto)[1];
   raw[name] = fn;
   api[name] = !error && !arrays.length ? fn : (...args) => {

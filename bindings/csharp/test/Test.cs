@@ -130,24 +130,21 @@ static class Test
 
     const string SD = " sge=0x4000:0x8:0x44";
 
-    // {name: node} of the exports c-tests/functions.h lists, node by node.
+    // {name: [node, since]} of an exports list: the build's (RDMAVERBS_EXPORTS), or
+    // every row of the table (RDMAVERBS_ALL_EXPORTS).
+    static System.Collections.Generic.SortedDictionary<string, string[]> Exports(string variable)
+    {
+        var out_ = new System.Collections.Generic.SortedDictionary<string, string[]>(StringComparer.Ordinal);
+        var rows = File.ReadAllLines(Environment.GetEnvironmentVariable(variable))
+            .Where(l => !l.StartsWith("#")).Skip(1).Select(l => l.Split('\t'));
+        foreach (var r in rows)
+            out_[r[0]] = new[] { r[1], r[2] };
+        return out_;
+    }
+
     static string Listed()
     {
-        var out_ = new System.Collections.Generic.SortedDictionary<string, string>(StringComparer.Ordinal);
-        string node = null;
-        foreach (var line in File.ReadAllLines("c-tests/functions.h")) {
-            var define = Regex.Match(line, @"^#define RDMAVERBS_(\d+)_(\d+)_FUNCTIONS\(X\)");
-            if (define.Success) {
-                node = "RDMAVERBS_" + define.Groups[1].Value + "." + define.Groups[2].Value;
-                continue;
-            }
-            if (!line.StartsWith("\t"))
-                node = null;
-            var x = Regex.Match(line, @"^\tX\([^,]+, (\w+), ");
-            if (node != null && x.Success)
-                out_[x.Groups[1].Value] = node;
-        }
-        return string.Join(" ", out_.Select(e => e.Key + "@" + e.Value));
+        return string.Join(" ", Exports("RDMAVERBS_ALL_EXPORTS").Select(e => e.Key + "@" + e.Value[0]));
     }
 
     // Mono resolves a DllImport by name on the library's handle (dlsym):
@@ -158,8 +155,30 @@ static class Test
     static void Versioned()
     {
         IntPtr h = dlopen(Rdma.Library, 2);
-        int bad = 0, v13 = 0;
+        int bad = 0, v13 = 0, lacking = 0;
+        var built = Exports("RDMAVERBS_EXPORTS");
+        var every = Exports("RDMAVERBS_ALL_EXPORTS");
         foreach (var f in Rdma.Versions) {
+            if (!built.ContainsKey(f.Item1)) {
+                // A row the build lacks: its call throws NotSupportedException,
+                // naming the release that brought it.
+                lacking++;
+                var m = typeof(Native).GetMethod(f.Item1);
+                var args = m.GetParameters().Select(a => a.ParameterType.IsValueType ?
+                    Activator.CreateInstance(a.ParameterType) : null).ToArray();
+                try {
+                    m.Invoke(null, args);
+                    bad++;
+                } catch (System.Reflection.TargetInvocationException e) {
+                    if (!(e.InnerException is NotSupportedException) ||
+                        !e.InnerException.Message.Contains(f.Item1 + " is not in") ||
+                        !e.InnerException.Message.Contains("it came with rdma-core " + every[f.Item1][1] + ",")) {
+                        bad++;
+                        Console.WriteLine("csharp: " + f.Item1 + ", which the build lacks: " + e.InnerException);
+                    }
+                }
+                continue;
+            }
             IntPtr p = dlvsym(h, f.Item1, f.Item2), named = dlsym(h, f.Item1);
             DlInfo info;
             bool ok = p != IntPtr.Zero && named == (f.Item3 ? IntPtr.Zero : p) && dladdr(p, out info) != 0 &&
@@ -175,8 +194,9 @@ static class Test
                                                      .Select(f => f.Item1 + "@" + f.Item2));
         Check(bad == 0 && bound == Listed() && v13 > 0,
               "the " + Rdma.Versions.Length + " functions of librdmaverbs (" + v13 +
-              " at RDMAVERBS_1.3), each of c-tests/functions.h at its node, in librdmaverbs.so.1: those bound" +
-              " by name found so on its handle, those of 1.2 and 1.3 by their version only (dlsym finds none)");
+              " at RDMAVERBS_1.3), each row of abi/exports.tsv at its node, in librdmaverbs.so.1: those bound" +
+              " by name found so on its handle, those of 1.2 and later by their version only (dlsym finds none);" +
+              " the " + lacking + " the build lacks throw NotSupportedException, naming their release");
     }
 
     static ibv_wc[] Completions()

@@ -41,20 +41,23 @@ local bound = 0
 for _, f in ipairs(rv.FUNCTIONS) do
   if type(rv[f[2]]) == "function" or type(rv[f[2]]) == "cdata" then bound = bound + 1 end
 end
--- {name = node} of the exports c-tests/functions.h lists, node by node.
-local listed, nlisted, node = {}, 0, nil
-for line in io.lines("c-tests/functions.h") do
-  local major, minor = line:match("^#define RDMAVERBS_(%d+)_(%d+)_FUNCTIONS%(X%)")
-  if major then
-    node = "RDMAVERBS_" .. major .. "." .. minor
-  else
-    if line:sub(1, 1) ~= "\t" then node = nil end
-    local name = line:match("^\tX%([^,]+, ([%w_]+), ")
-    if node and name and not listed[name] then
-      listed[name], nlisted = node, nlisted + 1
+-- {name = {node, since}} of an exports list: the build's (RDMAVERBS_EXPORTS), or
+-- every row of the table (RDMAVERBS_ALL_EXPORTS).
+local function exports_list(variable)
+  local out, n, head = {}, 0, true
+  for line in io.lines(os.getenv(variable)) do
+    if line:sub(1, 1) ~= "#" then
+      local name, node, since = line:match("^([^\t]+)\t([^\t]+)\t([^\t]+)\t")
+      if not head then out[name], n = {node, since}, n + 1 end
+      head = false
     end
   end
+  return out, n
 end
+local built = exports_list("RDMAVERBS_EXPORTS")
+local every, nlisted = exports_list("RDMAVERBS_ALL_EXPORTS")
+local listed = {}
+for name, row in pairs(every) do listed[name] = row[1] end
 local ours, v13, same = 0, 0, true
 for _, f in ipairs(rv.FUNCTIONS) do
   if f[7] then
@@ -64,8 +67,28 @@ for _, f in ipairs(rv.FUNCTIONS) do
   v13 = v13 + (f[7] == "RDMAVERBS_1.3" and 1 or 0)
 end
 check(bound == #rv.FUNCTIONS and same and ours == nlisted and v13 > 0,
-  bound .. " functions bound: " .. ours .. " of librdmaverbs (" .. v13 .. " at RDMAVERBS_1.3), each of "
-  .. "c-tests/functions.h at its node; " .. (bound - ours) .. " of librdmacm and libibverbs")
+  bound .. " functions bound: " .. ours .. " of librdmaverbs (" .. v13 .. " at RDMAVERBS_1.3), each row of "
+  .. "abi/exports.tsv at its node; " .. (bound - ours) .. " of librdmacm and libibverbs")
+do
+  -- A row the library's build lacks (its headers older than the release
+  -- that brought it) raises an error at its call, naming it and that release.
+  local lacking, bad = {}, 0
+  for name, row in pairs(every) do
+    if not built[name] then
+      lacking[#lacking + 1] = name
+      for _, fn in ipairs({rv[name], rv.raw[name]}) do
+        local ok, err = pcall(fn, nil, 0)
+        if ok or not err:find(name .. " is not in", 1, true)
+          or not err:find("it came with rdma-core " .. row[2] .. ",", 1, true) then
+          bad = bad + 1
+          print("lua: " .. name .. ", which the build lacks: " .. tostring(err))
+        end
+      end
+    end
+  end
+  check(bad == 0, "the " .. #lacking .. " rows the build lacks raise at their call, naming the release"
+    .. " that brought them: " .. table.concat(lacking, " "))
+end
 do
   -- Each of ours called at the address dlvsym gives for its version, which
   -- dladdr places in librdmaverbs.so.1 under its name.
@@ -75,7 +98,7 @@ do
   ]])
   local h, bad = ffi.C.dlopen(rv.library, 2), 0
   for _, f in ipairs(rv.FUNCTIONS) do
-    if f[7] then
+    if f[7] and built[f[2]] then
       local name, info = f[2], ffi.new("rv_test_dlinfo")
       local at = rv.addresses[name]
       local ok = at ~= nil and at == ffi.C.dlvsym(h, name, f[7])

@@ -31,28 +31,38 @@ function code(f) {
 
 const { functions } = require(`${require.resolve('rdmaverbs')}/../api.js`);
 const ours = functions.filter((f) => f[4]);
-// {name: node} of the exports c-tests/functions.h lists, node by node.
-const listed = {};
-{
-  let node = null;
-  const text = fs.readFileSync(`${__dirname}/../../../c-tests/functions.h`, 'utf8');
-  for (const line of text.split('\n')) {
-    const define = /^#define RDMAVERBS_(\d+)_(\d+)_FUNCTIONS\(X\)/.exec(line);
-    if (define) {
-      node = `RDMAVERBS_${define[1]}.${define[2]}`;
-      continue;
-    }
-    if (!line.startsWith('\t')) node = null;
-    const x = /^\tX\([^,]+, (\w+), /.exec(line);
-    if (node && x) listed[x[1]] = node;
-  }
+// {name: [node, since]} of an exports list: the build's (RDMAVERBS_EXPORTS), or
+// every row of the table (RDMAVERBS_ALL_EXPORTS).
+function exportsList(path) {
+  const rows = fs.readFileSync(path, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.split('\t'));
+  return Object.fromEntries(rows.slice(1).map((r) => [r[0], [r[1], r[2]]]));
 }
+const built = exportsList(process.env.RDMAVERBS_EXPORTS);
+const every = exportsList(process.env.RDMAVERBS_ALL_EXPORTS);
+const listed = Object.fromEntries(Object.entries(every).map(([n, [node]]) => [n, node]));
 const bound = Object.fromEntries(ours.map((f) => [/(\w+)\(/.exec(f[1])[1], f[4]]));
 const sorted = (o) => JSON.stringify(Object.entries(o).sort());
 check(Object.keys(rv.raw).length === functions.length && sorted(bound) === sorted(listed) &&
   ours.some((f) => f[4] === 'RDMAVERBS_1.3'),
-`${functions.length} functions bound: ${ours.length} of librdmaverbs, each of c-tests/functions.h at its node, ` +
+`${functions.length} functions bound: ${ours.length} of librdmaverbs, each row of abi/exports.tsv at its node, ` +
   `${functions.length - ours.length} of librdmacm and libibverbs`);
+{
+  // A row the library's build lacks (its headers older than the release
+  // that brought it) throws ENOSYS at its call, naming it and that release.
+  const lacking = Object.entries(every).filter(([n]) => !built[n]);
+  const wrong = lacking.filter(([n, [, since]]) => [rv[n], rv.raw[n]].some((fn) => {
+    try {
+      fn(null, 0);
+      return true;
+    } catch (e) {
+      return !(e.code === 'ENOSYS' && e.errno === -require('os').constants.errno.ENOSYS && e.syscall === n &&
+        e.message.includes(`${n} is not in`) && e.message.includes(`it came with rdma-core ${since},`));
+    }
+  }));
+  check(wrong.length === 0, `the ${lacking.length} rows the build lacks throw ENOSYS at their call, ` +
+    `naming the release that brought them: ${lacking.map(([n]) => n).join(' ')} ${wrong.map(([n]) => n)}`);
+}
 {
   // Each of ours called at the address dlvsym gives for its version, which
   // dladdr places in librdmaverbs.so.1 under its name.
@@ -67,6 +77,7 @@ check(Object.keys(rv.raw).length === functions.length && sorted(bound) === sorte
   let bad = 0;
   for (const [, proto, , , version] of ours) {
     const name = /(\w+)\(/.exec(proto)[1];
+    if (!built[name]) continue;
     const info = {};
     const ok = rv.addresses[name] === dlvsym(h, name, version) && rv.addresses[name] !== null &&
       dladdr(rv.addresses[name], info) !== 0 && info.dli_sname === name &&

@@ -33,6 +33,7 @@ librdmaverbs. librdmaverbs' functions are found by their symbol version
 another library.
 """
 import ctypes
+import errno
 import os
 import socket
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Sequence, Tuple
@@ -55,13 +56,33 @@ _libc.dlvsym.restype = ctypes.c_void_p
 _libc.dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
 
 
-def _versioned(lib: ctypes.CDLL, name: str, version: str, restype: Any, argtypes: List[Any]) -> Any:
+def _versioned(lib: ctypes.CDLL, name: str, version: str, restype: Any, argtypes: List[Any],
+               since: Optional[int]) -> Any:
     """The function name@version of lib (dlvsym on its handle), with errno
-    saved after each call as CDLL's functions do."""
+    saved after each call as CDLL's functions do. One that a later rdma-core
+    release brought (since) is missing from a library built against an
+    older one's headers: then a function that raises OSError(ENOSYS) saying
+    so, at each call (loading the binding does not fail for it)."""
     address = _libc.dlvsym(lib._handle, name.encode(), version.encode())
-    if not address:
+    if address:
+        return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
+    if since is None:
         raise AttributeError(f"{lib._name}: no {name}@{version}")
-    return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
+    return _Missing(name, restype, argtypes,
+                    f"{name} is not in {lib._name}: it came with rdma-core {since}, and this build of "
+                    f"rdmaverbs was made against an older rdma-core's headers (rebuild it against "
+                    f"rdma-core {since} or later)")
+
+
+class _Missing:
+    """A function of the table that the library's build lacks: its call
+    raises OSError(ENOSYS, message)."""
+
+    def __init__(self, name: str, restype: Any, argtypes: List[Any], message: str) -> None:
+        self.__name__, self.restype, self.argtypes, self.message = name, restype, argtypes, message
+
+    def __call__(self, *args: Any) -> Any:
+        raise OSError(errno.ENOSYS, self.message)
 
 
 if not TYPE_CHECKING:
@@ -149,9 +170,9 @@ def _wrapped(name: str, fn: Any, error: Optional[str], arrays: Sequence[Tuple[in
 
 
 _FUNCTIONS: List[Any] = _api.FUNCTIONS
-for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version in _FUNCTIONS:
+for _lib, _name, _restype, _argtypes, _error, _arrays, _note, _version, _since in _FUNCTIONS:
     if _version:
-        _fn = _versioned(_LIBS[_lib], _name, _version, _restype, _argtypes)
+        _fn = _versioned(_LIBS[_lib], _name, _version, _restype, _argtypes, _since)
     else:
         _fn = getattr(_LIBS[_lib], _name)
         _fn.restype, _fn.argtypes = _restype, _argtypes

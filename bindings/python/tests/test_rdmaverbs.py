@@ -13,7 +13,6 @@ run in make e2e-host.)"""
 import ctypes
 import errno
 import os
-import re
 import unittest
 
 import rdmaverbs as rv
@@ -26,24 +25,12 @@ RECORDER.recorder_last.restype = ctypes.c_char_p
 for _name in ("recorder_qp", "recorder_srq", "recorder_cq", "recorder_qp_ex", "recorder_pd"):
     getattr(RECORDER, _name).restype = ctypes.c_void_p
 
-# The exports as the library's own list names them, node by node.
-FUNCTIONS_H = os.path.join(os.path.dirname(__file__), "..", "..", "..", "c-tests", "functions.h")
-
-
-def exports():
-    """{name: its node} from c-tests/functions.h (RDMAVERBS_x_y_FUNCTIONS)."""
-    out, node = {}, None
-    with open(FUNCTIONS_H) as f:
-        for line in f:
-            m = re.match(r"#define RDMAVERBS_(\d+)_(\d+)_FUNCTIONS\(X\)", line)
-            if m:
-                node = f"RDMAVERBS_{m.group(1)}.{m.group(2)}"
-            elif not line.startswith("\t"):
-                node = None
-            m = re.match(r"\tX\([^,]+, (\w+),", line)
-            if node and m:
-                out[m.group(1)] = node
-    return out
+def exports(path=None):
+    """{name: (node, since)} of the library's exports list (the build's,
+    RDMAVERBS_EXPORTS; or another, every row of the table)."""
+    with open(path or os.environ["RDMAVERBS_EXPORTS"]) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+    return {r[0]: (r[1], r[2]) for r in rows[1:]}
 
 
 class Dlinfo(ctypes.Structure):
@@ -71,15 +58,15 @@ class Binding(unittest.TestCase):
             self.assertTrue(callable(getattr(rv.raw, name)), name)
         self.assertTrue(callable(rv.src_port) and callable(rv.dst_port))
         ours = {f[1]: f[7] for f in _api.FUNCTIONS if f[0] == "rdmaverbs"}
-        listed = exports()
-        self.assertEqual(ours, listed)      # every export, at its node
-        self.assertIn("ibv_post_send", listed)
+        every = exports(os.environ["RDMAVERBS_ALL_EXPORTS"])
+        self.assertEqual(ours, {n: node for n, (node, _) in every.items()})  # every row, at its node
+        self.assertIn("ibv_post_send", exports())
         self.assertEqual({f[0] for f in _api.FUNCTIONS}, {"rdmaverbs", "rdmacm", "ibverbs"})
 
     def test_ours_are_found_by_version_in_librdmaverbs(self):
         handle = rv._LIBS["rdmaverbs"]._handle
         library = os.path.realpath(rv.LIBRARY) if os.sep in rv.LIBRARY else None
-        for name, node in exports().items():
+        for name, (node, _) in exports().items():
             address = ctypes.cast(getattr(rv.raw, name), ctypes.c_void_p).value
             self.assertEqual(address, LIBC.dlvsym(handle, name.encode(), node.encode()), name)
             info = Dlinfo()
@@ -88,6 +75,21 @@ class Binding(unittest.TestCase):
             self.assertIn("librdmaverbs.so", os.path.basename(info.dli_fname.decode()), name)
             if library:
                 self.assertEqual(os.path.realpath(info.dli_fname.decode()), library, name)
+
+    def test_a_function_the_build_lacks_raises_at_its_call(self):
+        """A row of the table that the library's build lacks (its headers are
+        older than the release that brought it) is bound all the same, and
+        its call raises ENOSYS naming the function and that release."""
+        built = exports()
+        lacking = {n: s for n, (_, s) in exports(os.environ["RDMAVERBS_ALL_EXPORTS"]).items() if n not in built}
+        for name, since in lacking.items():
+            for fn in (getattr(rv, name), getattr(rv.raw, name)):
+                with self.assertRaises(OSError) as e:
+                    fn(None, 0)
+                self.assertEqual(e.exception.errno, errno.ENOSYS)
+                self.assertIn(f"{name} is not in", str(e.exception))
+                self.assertIn(f"it came with rdma-core {since},", str(e.exception))
+        print(f"test: {len(built)} exports bound, {len(lacking)} the build lacks raise: {sorted(lacking)}")
 
     def post(self, fn, *args):
         """fn(id, *args) to the recording provider: what it recorded."""

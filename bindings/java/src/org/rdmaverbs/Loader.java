@@ -50,19 +50,30 @@ final class Loader {
 
     /** iface's methods, each the function of its name at its Version in
      * library, called as JNA calls an interface's (errno saved right
-     * after the call, for Native.getLastError). */
+     * after the call, for Native.getLastError). One that a later rdma-core
+     * release brought (Version.since) is missing from a library built
+     * against an older one's headers: its call then throws
+     * UnsupportedOperationException saying so (loading does not fail). */
     private static <T extends Library> T versioned(String library, Class<T> iface) {
         Map<Method, Function> functions = new HashMap<>();
+        Map<Method, String> missing = new HashMap<>();
         for (Method m : iface.getMethods()) {
             Version v = m.getAnnotation(Version.class);
             if (v == null) throw new IllegalStateException(m + " has no @Version");
             Pointer p = symbol(library, m.getName(), v.value());
+            if (p == null && v.since() > 0) {
+                missing.put(m, m.getName() + " is not in " + library + ": it came with rdma-core " + v.since()
+                    + ", and this build of rdmaverbs was made against an older rdma-core's headers (rebuild it"
+                    + " against rdma-core " + v.since() + " or later)");
+                continue;
+            }
             if (p == null) throw new UnsatisfiedLinkError(library + ": no " + m.getName() + "@" + v.value());
             functions.put(m, Function.getFunction(p, Function.C_CONVENTION));
             ADDRESSES.put(m.getName(), p);
         }
         Object proxy = Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface}, (self, m, args) -> {
             Function f = functions.get(m);
+            if (missing.containsKey(m)) throw new UnsupportedOperationException(missing.get(m));
             if (f == null) {  // Object's methods
                 switch (m.getName()) {
                 case "hashCode": return System.identityHashCode(self);

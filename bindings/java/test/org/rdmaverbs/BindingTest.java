@@ -120,29 +120,25 @@ public final class BindingTest {
     // What the provider records of the SGEs of the 1.3 posts.
     static final String SD = " sge=0x4000:0x8:0x44";
 
-    /** {name: node} of the exports c-tests/functions.h lists, node by node
-     * (RDMAVERBS_x_y_FUNCTIONS), as the library's own table has them. */
-    static Map<String, String> exports() throws Exception {
-        Map<String, String> out = new TreeMap<>();
-        Pattern define = Pattern.compile("#define RDMAVERBS_(\\d+)_(\\d+)_FUNCTIONS\\(X\\).*");
-        Pattern x = Pattern.compile("\tX\\([^,]+, (\\w+), .*");
-        String node = null;
-        for (String line : Files.readAllLines(Paths.get("c-tests/functions.h"))) {
-            Matcher m = define.matcher(line);
-            if (m.matches()) {
-                node = "RDMAVERBS_" + m.group(1) + "." + m.group(2);
-                continue;
-            }
-            if (!line.startsWith("\t")) node = null;
-            m = x.matcher(line);
-            if (node != null && m.matches()) out.put(m.group(1), node);
+    /** {name: [node, since]} of an exports list: the build's
+     * (RDMAVERBS_EXPORTS), or every row of the table (RDMAVERBS_ALL_EXPORTS). */
+    static Map<String, String[]> exports(String variable) throws Exception {
+        Map<String, String[]> out = new TreeMap<>();
+        boolean head = true;
+        for (String line : Files.readAllLines(Paths.get(System.getenv(variable)))) {
+            if (line.startsWith("#")) continue;
+            String[] f = line.split("\t");
+            if (!head) out.put(f[0], new String[] {f[1], f[2]});
+            head = false;
         }
         return out;
     }
 
-    /** Every method of RdmaVerbs.LIB is an export of c-tests/functions.h, at
-     * its node, and calls the function dlvsym finds there, which dladdr
-     * places in librdmaverbs.so.1 under its name. */
+    /** Every method of RdmaVerbs.LIB is a row of abi/exports.tsv, at its
+     * node; each the build has calls the function dlvsym finds there, which
+     * dladdr places in librdmaverbs.so.1 under its name; each it lacks
+     * throws UnsupportedOperationException naming the release that brought
+     * it. */
     static void versioned() throws Exception {
         String env = System.getenv("RDMAVERBS_LIBRARY");
         String library = env != null && !env.isEmpty() ? env : "librdmaverbs.so.1";
@@ -151,9 +147,33 @@ public final class BindingTest {
         Map<String, String> bound = new TreeMap<>();
         check(RdmaVerbs.LIB.toString().equals("org.rdmaverbs.RdmaVerbs$Lib(" + library + ")"),
               "RdmaVerbs.LIB: librdmaverbs' functions, of " + library);
+        Map<String, String[]> built = exports("RDMAVERBS_EXPORTS");
+        int lacking = 0;
         for (Method m : RdmaVerbs.Lib.class.getMethods()) {
             String version = m.getAnnotation(Version.class).value();
             bound.put(m.getName(), version);
+            if (!built.containsKey(m.getName())) {
+                lacking++;
+                Object[] args = new Object[m.getParameterCount()];
+                Class<?>[] types = m.getParameterTypes();
+                for (int i = 0; i < args.length; i++) {
+                    // zero of each primitive; null for a pointer
+                    if (types[i].isPrimitive()) args[i] = java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(types[i], 1), 0);
+                }
+                try {
+                    m.invoke(RdmaVerbs.LIB, args);
+                    bad++;
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    String since = exports("RDMAVERBS_ALL_EXPORTS").get(m.getName())[1];
+                    if (!(e.getCause() instanceof UnsupportedOperationException)
+                        || !e.getCause().getMessage().contains(m.getName() + " is not in")
+                        || !e.getCause().getMessage().contains("it came with rdma-core " + since + ",")) {
+                        bad++;
+                        System.out.println("java: " + m.getName() + ", which the build lacks: " + e.getCause());
+                    }
+                }
+                continue;
+            }
             Pointer p = Loader.ADDRESSES.get(m.getName());
             DlInfo info = new DlInfo();
             boolean ok = p != null && p.equals(DL.dlvsym(h, m.getName(), version)) && DL.dladdr(p, info) != 0
@@ -167,9 +187,11 @@ public final class BindingTest {
             n++;
             v13 += version.equals("RDMAVERBS_1.3") ? 1 : 0;
         }
-        Map<String, String> listed = exports();
+        Map<String, String> listed = new TreeMap<>();
+        exports("RDMAVERBS_ALL_EXPORTS").forEach((k, v) -> listed.put(k, v[0]));
         check(bad == 0 && bound.equals(listed) && v13 > 0, "the " + n + " functions of librdmaverbs (" + v13
-              + " at RDMAVERBS_1.3), c-tests/functions.h's " + listed.size() + ", each called at its version, in librdmaverbs.so.1");
+              + " at RDMAVERBS_1.3), abi/exports.tsv's " + listed.size() + ", each the build has called at its version,"
+              + " in librdmaverbs.so.1; the " + lacking + " it lacks throw, naming their release");
     }
 
     static RdmaVerbs.ibv_wc[] completions() {
@@ -404,7 +426,7 @@ public final class BindingTest {
             String name = m.getName();
             n += (name.startsWith("rdma_") || name.startsWith("ibv_") || name.startsWith("__")) ? 1 : 0;
         }
-        check(n == lib + cm + verbs && lib == exports().size() && cm > 0 && verbs > 0,
+        check(n == lib + cm + verbs && lib == exports("RDMAVERBS_ALL_EXPORTS").size() && cm > 0 && verbs > 0,
               n + " functions, " + lib + " of librdmaverbs, " + cm + " of librdmacm, " + verbs + " of libibverbs");
         versioned();
         exceptions();
