@@ -13,6 +13,9 @@ calls, how each function fails, the structs and unions, the constants).
                             itself: 'STRUCT sizeof N', 'STRUCT.FIELD offset
                             N', 'NAME value N' (a union's too; it does not
                             compile unless each of api.ALIASES holds)
+    generate.py --absent    prints the names of api.LATER that the system
+                            headers lack: each binding declares them, the
+                            layout program cannot print them
     generate.py --symbols   prints 'LIBRARY FUNCTION [@@VERSION [SINCE]]' for every
                             function (VERSION: the symbol version node of ours;
                             '@' for a non-default version, found by it only;
@@ -274,25 +277,49 @@ def compile_and_run(body):
         return subprocess.run([exe], capture_output=True, text=True, check=True).stdout
 
 
-def constants():
-    """[(name, value)] from the system headers."""
-    out = compile_and_run("".join(f'printf("%lld\\n", (long long)({c}));\n' for c in api.CONSTANTS))
-    return list(zip(api.CONSTANTS, (int(v) for v in out.split())))
-
-
-def check_enums():
-    """Fails unless each enum of api.ENUMS lists the header's names, all of
-    them, in its order (the preprocessed headers, read as text)."""
+def header_enums():
+    """{enum: [its names]} of each enum of api.ENUMS, as the system headers
+    have it (the preprocessed headers, read as text); None for one they lack."""
     cflags = subprocess.run(["pkg-config", "--cflags", "librdmacm", "libibverbs"],
                             capture_output=True, text=True).stdout.split()
     text = subprocess.run([os.environ.get("CC", "cc"), "-E", "-P", "-"] + cflags, input=INCLUDES,
                           capture_output=True, text=True, check=True).stdout
-    for enum, names in api.ENUMS.items():
+    out = {}
+    for enum in api.ENUMS:
         m = re.search(r"\benum " + enum + r"\s*\{(.*?)\}", text, re.S)
-        header = [e.split("=")[0].strip() for e in m.group(1).split(",") if e.strip()] if m else None
-        if header != names:
+        out[enum] = [e.split("=")[0].strip() for e in m.group(1).split(",") if e.strip()] if m else None
+    return out
+
+
+def absent():
+    """The names of api.ENUMS that the system headers lack (of api.LATER)."""
+    have = {n for names in header_enums().values() for n in names or []}
+    return [n for names in api.ENUMS.values() for n in names if n not in have]
+
+
+def constants():
+    """[(name, value)] from the system headers; those of api.LATER that the
+    headers lack, with the value that table carries (one it has must be
+    the header's)."""
+    missing = absent()
+    present = [c for c in api.CONSTANTS if c not in missing]
+    out = compile_and_run("".join(f'printf("%lld\\n", (long long)({c}));\n' for c in present))
+    values = dict(zip(present, (int(v) for v in out.split())))
+    for name, (_, value) in api.LATER.items():
+        if name in values and values[name] != value:
+            raise SystemExit(f"generate.py: api.LATER gives {name} = {value}, the header {values[name]}")
+    return [(c, values[c] if c in values else api.LATER[c][1]) for c in api.CONSTANTS]
+
+
+def check_enums():
+    """Fails unless each enum of api.ENUMS lists the header's names, all of
+    them, in its order, but those of api.LATER that the header lacks."""
+    for enum, header in header_enums().items():
+        names = api.ENUMS[enum]
+        unknown = [n for n in names if n not in (header or []) and n not in api.LATER]
+        if header is None or unknown or [n for n in names if n in header] != header:
             raise SystemExit(f"generate.py: api.ENUMS['{enum}'] is not the header's enum {enum}: "
-                             f"{header}")
+                             f"{header} (neither the header nor api.LATER has {unknown})")
 
 
 def layout_c():
@@ -309,8 +336,10 @@ def layout_c():
         asserts += f"_Static_assert(offsetof({c}, {member}) == offsetof({c}, {field}) &&\n" \
                    f"               sizeof((({c} *)0)->{member}) <= sizeof((({c} *)0)->{field}),\n" \
                    f'               "{st}.{member} is not where {field} is, or is larger");\n'
+    missing = absent()
     for c in api.CONSTANTS:
-        body += f'printf("{c} value %lld\\n", (long long)({c}));\n'
+        if c not in missing:
+            body += f'printf("{c} value %lld\\n", (long long)({c}));\n'
     return INCLUDES + asserts + "int main(void) {\n" + body + "return 0;\n}\n"
 
 
@@ -1136,6 +1165,9 @@ def main():
     arg = sys.argv[1:]
     if arg == ["--layout-c"]:
         sys.stdout.write(layout_c())
+        return 0
+    if arg == ["--absent"]:
+        print("\n".join(absent()))
         return 0
     if arg == ["--symbols"]:
         for f in functions():

@@ -70,11 +70,16 @@ lines=$(wc -l < "$BIND/layout.txt")
 if sed '5s/ \([0-9]*\)$/ 1\1/' "$BIND/layout.txt" | diff -q - "$BIND/layout.txt" > /dev/null; then
 	bad "the layout comparison does not tell a changed line"
 fi
+# The constants a later rdma-core release brought, which these headers lack
+# (bindings/api.py's LATER): each binding declares them with that table's
+# value, which only a root with a later release can check.
+absent=$(python3 bindings/generate.py --absent | sed 's/$/ value /' | grep . || true)
 for lang in $(bindings/run.sh --list); do
-	if ! bindings/run.sh "$B" "$lang" layout > "$BIND/layout-$lang.txt" 2> "$BIND/layout-$lang.err"; then
+	if ! bindings/run.sh "$B" "$lang" layout > "$BIND/layout-$lang.all" 2> "$BIND/layout-$lang.err"; then
 		bad "$lang: its layout program failed"
 		sed 's/^/    /' "$BIND/layout-$lang.err"
-	elif ! diff -u "$BIND/layout.txt" "$BIND/layout-$lang.txt" > "$BIND/layout-$lang.diff"; then
+	elif ! { if [ -n "$absent" ]; then grep -vF "$absent"; else cat; fi; } < "$BIND/layout-$lang.all" > "$BIND/layout-$lang.txt" ||
+	     ! diff -u "$BIND/layout.txt" "$BIND/layout-$lang.txt" > "$BIND/layout-$lang.diff"; then
 		bad "$lang: its structs or constants differ from the system headers'"
 		sed 's/^/    /' "$BIND/layout-$lang.diff"
 	else
