@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 
 #include "bench-fake.h"
+#include "functions.h"	/* RDMAVERBS_IF_name: the build's functions (build/gen) */
 
 static struct ibv_mr mr;
 
@@ -100,7 +101,8 @@ WR(set_inline_data, void *a, size_t b)
 WR(set_inline_data_list, size_t a, const struct ibv_data_buf *b)
 WR(set_sge, uint32_t a, uint64_t b, uint32_t c)
 WR(set_sge_list, size_t a, const struct ibv_sge *b)
-WR(atomic_write, uint32_t a, uint64_t b, const void *c)
+RDMAVERBS_IF_ibv_wr_atomic_write(WR(atomic_write, uint32_t a, uint64_t b, const void *c))
+RDMAVERBS_IF_ibv_wr_flush(WR(flush, uint32_t a, uint64_t b, size_t c, uint8_t d, uint8_t e))
 #undef WR
 #pragma GCC diagnostic pop
 static void wr_nothing(struct ibv_qp_ex *q) { (void)q; }
@@ -135,8 +137,9 @@ void bench_fake_verbs(struct verbs_context *v, struct ibv_wq *wq, struct ibv_qp_
 	SET(atomic_cmp_swp) SET(atomic_fetch_add) SET(bind_mw) SET(local_inv)
 	SET(rdma_read) SET(rdma_write) SET(rdma_write_imm) SET(send_imm) SET(send_inv)
 	SET(send_tso) SET(set_ud_addr) SET(set_xrc_srqn) SET(set_inline_data)
-	SET(set_inline_data_list) SET(set_sge) SET(set_sge_list) SET(atomic_write)
-	SET(complete)
+	SET(set_inline_data_list) SET(set_sge) SET(set_sge_list) SET(complete)
+	RDMAVERBS_IF_ibv_wr_atomic_write(SET(atomic_write))
+	RDMAVERBS_IF_ibv_wr_flush(SET(flush))
 #undef SET
 	qp->wr_send = qp->wr_start = qp->wr_abort = wr_nothing;
 	cq->start_poll = cq_start_poll;

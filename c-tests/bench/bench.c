@@ -60,7 +60,9 @@ static struct ibv_wc_tm_info tm;
 static struct ibv_data_buf data_buf[2];
 static struct ibv_mw_bind_info bind_info;
 static struct ibv_mw mw;
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 static uint64_t atomic_wr[1];
+#endif
 
 /* ---- the calls: the functions of <rdma/rdma_verbs.h>, from the table ---- */
 #define FUNCS(X) RDMAVERBS_1_0_FUNCTIONS(X)
@@ -98,7 +100,9 @@ static uint64_t atomic_wr[1];
 	X(ibv_wr_send_inv) X(ibv_wr_send_tso) X(ibv_wr_set_ud_addr)           \
 	X(ibv_wr_set_xrc_srqn) X(ibv_wr_set_inline_data)                      \
 	X(ibv_wr_set_inline_data_list) X(ibv_wr_set_sge)                      \
-	X(ibv_wr_set_sge_list) X(ibv_wr_atomic_write)                         \
+	X(ibv_wr_set_sge_list)                                                \
+	RDMAVERBS_IF_ibv_wr_atomic_write(X(ibv_wr_atomic_write))              \
+	RDMAVERBS_IF_ibv_wr_flush(X(ibv_wr_flush))                            \
 	X(ibv_start_poll) X(ibv_next_poll) X(ibv_end_poll)                    \
 	X(ibv_wc_read_opcode) X(ibv_wc_read_vendor_err)                       \
 	X(ibv_wc_read_byte_len) X(ibv_wc_read_imm_data)                       \
@@ -138,6 +142,7 @@ static uint64_t atomic_wr[1];
 #define CALL_ibv_wr_set_sge(f) VOID(f(&qpx, 5, (uintptr_t)buf, 64))
 #define CALL_ibv_wr_set_sge_list(f) VOID(f(&qpx, 2, sgl))
 #define CALL_ibv_wr_atomic_write(f) VOID(f(&qpx, 7, 0x1000, atomic_wr))
+#define CALL_ibv_wr_flush(f) VOID(f(&qpx, 7, 0x1000, 64, 1, 2))
 #define CALL_ibv_start_poll(f) f(&cqx, &pattr)
 #define CALL_ibv_next_poll(f) f(&cqx)
 #define CALL_ibv_end_poll(f) VOID(f(&cqx))
@@ -216,7 +221,7 @@ static void load(struct api *api, const char *path, const char *prefix)
 		void *p;                                                      \
 		snprintf(sym, sizeof(sym), "%s%s", prefix, #name);            \
 		p = *prefix || !VERBS_H(name) ? dlsym(h, sym)                \
-					       : dlvsym(h, sym, "RDMAVERBS_1.3"); \
+					       : dlvsym(h, sym, RDMAVERBS_NODE_##name); \
 		if (!p) {                                                     \
 			fprintf(stderr, "bench: %s has no %s\n", path, sym);  \
 			exit(1);                                              \

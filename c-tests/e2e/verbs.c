@@ -158,17 +158,16 @@ static int table_size;
 	      "%s is not in %s", #name, where);
 
 #ifdef VERBS_LIBRARY
-/* ours: v.name = name@RDMAVERBS_1.3 of the library (memcpy: ISO C has no
- * cast from void * to a function pointer). */
-static void find(void *lib, void *fn, size_t size, const char *name)
+/* ours: v.name = name@NODE of the library (memcpy: ISO C has no cast from
+ * void * to a function pointer). */
+static void find(void *lib, void *fn, size_t size, const char *name, const char *node)
 {
-	void *f = dlvsym(lib, name, "RDMAVERBS_1.3");
+	void *f = dlvsym(lib, name, node);
 
-	CHECK(f && size == sizeof(f), "no %s@RDMAVERBS_1.3 in %s: %s", name, VERBS_LIBRARY,
-	      dlerror());
+	CHECK(f && size == sizeof(f), "no %s@%s in %s: %s", name, node, VERBS_LIBRARY, dlerror());
 	memcpy(fn, &f, size);
 }
-#define FIND(ret, name, params, args) find(lib, &v.name, sizeof(v.name), #name);
+#define FIND(ret, name, params, args) find(lib, &v.name, sizeof(v.name), #name, RDMAVERBS_NODE_##name);
 
 static void fill_table(void)
 {
@@ -183,7 +182,7 @@ static void fill_table(void)
 	base = object_of(&map->l_ld, sizeof(void *), "the library's dynamic section");
 	RDMAVERBS_VERBS_H_FUNCTIONS(WHERE)
 	RDMAVERBS_VERBS_H_FUNCTIONS(COUNT)
-	printf("verbs: the table: %d functions, each name@RDMAVERBS_1.3 of %s\n", table_size,
+	printf("verbs: the table: %d functions, each name@NODE of %s\n", table_size,
 	       map->l_name);
 }
 #else

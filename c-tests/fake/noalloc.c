@@ -153,7 +153,7 @@ static int find13(void)
 	if (!lib)
 		return -1;
 #define FIND13(ret, name, params, args)                                        \
-	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
+	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
 	RDMAVERBS_VERBS_H_FUNCTIONS(FIND13)
@@ -248,10 +248,18 @@ static void x_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *l)
 	(void)q; (void)n; (void)l;
 }
 static int x_complete(struct ibv_qp_ex *q) { (void)q; return answer13; }
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 static void x_atomic_write(struct ibv_qp_ex *q, uint32_t k, uint64_t a, const void *w)
 {
 	(void)q; (void)k; (void)a; (void)w;
 }
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+static void x_flush(struct ibv_qp_ex *q, uint32_t k, uint64_t a, size_t n, uint8_t t, uint8_t l)
+{
+	(void)q; (void)k; (void)a; (void)n; (void)t; (void)l;
+}
+#endif
 
 /* The extended CQ: found13 completions, then ENOENT (an answer13 fails
  * the poll). */
@@ -329,7 +337,12 @@ static void init13(void)
 	x->wr_start = x_qp;
 	x->wr_complete = x_complete;
 	x->wr_abort = x_qp;
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	x->wr_atomic_write = x_atomic_write;
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	x->wr_flush = x_flush;
+#endif
 	c->context = &ctx13;
 	c->start_poll = c_start;
 	c->next_poll = c_next;
@@ -404,7 +417,12 @@ static long burst13(int answer, int found)
 	DO(V(ibv_wr_rdma_read)(x, 1, 0x1000));
 	DO(V(ibv_wr_atomic_cmp_swp)(x, 1, 0x1000, 2, 3));
 	DO(V(ibv_wr_atomic_fetch_add)(x, 1, 0x1000, 4));
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	DO(V(ibv_wr_atomic_write)(x, 1, 0x1000, buf));
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	DO(V(ibv_wr_flush)(x, 1, 0x1000, 64, 1, 2));
+#endif
 	DO(V(ibv_wr_bind_mw)(x, NULL, 5, &info));
 	DO(V(ibv_wr_local_inv)(x, 6));
 	DO(V(ibv_wr_set_sge)(x, 1, (uintptr_t)buf, 8));

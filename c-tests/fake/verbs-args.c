@@ -125,8 +125,14 @@ void fill_args(struct vcase *c, int rnd)
 	BEGIN(ibv_wr_start) a->qp = QX; END
 	BEGIN(ibv_wr_complete) a->qp = QX; END
 	BEGIN(ibv_wr_abort) a->qp = QX; END
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	BEGIN(ibv_wr_atomic_write) a->qp = QX; a->rkey = V(E32, 0x99); a->remote_addr = V(E64, 0x3000);
 		a->atomic_wr = &W.data[8 * V(pick(8), 0)]; END
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	BEGIN(ibv_wr_flush) a->qp = QX; a->rkey = V(E32, 0x9a); a->remote_addr = V(E64, 0x3000);
+		a->len = (size_t)V(E64, 64); a->type = (uint8_t)V(pick(256), 1); a->level = (uint8_t)V(pick(256), 2); END
+#endif
 	BEGIN(ibv_cq_ex_to_cq) a->cq = V(pick(3) ? CX : pick(2) ? NULL : (struct ibv_cq_ex *)(uintptr_t)E64, CX); END
 	BEGIN(ibv_start_poll) a->cq = CX; a->attr = &W.poll_attr; END
 	BEGIN(ibv_next_poll) a->cq = CX; END
@@ -213,6 +219,9 @@ void fill_args(struct vcase *c, int rnd)
 	BEGIN(ibv_dealloc_td) a->td = &W.td; END
 	BEGIN(ibv_alloc_parent_domain) a->context = ctx; a->attr = &W.parent_attr; END
 	BEGIN(ibv_query_rt_values_ex) a->context = ctx; a->values = &W.values; END
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+	BEGIN(ibv_query_comp_cntr_caps) a->context = ctx; a->caps = &W.cntr_caps; END
+#endif
 	BEGIN(ibv_query_device_ex) a->context = ctx; a->input = V(pick(3) ? NULL : &W.qd_input, NULL);
 		a->attr = &W.dev_attr; END
 	BEGIN(ibv_open_qp) a->context = ctx; a->qp_open_attr = &W.qp_open_attr; END

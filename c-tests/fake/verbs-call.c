@@ -15,7 +15,7 @@ RDMAVERBS_VERBS_H_FUNCTIONS(RDMAVERBS_SAME_TYPE)
 #define V_NAME(ret, name, params, args) #name,
 const char *const vfn_name[F_COUNT] = { RDMAVERBS_VERBS_H_FUNCTIONS(V_NAME) };
 
-/* Ours, by dlvsym at RDMAVERBS_1.3, with the original's type. */
+/* Ours, by dlvsym at its node, with the original's type. */
 #define V_OURS(ret, name, params, args) static ret (*ours_##name) params;
 RDMAVERBS_VERBS_H_FUNCTIONS(V_OURS)
 
@@ -30,9 +30,9 @@ int find_ours(void)
 		return -1;
 	}
 #define V_FIND(ret, name, params, args)                                         \
-	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
+	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
 	if (!p) {                                                              \
-		fprintf(stderr, "verbs: no %s@RDMAVERBS_1.3\n", #name);        \
+		fprintf(stderr, "verbs: no %s@%s\n", #name, RDMAVERBS_NODE_##name); \
 		missing++;                                                     \
 	}                                                                      \
 	memcpy(&ours_##name, &p, sizeof(p));

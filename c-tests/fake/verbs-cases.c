@@ -33,7 +33,15 @@ const struct vinfo vinfo[F_COUNT] = {
 	[F_ibv_wr_start] = OBJ(wr_start),
 	[F_ibv_wr_complete] = OBJ(wr_complete),
 	[F_ibv_wr_abort] = OBJ(wr_abort),
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	[F_ibv_wr_atomic_write] = OBJ(wr_atomic_write),
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	[F_ibv_wr_flush] = OBJ(wr_flush),
+#endif
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+	[F_ibv_query_comp_cntr_caps] = LIB(_ibv_query_comp_cntr_caps),
+#endif
 	[F_ibv_cq_ex_to_cq] = { V_NONE, K_PURE, 0 },
 	[F_ibv_start_poll] = OBJ(start_poll),
 	[F_ibv_next_poll] = OBJ(next_poll),

@@ -24,6 +24,9 @@ static void reach(struct vcase *c, int op)
 		{ V_ibv_create_srq, F_ibv_create_srq_ex, C_FULL },
 		{ V_ibv_create_qp, F_ibv_create_qp_ex, C_FULL },
 		{ V_ibv_query_device, F_ibv_query_device_ex, C_NOT_EXT },
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+		{ V__ibv_query_comp_cntr_caps, F_ibv_query_comp_cntr_caps, C_FULL },
+#endif
 	};
 	size_t i;
 
@@ -45,7 +48,11 @@ int replaced(void)
 {
 	static const int ops[] = { V_ibv_query_port, V__ibv_query_gid_ex, V__ibv_query_gid_table,
 		V_ibv_reg_mr, V_ibv_reg_mr_iova, V_ibv_reg_mr_iova2, V_ibv_create_srq, V_ibv_create_qp,
-		V_ibv_query_device };
+		V_ibv_query_device,
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+		V__ibv_query_comp_cntr_caps,
+#endif
+	};
 	int n = (int)(sizeof(ops) / sizeof(ops[0])), i, ok = 0;
 	uint64_t ret;
 

@@ -42,7 +42,7 @@ static int find_ours(void)
 	if (!lib)
 		return -1;
 #define FIND(ret, name, params, args)                                          \
-	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
+	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
 	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)

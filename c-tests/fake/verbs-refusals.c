@@ -68,7 +68,16 @@ static const struct refusal refusals_[] = {
 	R(ibv_wr_set_inline_data_list, qp, R_VOID), R(ibv_wr_set_sge, qp, R_VOID),
 	R(ibv_wr_set_sge_list, qp, R_VOID), R(ibv_wr_start, qp, R_VOID),
 	R(ibv_wr_complete, qp, R_STATUS), R(ibv_wr_abort, qp, R_VOID),
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	R(ibv_wr_atomic_write, qp, R_VOID),
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	R(ibv_wr_flush, qp, R_VOID),
+#endif
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+	R(ibv_query_comp_cntr_caps, context, R_STATUS), R(ibv_query_comp_cntr_caps, caps, R_STATUS),
+	R2(ibv_query_comp_cntr_caps, context, caps, R_STATUS, BAD_NONE),
+#endif
 	R(ibv_start_poll, cq, R_STATUS), R(ibv_next_poll, cq, R_STATUS), R(ibv_end_poll, cq, R_VOID),
 	R(ibv_wc_read_opcode, cq, R_ZERO), R(ibv_wc_read_vendor_err, cq, R_ZERO),
 	R(ibv_wc_read_byte_len, cq, R_ZERO), R(ibv_wc_read_imm_data, cq, R_ZERO),

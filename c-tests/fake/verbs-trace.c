@@ -64,7 +64,7 @@ static int find_ours(void)
 	if (!lib)
 		return -1;
 #define FIND(ret, name, params, args)                                          \
-	p = dlvsym(lib, #name, "RDMAVERBS_1.3");                               \
+	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
 	missing += !p;                                                         \
 	memcpy(&ours_##name, &p, sizeof(p));
 	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
@@ -334,7 +334,9 @@ static void builders(void)
 	struct ibv_qp_ex *x = &W.qpx;
 	struct ibv_data_buf bufs[2] = { { data, 7 }, { data + 100, 1000 } };
 	struct ibv_mw_bind_info info = { 0 };
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	uint64_t atomic = 5;
+#endif
 	char hdr[16];
 	int ret;
 
@@ -362,8 +364,14 @@ static void builders(void)
 	       V(ibv_wr_atomic_cmp_swp)(x, 0x55, 0x8000, 1, 2), " remote_addr=0x8000 rkey=0x55");
 	OPCODE(ibv_wr_atomic_fetch_add, 0x45, 0, V(ibv_wr_atomic_fetch_add)(x, 0x56, 0x8008, 3),
 	       " remote_addr=0x8008 rkey=0x56");
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 	OPCODE(ibv_wr_atomic_write, 0x46, 0, V(ibv_wr_atomic_write)(x, 0x57, 0x8010, &atomic),
 	       " remote_addr=0x8010 rkey=0x57");
+#endif
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	OPCODE(ibv_wr_flush, 0x4d, IBV_SEND_SIGNALED, V(ibv_wr_flush)(x, 0x58, 0x8018, 64, 1, 2),
+	       " remote_addr=0x8018 rkey=0x58");
+#endif
 	OPCODE(ibv_wr_send, 0x47, IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, V(ibv_wr_send)(x), "");
 	OPCODE(ibv_wr_send_imm, 0x48, 0, V(ibv_wr_send_imm)(x, 0x12345678), "");
 	OPCODE(ibv_wr_send_inv, 0x49, 0, V(ibv_wr_send_inv)(x, 0x66), "");

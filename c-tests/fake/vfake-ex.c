@@ -120,10 +120,20 @@ static void wr_abort(struct ibv_qp_ex *qp)
 	REC(V_wr_abort, qp, 0);
 }
 
+#ifdef RDMAVERBS_HAS_ibv_wr_atomic_write
 static void wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t raddr, const void *wr)
 {
 	IN(REC(V_wr_atomic_write, qp, 3, U(rkey), raddr, U(wr)), wr, 8);
 }
+#endif
+
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+static void wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t raddr, size_t len, uint8_t type,
+		     uint8_t level)
+{
+	REC(V_wr_flush, qp, 5, U(rkey), raddr, U(len), U(type), U(level));
+}
+#endif
 
 /* ---- struct ibv_cq_ex: each reader returns its scripted value, cut to
  * its type, and leaves errno alone, as a provider's readers do (they read
@@ -281,6 +291,20 @@ int ibv_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 		vfake_fill(attr, sizeof(*attr));
 	return ret;
 }
+
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+/* libibverbs clears caps_size bytes and asks the provider. */
+int _ibv_query_comp_cntr_caps(struct ibv_context *c, struct ibv_comp_cntr_caps *caps, size_t caps_size)
+{
+	int ret = (int)vfake_answer(V__ibv_query_comp_cntr_caps);
+
+	REC(V__ibv_query_comp_cntr_caps, c, 2, U(caps), U(caps_size));
+	memset(caps, 0, caps_size);
+	if (!ret)
+		vfake_fill(caps, caps_size);
+	return ret;
+}
+#endif
 
 void vfake_install_ex(void)
 {

@@ -520,7 +520,8 @@ void vfake_init(void)
 	X(dm_attr) X(cq_mod) X(rate) X(poll_attr) X(qd_input) X(data) X(port)  \
 	X(port_guard) X(gid) X(gid_guard) X(dev_attr) X(dev_attr_guard)        \
 	X(values) X(srq_num) X(counter_values) X(wc) X(wc_guard) X(tm_info)    \
-	X(host) X(bad_swr) X(bad_rwr) X(bad_op) X(nlog) X(overflow) X(log)
+	X(host) X(bad_swr) X(bad_rwr) X(bad_op) X(nlog) X(overflow) X(log)     \
+	RDMAVERBS_IF_ibv_query_comp_cntr_caps(X(cntr_caps) X(cntr_caps_guard))
 
 const char *vfake_region(size_t offset, size_t *start)
 {

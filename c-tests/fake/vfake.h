@@ -11,7 +11,7 @@
  * script; and replacements for the libibverbs functions the inlines call
  * (ibv_query_port, _ibv_query_gid_ex, _ibv_query_gid_table, ibv_reg_mr,
  * ibv_reg_mr_iova, ibv_reg_mr_iova2, ibv_create_srq, ibv_create_qp,
- * ibv_query_device), which a program linked with -rdynamic defines for
+ * ibv_query_device, and _ibv_query_comp_cntr_caps where the build has it), which a program linked with -rdynamic defines for
  * itself (original.o) and for librdmaverbs.so.1 alike.
  *
  * Not linked with fake.o: fake.c defines ibv_reg_mr too, with another
@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
+
+#include "functions.h"	/* RDMAVERBS_IF_name: the build's functions (build/gen) */
 
 /* The ops of struct verbs_context the inlines reach (all of them but the
  * placeholders and priv), X(member). */
@@ -51,7 +53,8 @@
 	X(wr_send_tso) X(wr_set_ud_addr) X(wr_set_xrc_srqn)                    \
 	X(wr_set_inline_data) X(wr_set_inline_data_list) X(wr_set_sge)         \
 	X(wr_set_sge_list) X(wr_start) X(wr_complete) X(wr_abort)              \
-	X(wr_atomic_write)
+	RDMAVERBS_IF_ibv_wr_atomic_write(X(wr_atomic_write))                   \
+	RDMAVERBS_IF_ibv_wr_flush(X(wr_flush))
 
 /* struct ibv_cq_ex's calls. */
 #define VFAKE_CQ_EX_OPS(X)                                                     \
@@ -68,7 +71,8 @@
 #define VFAKE_LIBRARY(X)                                                       \
 	X(ibv_query_port) X(_ibv_query_gid_ex) X(_ibv_query_gid_table)         \
 	X(ibv_reg_mr) X(ibv_reg_mr_iova) X(ibv_reg_mr_iova2) X(ibv_create_srq) \
-	X(ibv_create_qp) X(ibv_query_device)
+	X(ibv_create_qp) X(ibv_query_device)                                   \
+	RDMAVERBS_IF_ibv_query_comp_cntr_caps(X(_ibv_query_comp_cntr_caps))
 
 #define VFAKE_ALL(X)                                                           \
 	VFAKE_CTX_OPS(X) VFAKE_LEGACY_OPS(X) VFAKE_QP_EX_OPS(X)                \
@@ -167,6 +171,10 @@ struct vworld {
 	unsigned char gid_guard[VFAKE_GUARD];
 	struct ibv_device_attr_ex dev_attr;
 	unsigned char dev_attr_guard[VFAKE_GUARD];
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+	struct ibv_comp_cntr_caps cntr_caps;
+	unsigned char cntr_caps_guard[VFAKE_GUARD];
+#endif
 	struct ibv_values_ex values;
 	uint32_t srq_num;
 	uint64_t counter_values[8];

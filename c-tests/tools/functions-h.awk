@@ -7,6 +7,7 @@ BEGIN { FS = "\t" }
 /^#/ || $1 == "name" { next }
 FNR == NR {
 	if (!($2 in seen)) { seen[$2] = 1; nodes[++n] = $2; if ($6 == "-") byversion = byversion (byversion ? " " : "") $2 }
+	row[++nrows] = $1
 	next
 }
 {
@@ -16,7 +17,8 @@ FNR == NR {
 	all = all " \\\n\t" x
 	if ($4 == "blocks") block = block " \\\n\tX(" $1 ")"
 	if ($4 == "wrapped") ops = ops " \\\n\tX(" $1 ")"
-	has = has "#define RDMAVERBS_HAS_" $1 " 1\n"
+	has = has "#define RDMAVERBS_HAS_" $1 " 1\n#define RDMAVERBS_NODE_" $1 " \"" $2 "\"\n"
+	built[$1] = 1
 }
 function add(list, x, ret) {
 	fns[list] = fns[list] " \\\n\t" x
@@ -36,7 +38,10 @@ END {
 	print " * each whole (FUNCTIONS), those that return a value (VALUES) and those"
 	print " * that return nothing (VOIDS: C has no return of a void expression); all"
 	print " * of them; those that may block, X(name); those whose provider ops the"
-	print " * preload library wraps too, X(name); RDMAVERBS_HAS_name for each."
+	print " * preload library wraps too, X(name); RDMAVERBS_HAS_name and"
+	print " * RDMAVERBS_NODE_name (its version node, a string) for each; and"
+	print " * for every row of the table, RDMAVERBS_IF_name(x): x where this build"
+	print " * has it, nothing where it lacks it (for a list that names one)."
 	print " * RDMAVERBS_BY_VERSION_ONLY names the nodes that no header declares:"
 	print " * a test reaches those functions by dlvsym."
 	print " */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n"
@@ -46,5 +51,8 @@ END {
 	printf "\n/* Every export. */\n#define RDMAVERBS_FUNCTIONS(X)%s\n", all
 	printf "\n/* The exports that may wait for a completion event. */\n#define RDMAVERBS_MAY_BLOCK(X)%s\n", block
 	printf "\n/* The exports whose provider ops the preload library wraps too. */\n#define RDMAVERBS_OPS(X)%s\n\n", ops
-	printf "%s\n#endif\n", has
+	printf "%s\n", has
+	for (i = 1; i <= nrows; i++)
+		printf "#define RDMAVERBS_IF_%s(x)%s\n", row[i], (row[i] in built) ? " x" : ""
+	print "\n#endif"
 }
