@@ -474,7 +474,7 @@ $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
-	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
+	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll

@@ -10,10 +10,10 @@ use std::time::Duration;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use crate::cm::{expected, AsRawCmId, CmEvent, CmEventKind, EventChannel};
-use crate::fd::{self, timed_out};
-use crate::verbs::{CompChannel, Cq, CqEvent};
-use crate::wr::Completion;
+use crate::channel::{expected, CmEvent, CmEventKind, CompChannel, CqEvent, EventChannel};
+use crate::cq::{Completion, Cq};
+use crate::id::AsRawCmId;
+use crate::os::{self, timed_out};
 
 /// An [`EventChannel`] registered with tokio's reactor (make it inside a
 /// runtime); derefs to the channel (`create_id`, ...).
@@ -122,7 +122,7 @@ impl Cq {
         n: usize,
         timeout: Duration,
     ) -> io::Result<()> {
-        let deadline = tokio::time::Instant::from_std(fd::deadline(timeout));
+        let deadline = tokio::time::Instant::from_std(os::deadline(timeout));
         let want = out.len() + n;
         while out.len() < want {
             let got = self.poll(want - out.len())?;

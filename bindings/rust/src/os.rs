@@ -1,7 +1,10 @@
-//! The channels' file descriptors: made non-blocking, waited on with
-//! poll(2) until a deadline.
+//! The operating system's pieces: the channels' file descriptors (made
+//! non-blocking, waited on with poll(2) until a deadline) and socket
+//! addresses laid out for C.
 
+use std::ffi::c_void;
 use std::io;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
@@ -98,5 +101,86 @@ mod tests {
         assert!(would_block(&io::Error::last_os_error()));
         // SAFETY: our descriptors.
         assert_eq!(unsafe { libc::close(p[0]) + libc::close(p[1]) }, 0);
+    }
+}
+
+use rdmaverbs_sys as raw;
+
+/// A `struct sockaddr_in6` (the raw layer declares the IPv4 one only).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct SockAddrIn6 {
+    family: u16,
+    port: u16,
+    flowinfo: u32,
+    addr: [u8; 16],
+    scope_id: u32,
+}
+
+/// A socket address laid out for C.
+pub(crate) enum SockAddr {
+    V4(raw::sockaddr_in),
+    V6(SockAddrIn6),
+}
+
+impl From<SocketAddr> for SockAddr {
+    fn from(a: SocketAddr) -> SockAddr {
+        match a {
+            SocketAddr::V4(a) => SockAddr::V4(raw::sockaddr_in {
+                sin_family: raw::AF_INET as u16,
+                sin_port: a.port().to_be(),
+                sin_addr: u32::from_ne_bytes(a.ip().octets()),
+                sin_zero: [0; 8],
+            }),
+            SocketAddr::V6(a) => SockAddr::V6(SockAddrIn6 {
+                family: raw::AF_INET6 as u16,
+                port: a.port().to_be(),
+                flowinfo: a.flowinfo().to_be(),
+                addr: a.ip().octets(),
+                scope_id: a.scope_id(),
+            }),
+        }
+    }
+}
+
+impl SockAddr {
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut c_void {
+        match self {
+            SockAddr::V4(a) => (a as *mut raw::sockaddr_in).cast(),
+            SockAddr::V6(a) => (a as *mut SockAddrIn6).cast(),
+        }
+    }
+}
+
+/// The `SocketAddr` of a `struct sockaddr *` of C's.
+///
+/// # Safety
+/// `sa` points to a sockaddr of its family's size.
+pub(crate) unsafe fn socket_addr(sa: *mut c_void) -> io::Result<SocketAddr> {
+    // SAFETY: every sockaddr begins with its family.
+    let family = i32::from(unsafe { *sa.cast::<u16>() });
+    if family == raw::AF_INET {
+        // SAFETY: an AF_INET address is a sockaddr_in.
+        let a = unsafe { *sa.cast::<raw::sockaddr_in>() };
+        let ip = Ipv4Addr::from(a.sin_addr.to_ne_bytes());
+        Ok(SocketAddr::V4(SocketAddrV4::new(
+            ip,
+            u16::from_be(a.sin_port),
+        )))
+    } else if family == raw::AF_INET6 {
+        // SAFETY: an AF_INET6 address is a sockaddr_in6.
+        let a = unsafe { *sa.cast::<SockAddrIn6>() };
+        let ip = Ipv6Addr::from(a.addr);
+        Ok(SocketAddr::V6(SocketAddrV6::new(
+            ip,
+            u16::from_be(a.port),
+            u32::from_be(a.flowinfo),
+            a.scope_id,
+        )))
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("address family {family}"),
+        ))
     }
 }
