@@ -496,7 +496,7 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 	$(JAVAC) -cp $(JNA_JAR):$< -d $(@D) $(filter %.java,$^)
 	touch $@
 
-$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs bindings/csharp/Objects.cs
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wildcard bindings/csharp/Objects/*.cs)
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -out:$@ $^
 
