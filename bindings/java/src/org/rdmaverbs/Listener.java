@@ -57,13 +57,19 @@ public final class Listener extends Resource {
      * most): an endpoint of the new id, not yet accepted. */
     public Endpoint getRequest(int timeoutMs) throws RdmaVerbsException {
         check();
-        CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), timeoutMs, "rdma_get_request");
+        CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), this, timeoutMs, "rdma_get_request");
         if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
             if (e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST) events.refuse(e.id());   // nobody's: destroyed
             throw new RdmaVerbsException("rdma_get_request", e.errno(), e.name() + " status " + e.status()
                                          + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
         }
         return new Endpoint(events, false, e.id(), owned);   // (a fake listener's: a fake)
+    }
+
+    /** Ends a wait for a connect request (EBADF, "closed"). */
+    @Override
+    void wake() {
+        events.wake();
     }
 
     @Override
