@@ -500,7 +500,7 @@ $(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wil
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -out:$@ $^
 
-$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs bindings/csharp/test/ObjectsTest.cs $(BIND)/RdmaVerbs.dll
+$(BIND)/RdmaVerbsTest.exe: $(wildcard bindings/csharp/test/*.cs) $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
 
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll

@@ -50,22 +50,70 @@ namespace RdmaVerbs
             public short events, revents;
         }
 
-        [DllImport("libc.so.6", SetLastError = true)]
-        static extern int poll(ref PollFd fds, ulong nfds, int timeout);
-
         const int POLLIN = 1, EINTR = 4;
+
+        [DllImport("libc.so.6", SetLastError = true)]
+        static extern int poll([In, Out] PollFd[] fds, ulong nfds, int timeout);
+        [DllImport("libc.so.6", SetLastError = true)]
+        static extern int eventfd(uint initval, int flags);
+        [DllImport("libc.so.6", SetLastError = true)]
+        static extern long read(int fd, ref ulong buf, ulong count);
+        [DllImport("libc.so.6", SetLastError = true)]
+        static extern long write(int fd, ref ulong buf, ulong count);
+        [DllImport("libc.so.6", SetLastError = true)]
+        static extern int close(int fd);
+
+        const int EFD_NONBLOCK = 0x800, EFD_CLOEXEC = 0x80000;   // O_NONBLOCK, O_CLOEXEC
+
+        /// <summary>A new eventfd (non-blocking): a channel's wake descriptor.</summary>
+        internal static int EventFd()
+        {
+            int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+            if (fd < 0)
+                throw new RdmaVerbsException("eventfd", Marshal.GetLastWin32Error());
+            return fd;
+        }
+
+        /// <summary>Makes an eventfd readable (adds 1).</summary>
+        internal static void Signal(int efd)
+        {
+            ulong one = 1;
+            write(efd, ref one, 8);
+        }
+
+        /// <summary>Makes an eventfd not readable again (reads its count).</summary>
+        internal static void Drain(int efd)
+        {
+            ulong n = 0;
+            read(efd, ref n, 8);
+        }
+
+        internal static void CloseFd(int fd)
+        {
+            close(fd);
+        }
 
         /// <summary>Waits until fd is readable, timeoutMs at most (negative: no
         /// limit); else RdmaVerbsException(function, ETIMEDOUT).</summary>
         internal static void Readable(int fd, int timeoutMs, string function)
         {
+            Readable(fd, -1, timeoutMs, function);
+        }
+
+        /// <summary>Waits until fd is readable (true) or wakeFd is (false; -1:
+        /// none), timeoutMs at most (negative: no limit); else
+        /// RdmaVerbsException(function, ETIMEDOUT).</summary>
+        internal static bool Readable(int fd, int wakeFd, int timeoutMs, string function)
+        {
             var deadline = DateTime.UtcNow.AddMilliseconds(Math.Max(0, timeoutMs));
+            var p = new PollFd[2];
             while (true) {
-                var p = new PollFd { fd = fd, events = POLLIN };
+                p[0] = new PollFd { fd = fd, events = POLLIN };
+                p[1] = new PollFd { fd = wakeFd, events = POLLIN };
                 int left = timeoutMs < 0 ? -1 : (int)Math.Ceiling(Math.Max(0, (deadline - DateTime.UtcNow).TotalMilliseconds));
-                int r = poll(ref p, 1, left);
+                int r = poll(p, wakeFd < 0 ? 1UL : 2UL, left);
                 if (r > 0)
-                    return;
+                    return p[0].revents != 0 || p[1].revents == 0;
                 if (r == 0)
                     throw new RdmaVerbsException(function, Rdma.ETIMEDOUT, "nothing within " + timeoutMs + " ms");
                 int errno = Marshal.GetLastWin32Error();

@@ -50,10 +50,10 @@ namespace RdmaVerbs
         /// <summary>The C calls of a channel (the tests give a stand-in).</summary>
         internal interface ISource
         {
-            /// <summary>Waits until an event can be read, timeoutMs at most
-            /// (negative: no limit), else RdmaVerbsException(function,
-            /// ETIMEDOUT).</summary>
-            void Await(int timeoutMs, string function);
+            /// <summary>Waits until an event can be read (true) or wakeFd is
+            /// readable (false), timeoutMs at most (negative: no limit), else
+            /// RdmaVerbsException(function, ETIMEDOUT).</summary>
+            bool Await(int timeoutMs, string function, int wakeFd);
 
             /// <summary>The next event (rdma_get_cm_event), copied, acknowledged.</summary>
             CmEvent Get();
@@ -73,9 +73,9 @@ namespace RdmaVerbs
                 this.fd = fd;
             }
 
-            public void Await(int timeoutMs, string function)
+            public bool Await(int timeoutMs, string function, int wakeFd)
             {
-                Calls.Readable(fd, timeoutMs, function);
+                return Calls.Readable(fd, wakeFd, timeoutMs, function);
             }
 
             public CmEvent Get()
@@ -97,13 +97,13 @@ namespace RdmaVerbs
         readonly IntPtr channel;
         readonly int fd;
         readonly ISource source;
-        /// <summary>Held while waiting (one waiter at a time).</summary>
-        readonly object waiting = new object();
-        /// <summary>Guards held and ids; also held from an event's read to its
+        /// <summary>The waits (any number of threads at once); its Guard
+        /// guards held and ids, and is also held from an event's read to its
         /// routing, so that an id forgotten (then destroyed, its address free
         /// for another) never gets an event read before. Never held while
-        /// waiting.</summary>
-        readonly object guard = new object();
+        /// polling.</summary>
+        readonly Waits waits;
+        readonly object guard;
         readonly List<CmEvent> held = new List<CmEvent>();
         /// <summary>The ids whose events are kept: an endpoint's or a
         /// listener's (to IntPtr.Zero), or a connect request's new id not yet
@@ -116,6 +116,8 @@ namespace RdmaVerbs
             channel = Rdma.rdma_create_event_channel();
             fd = Marshal.PtrToStructure<rdma_event_channel>(channel).fd;
             source = new Source(channel, fd);
+            waits = new Waits(this);
+            guard = waits.Guard;
             Opened();
         }
 
@@ -125,6 +127,8 @@ namespace RdmaVerbs
         {
             fd = -1;
             this.source = source;
+            waits = new Waits(this);
+            guard = waits.Guard;
             Opened();
         }
 
@@ -147,47 +151,41 @@ namespace RdmaVerbs
         /// it).</summary>
         public CmEvent Next(int timeoutMs)
         {
-            lock (waiting) {
-                Check();
-                lock (guard) {
-                    if (held.Count > 0) {
-                        var e = held[0];
-                        held.RemoveAt(0);
-                        if (IsRequest(e))
-                            ids.Remove(e.Id);
-                        return e;
-                    }
-                }
-                source.Await(timeoutMs, "rdma_get_cm_event");
-                lock (guard)
-                    return source.Get();
-            }
+            Check();
+            return waits.Await(null, () => {
+                if (held.Count == 0)
+                    return null;
+                var e = held[0];
+                held.RemoveAt(0);
+                if (IsRequest(e))
+                    ids.Remove(e.Id);
+                return e;
+            }, source.Await, () => {
+                var e = source.Get();
+                if (e != null)
+                    held.Add(e);
+            }, timeoutMs, "rdma_get_cm_event");
         }
 
         /// <summary>The next event that matches; the others read meanwhile are
         /// kept for their ids (or dropped, as the class says).</summary>
-        internal CmEvent Next(Func<CmEvent, bool> match, int timeoutMs, string function)
+        internal CmEvent Next(Func<CmEvent, bool> match, Resource who, int timeoutMs, string function)
         {
-            lock (waiting) {
-                Check();
-                var deadline = DateTime.UtcNow.AddMilliseconds(Math.Max(0, timeoutMs));
-                while (true) {
-                    lock (guard) {
-                        int i = held.FindIndex(e => match(e));
-                        if (i >= 0) {
-                            var e = held[i];
-                            held.RemoveAt(i);
-                            if (IsRequest(e) && ids.ContainsKey(e.Id))
-                                ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
-                            return e;
-                        }
-                    }
-                    int left = timeoutMs < 0 ? -1 : (int)Math.Max(0, (deadline - DateTime.UtcNow).TotalMilliseconds);
-                    source.Await(left, function);
-                    lock (guard)
-                        Route(source.Get());
-                }
-            }
+            Check();
+            return waits.Await(who, () => {
+                int i = held.FindIndex(ev => match(ev));
+                if (i < 0)
+                    return null;
+                var e = held[i];
+                held.RemoveAt(i);
+                if (IsRequest(e) && ids.ContainsKey(e.Id))
+                    ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
+                return e;
+            }, source.Await, () => {
+                var e = source.Get();
+                if (e != null)
+                    Route(e);
+            }, timeoutMs, function);
         }
 
         /// <summary>Keeps e for its id, or drops it (under guard).</summary>
@@ -269,18 +267,31 @@ namespace RdmaVerbs
 
         /// <summary>The event for id of type want, else RdmaVerbsException:
         /// another event (its errno), or none in time (ETIMEDOUT).</summary>
-        internal CmEvent Expect(IntPtr id, int want, int timeoutMs, string function)
+        internal CmEvent Expect(IntPtr id, Resource who, int want, int timeoutMs, string function)
         {
-            var e = Next(ev => ev.Id == id, timeoutMs, function);
+            var e = Next(ev => ev.Id == id, who, timeoutMs, function);
             if (e.Type != want || e.Status != 0)
                 throw new RdmaVerbsException(function, e.Errno, e.Name + " status " + e.Status + ", not "
                                              + Rdma.rdma_event_str((uint)want));
             return e;
         }
 
+        /// <summary>Ends every wait on the channel (EBADF, "closed").</summary>
+        internal override void Wake()
+        {
+            waits.Wake();
+        }
+
         internal override void Destroy()
         {
+            waits.Close();   // no thread polls its descriptor any more
             Rdma.rdma_destroy_event_channel(channel);
+        }
+
+        internal override void Released()
+        {
+            if (!Owned)
+                waits.Close();   // (a stand-in's: Destroy was not called)
         }
     }
 
@@ -317,8 +328,13 @@ namespace RdmaVerbs
         {
             this.channel = channel;
             this.fd = fd;
+            waits = new Waits(this);
             Opened(ep);
         }
+
+        /// <summary>The waits (any number of threads at once); its Guard
+        /// guards pending.</summary>
+        readonly Waits waits;
 
         public override IntPtr Handle {
             get { Check(); return channel; }
@@ -339,55 +355,69 @@ namespace RdmaVerbs
                 foreach (var k in cqs.Where(p => p.Value == cq).Select(p => p.Key).ToList())
                     cqs.Remove(k);
             }
-            lock (pending) pending.RemoveAll(c => c == cq);
+            lock (waits.Guard) pending.RemoveAll(c => c == cq);
         }
 
         /// <summary>The next event, timeoutMs at most: the CQ it is for.</summary>
         public CompletionQueue WaitEvent(int timeoutMs)
         {
-            lock (pending) {
-                Check();
-                if (pending.Count > 0) {
-                    var c = pending[0];
-                    pending.RemoveAt(0);
-                    return c;
-                }
-                return Read(timeoutMs);
-            }
+            Check();
+            return waits.Await(null, () => {
+                if (pending.Count == 0)
+                    return null;
+                var c = pending[0];
+                pending.RemoveAt(0);
+                return c;
+            }, Ready, Read, timeoutMs, "ibv_get_cq_event");
         }
 
         internal void WaitFor(CompletionQueue cq, int timeoutMs)
         {
-            lock (pending) {
-                Check();
-                if (pending.Remove(cq))
-                    return;
-                var deadline = DateTime.UtcNow.AddMilliseconds(Math.Max(0, timeoutMs));
-                while (true) {
-                    int left = timeoutMs < 0 ? -1 : (int)Math.Max(0, (deadline - DateTime.UtcNow).TotalMilliseconds);
-                    var got = Read(left);
-                    if (got == cq)
-                        return;
-                    if (got != null)
-                        pending.Add(got);
-                }
-            }
+            Check();
+            waits.Await(cq, () => pending.Remove(cq) ? cq : null, Ready, Read, timeoutMs, "ibv_get_cq_event");
         }
 
-        CompletionQueue Read(int timeoutMs)
+        bool Ready(int timeoutMs, string function, int wakeFd)
         {
-            Calls.Readable(fd, timeoutMs, "ibv_get_cq_event");
+            return Calls.Readable(fd, wakeFd, timeoutMs, function);
+        }
+
+        /// <summary>Reads an event (the descriptor is readable), kept for its
+        /// CQ (under the waits' Guard).</summary>
+        void Read()
+        {
             IntPtr cq, context;
             Rdma.ibv_get_cq_event(channel, out cq, out context);
             Rdma.ibv_ack_cq_events(cq, 1);
             CompletionQueue q;
             lock (cqs) cqs.TryGetValue(cq, out q);
-            return q;
+            if (q != null)
+                pending.Add(q);
+        }
+
+        /// <summary>Wakes the threads waiting here: each checks whether what
+        /// it waits for is being disposed.</summary>
+        internal void WakeWaiters()
+        {
+            waits.Wake();
+        }
+
+        /// <summary>Ends every wait on the channel (EBADF, "closed").</summary>
+        internal override void Wake()
+        {
+            waits.Wake();
         }
 
         internal override void Destroy()
         {
+            waits.Close();   // no thread polls its descriptor any more
             Rdma.ibv_destroy_comp_channel(channel);
+        }
+
+        internal override void Released()
+        {
+            if (!Owned)
+                waits.Close();
         }
     }
 }

@@ -105,7 +105,16 @@ namespace RdmaVerbs
             var got = new List<Completion>(n);
             var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
             while (got.Count < n) {
-                var some = Poll(Math.Min(16, n - got.Count));
+                if (Ending)
+                    throw ClosedError("ibv_poll_cq");
+                Completion[] some;
+                try {
+                    some = Poll(Math.Min(16, n - got.Count));
+                } catch (ObjectDisposedException) {
+                    if (Ending)
+                        throw ClosedError("ibv_poll_cq");   // disposed between the check and the poll
+                    throw;
+                }
                 got.AddRange(some);
                 if (some.Length > 0)
                     continue;
@@ -135,9 +144,19 @@ namespace RdmaVerbs
             channel.WaitFor(this, timeoutMs);
         }
 
+        /// <summary>Ends a wait for its event on its channel (EBADF,
+        /// "closed"); a poll until completions ends at its next
+        /// pause.</summary>
+        internal override void Wake()
+        {
+            if (channel != null)
+                channel.WakeWaiters();
+        }
+
         internal override void Destroy()
         {
-            Rdma.ibv_destroy_cq(cq);
+            lock (this)   // not under a poll of another thread's
+                Rdma.ibv_destroy_cq(cq);
         }
 
         internal override void Released()

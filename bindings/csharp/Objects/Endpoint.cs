@@ -10,15 +10,18 @@ namespace RdmaVerbs
 {
     /// <summary>What Endpoint.CreateQp makes: an RC QP on a PD, a send CQ and
     /// a receive CQ, an SRQ or none; by default 16 send and 16 receive work
-    /// requests (none with an SRQ), one SGE each, only the signaled work
-    /// requests completed.</summary>
+    /// requests (none with an SRQ), one SGE each, and every send work request
+    /// completed (SignalAll, sq_sig_all 1), so that a send whose completion
+    /// is awaited makes one. SignalAll = false: then only sends posted with
+    /// the signaled flag complete (a SendWork has it unless made
+    /// Unsignaled).</summary>
     public sealed class QpInit
     {
         internal readonly ProtectionDomain Pd;
         internal readonly CompletionQueue SendCq, RecvCq;
         public SharedReceiveQueue Srq;
         public int MaxSendWr = 16, MaxRecvWr = 16, MaxSendSge = 1, MaxRecvSge = 1, MaxInlineData;
-        public bool SignalAll;
+        public bool SignalAll = true;
 
         public QpInit(ProtectionDomain pd, CompletionQueue cq) : this(pd, cq, cq)
         {
@@ -94,9 +97,9 @@ namespace RdmaVerbs
                 } finally {
                     Rdma.rdma_freeaddrinfo(res);
                 }
-                events.Expect(id, Rdma.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
+                events.Expect(id, ep, Rdma.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
                 Rdma.rdma_resolve_route(id, timeoutMs);
-                events.Expect(id, Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
+                events.Expect(id, ep, Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
                 return ep;
             } catch (Exception) {
                 DisposeAfterFailure(ep);
@@ -132,6 +135,7 @@ namespace RdmaVerbs
         /// <summary>The QP (CreateQp's).</summary>
         public QueuePair Qp {
             get {
+                Check();
                 var q = qp;
                 if (q == null)
                     throw new InvalidOperationException("the endpoint has no QP (CreateQp)");
@@ -164,7 +168,7 @@ namespace RdmaVerbs
         {
             Check();
             Rdma.rdma_connect(id, ref param);
-            events.Expect(id, Rdma.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
+            events.Expect(id, this, Rdma.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
         }
 
         /// <summary>rdma_accept (a server's endpoint), then its ESTABLISHED event.</summary>
@@ -177,7 +181,7 @@ namespace RdmaVerbs
         {
             Check();
             Rdma.rdma_accept(id, ref param);
-            events.Expect(id, Rdma.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
+            events.Expect(id, this, Rdma.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
         }
 
         /// <summary>rdma_disconnect, then its DISCONNECTED event.</summary>
@@ -192,7 +196,7 @@ namespace RdmaVerbs
         public void AwaitDisconnect(int timeoutMs)
         {
             Check();
-            events.Expect(id, Rdma.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
+            events.Expect(id, this, Rdma.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
         }
 
         public void PostSend(params SendWork[] wrs)
@@ -203,6 +207,13 @@ namespace RdmaVerbs
         public void PostRecv(params RecvWork[] wrs)
         {
             Qp.PostRecv(wrs);
+        }
+
+        /// <summary>Ends a wait for this endpoint's event (EBADF, "closed").</summary>
+        internal override void Wake()
+        {
+            if (events != null)
+                events.Wake();
         }
 
         internal override void Closing()
@@ -269,7 +280,7 @@ namespace RdmaVerbs
         public Endpoint GetRequest(int timeoutMs)
         {
             Check();
-            var e = events.Next(ev => ev.ListenId == id || ev.Id == id, timeoutMs, "rdma_get_request");
+            var e = events.Next(ev => ev.ListenId == id || ev.Id == id, this, timeoutMs, "rdma_get_request");
             if (e.Type != Rdma.RDMA_CM_EVENT_CONNECT_REQUEST || e.Status != 0) {
                 if (e.Type == Rdma.RDMA_CM_EVENT_CONNECT_REQUEST)
                     events.Refuse(e.Id);   // nobody's: destroyed
@@ -277,6 +288,12 @@ namespace RdmaVerbs
                                              + ", not RDMA_CM_EVENT_CONNECT_REQUEST");
             }
             return new Endpoint(events, false, e.Id, Owned);   // (a fake listener's: a fake)
+        }
+
+        /// <summary>Ends a wait for a connect request (EBADF, "closed").</summary>
+        internal override void Wake()
+        {
+            events.Wake();
         }
 
         internal override void Closing()

@@ -38,6 +38,31 @@ namespace RdmaVerbs
         /// or was handed it (the tests' fakes).</summary>
         internal readonly bool Owned;
         volatile bool disposed;
+        /// <summary>Set as Dispose begins, before the objects that depend on
+        /// this one are disposed: the waits on this one end (EBADF,
+        /// "closed").</summary>
+        volatile bool ending;
+
+        /// <summary>Linux's EBADF: the errno of a wait a Dispose ended.</summary>
+        internal const int EBADF = 9;
+
+        /// <summary>Whether Dispose has begun: the object's waits end.</summary>
+        internal bool Ending {
+            get { return ending; }
+        }
+
+        /// <summary>The error of a wait (in function) that a Dispose of this
+        /// object ended: EBADF, "... closed while waiting".</summary>
+        internal RdmaVerbsException ClosedError(string function)
+        {
+            return new RdmaVerbsException(function, EBADF, GetType().Name + " closed while waiting");
+        }
+
+        /// <summary>Ends the waits on this object, as its Dispose begins (a
+        /// channel signals its waiters).</summary>
+        internal virtual void Wake()
+        {
+        }
 
         internal Resource(bool owned)
         {
@@ -98,6 +123,8 @@ namespace RdmaVerbs
             lock (Graph) {
                 if (disposed)
                     return;
+                ending = true;
+                Wake();
                 foreach (var d in Enumerable.Reverse(dependents.ToList())) {
                     try {
                         d.Dispose();
