@@ -11,6 +11,7 @@ use std::time::Duration;
 use rdmaverbs_sys as raw;
 
 use crate::cq::Cq;
+use crate::errors::Life;
 use crate::id::{AsRawCmId, CmId, IdInner, PortSpace};
 use crate::os;
 use crate::pd::Context;
@@ -18,6 +19,7 @@ use crate::pd::Context;
 pub(crate) struct ChannelInner {
     ch: *mut c_void,
     fd: RawFd,
+    pub(crate) life: Arc<Life>,
 }
 
 // SAFETY: librdmacm's channel calls are thread-safe.
@@ -38,7 +40,7 @@ impl Drop for ChannelInner {
 /// ([`AsyncEventChannel`](crate::AsyncEventChannel)).
 #[derive(Clone)]
 pub struct EventChannel {
-    inner: Arc<ChannelInner>,
+    pub(crate) inner: Arc<ChannelInner>,
 }
 
 impl EventChannel {
@@ -48,7 +50,11 @@ impl EventChannel {
         let ch = unsafe { raw::rdma_create_event_channel() }?;
         // SAFETY: the channel librdmacm made.
         let fd = unsafe { (*ch.cast::<raw::rdma_event_channel>()).fd };
-        let inner = Arc::new(ChannelInner { ch, fd });
+        let inner = Arc::new(ChannelInner {
+            ch,
+            fd,
+            life: Life::new("EventChannel", vec![]),
+        });
         os::set_nonblocking(fd)?;
         Ok(EventChannel { inner })
     }
@@ -62,6 +68,7 @@ impl EventChannel {
             inner: Arc::new(IdInner {
                 id,
                 owned: true,
+                life: Life::new("CmId", vec![self.inner.life.clone()]),
                 _channel: Some(self.inner.clone()),
             }),
         })
@@ -69,18 +76,27 @@ impl EventChannel {
 
     /// The next event, waiting `timeout` at most (`ETIMEDOUT`); read and
     /// acknowledged (`rdma_ack_cm_event`).
+    /// A [`close`](Self::close) of the channel, from any clone, thread or
+    /// task, ends it at once: [`Closed`](crate::Closed).
     pub fn next_event(&self, timeout: Duration) -> io::Result<CmEvent> {
+        self.next_event_of(&self.inner.life, timeout)
+    }
+
+    /// The next event, waiting on `life` (the channel's, or an id's on it).
+    fn next_event_of(&self, life: &Life, timeout: Duration) -> io::Result<CmEvent> {
         let deadline = os::deadline(timeout);
         loop {
+            life.check("rdma_get_cm_event")?;
             if let Some(ev) = self.try_next_event()? {
                 return Ok(ev);
             }
-            os::readable(self.inner.fd, deadline)?;
+            os::readable(self.inner.fd, life, deadline, "rdma_get_cm_event")?;
         }
     }
 
     /// The next event if there is one now.
     pub fn try_next_event(&self) -> io::Result<Option<CmEvent>> {
+        self.inner.life.check("rdma_get_cm_event")?;
         let mut ev = std::ptr::null_mut();
         // SAFETY: our channel, non-blocking; the out-pointer lives across the call.
         match unsafe { raw::rdma_get_cm_event(self.inner.ch, &mut ev) } {
@@ -99,6 +115,7 @@ impl EventChannel {
             inner: Arc::new(IdInner {
                 id: e.id,
                 owned: true,
+                life: Life::new("CmId", vec![self.inner.life.clone()]),
                 _channel: Some(self.inner.clone()),
             }),
         });
@@ -114,13 +131,30 @@ impl EventChannel {
     /// The next event, which must be `kind`, of `id` (for a connection
     /// request: of the listening `id`), with status 0: else an error naming
     /// what came (`ConnectionRefused` for a rejection, `TimedOut` for none).
+    /// A close of the channel or of `id` ends it at once:
+    /// [`Closed`](crate::Closed).
     pub fn expect(
         &self,
         kind: CmEventKind,
         id: &impl AsRawCmId,
         timeout: Duration,
     ) -> io::Result<CmEvent> {
-        expected(self.next_event(timeout)?, kind, id)
+        let life = id.life_ref().map(|l| l.0);
+        let ev = self.next_event_of(life.as_deref().unwrap_or(&self.inner.life), timeout)?;
+        expected(ev, kind, id)
+    }
+
+    /// Closes the channel for every clone: each wait on it, and on the ids
+    /// made on it and what was made on their contexts, ends at once
+    /// ([`Closed`](crate::Closed)), as does every later one; rdma_cm's
+    /// channel is destroyed when the last clone and id go, as before.
+    pub fn close(&self) {
+        self.inner.life.close();
+    }
+
+    /// Whether it was closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.life.is_closed()
     }
 }
 
@@ -257,6 +291,7 @@ impl CmEvent {
 pub(crate) struct CompChannelInner {
     pub(crate) ch: *mut c_void,
     pub(crate) fd: RawFd,
+    pub(crate) life: Arc<Life>,
     pub(crate) _ctx: Context,
 }
 
@@ -283,18 +318,39 @@ pub struct CompChannel {
 impl CompChannel {
     /// The next event, waiting `timeout` at most (`ETIMEDOUT`); acknowledged
     /// already (`ibv_ack_cq_events`: a CQ is never left waiting for it).
+    /// A [`close`](Self::close) of the channel (or of the id whose
+    /// context it is on) ends it at once: [`Closed`](crate::Closed).
     pub fn get_event(&self, timeout: Duration) -> io::Result<CqEvent> {
         let deadline = os::deadline(timeout);
         loop {
             if let Some(ev) = self.try_get_event()? {
                 return Ok(ev);
             }
-            os::readable(self.inner.fd, deadline)?;
+            os::readable(
+                self.inner.fd,
+                &self.inner.life,
+                deadline,
+                "ibv_get_cq_event",
+            )?;
         }
+    }
+
+    /// Closes the channel for every clone: each wait on it, and on the CQs
+    /// made on it, ends at once ([`Closed`](crate::Closed)), as does every
+    /// later one; libibverbs' channel is destroyed when the last clone and
+    /// CQ go, as before.
+    pub fn close(&self) {
+        self.inner.life.close();
+    }
+
+    /// Whether it (or the id of its context) was closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.life.is_closed()
     }
 
     /// The next event if there is one now.
     pub fn try_get_event(&self) -> io::Result<Option<CqEvent>> {
+        self.inner.life.check("ibv_get_cq_event")?;
         let (mut cq, mut context) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: our channel, non-blocking; the out-pointers live across the call.
         match unsafe { raw::ibv_get_cq_event(self.inner.ch, &mut cq, &mut context) } {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rdmaverbs_sys as raw;
 
 use crate::channel::CompChannelInner;
+use crate::errors::Life;
 use crate::mr::Buf;
 use crate::os;
 use crate::pd::Context;
@@ -17,6 +18,7 @@ use crate::wr::post::{InFlight, Pending};
 pub(crate) struct CqInner {
     pub(crate) cq: *mut c_void,
     pub(crate) owned: bool,
+    pub(crate) life: Arc<Life>,
     /// The queues whose completions land here (a QP's send or receive
     /// queue, an SRQ), to hand each request's buffers back.
     pub(crate) sources: Mutex<Vec<Weak<Pending>>>,
@@ -59,6 +61,7 @@ impl Cq {
             inner: Arc::new(CqInner {
                 cq,
                 owned: false,
+                life: Life::new("Cq", vec![]),
                 sources: Mutex::new(Vec::new()),
                 _channel: None,
                 _ctx: None,
@@ -77,6 +80,21 @@ impl Cq {
         s.push(Arc::downgrade(pending));
     }
 
+    /// Closes it for every clone: each wait on it ([`wait`](Self::wait),
+    /// [`wait_async`](Self::wait_async), in any thread or task) ends at
+    /// once, as does every later poll: [`Closed`](crate::Closed). A close of
+    /// what it was made on (the endpoint or id whose context it is on, its
+    /// completion channel) does the same. libibverbs' CQ is destroyed when
+    /// the last clone and the QPs on it go, as before.
+    pub fn close(&self) {
+        self.inner.life.close();
+    }
+
+    /// Whether it, or what it was made on, was closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.life.is_closed()
+    }
+
     /// Arms it (`ibv_req_notify_cq`): its next completion (`solicited_only`:
     /// its next solicited one) makes an event on its channel.
     pub fn req_notify(&self, solicited_only: bool) -> io::Result<()> {
@@ -87,6 +105,7 @@ impl Cq {
     /// Up to `max` completions, in one `ibv_poll_cq`; none if there are
     /// none yet.
     pub fn poll(&self, max: usize) -> io::Result<Vec<Completion>> {
+        self.inner.life.check("ibv_poll_cq")?;
         let mut wc = vec![raw::ibv_wc::default(); max];
         let n = c_int::try_from(max).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         // SAFETY: our CQ; wc has max entries.
@@ -130,7 +149,7 @@ impl Cq {
                 if Instant::now() >= deadline {
                     return Err(os::timed_out());
                 }
-                std::thread::sleep(Duration::from_millis(1));
+                os::pause(&self.inner.life, Duration::from_millis(1), "ibv_poll_cq")?;
             }
             out.extend(got);
         }

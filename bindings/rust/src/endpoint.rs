@@ -11,8 +11,8 @@ use rdmaverbs_sys as raw;
 
 use crate::channel::{CmEventKind, EventChannel};
 use crate::cq::Cq;
-use crate::errors::PostError;
-use crate::id::{AsRawCmId, CmId, ConnParam, IdInner, PortSpace, QpCap};
+use crate::errors::{Life, PostError};
+use crate::id::{AsRawCmId, CmId, ConnParam, IdInner, LifeRef, PortSpace, QpCap};
 use crate::os::socket_addr;
 use crate::pd::{Context, Pd};
 use crate::srq::Srq;
@@ -62,6 +62,10 @@ impl AsRawCmId for Endpoint {
     fn as_raw_cm_id(&self) -> *mut c_void {
         self.id.id
     }
+
+    fn life_ref(&self) -> Option<LifeRef> {
+        Some(LifeRef(self.id.life.clone()))
+    }
 }
 
 impl fmt::Debug for Endpoint {
@@ -86,6 +90,7 @@ impl Endpoint {
         recv_cq: &Cq,
         srq: Option<&Srq>,
     ) -> Endpoint {
+        id.life.rename("Endpoint");
         let (send, recv) = (Arc::new(Pending::default()), Arc::new(Pending::default()));
         send_cq.add_source(&send);
         recv_cq.add_source(srq.map_or(&recv, |s| &s.inner.pending));
@@ -126,6 +131,7 @@ impl Endpoint {
         let inner = Arc::new(IdInner {
             id,
             owned: false,
+            life: Life::new("Endpoint", vec![]),
             _channel: None,
         });
         Endpoint::new(inner, qp, qp_num, false, None, send_cq, recv_cq, srq)
@@ -163,6 +169,7 @@ impl Endpoint {
 
     /// `rdma_connect`: `Established` follows on its channel.
     pub fn connect(&self, param: &ConnParam) -> io::Result<()> {
+        self.id.life.check("rdma_connect")?;
         let mut p = param.raw();
         // SAFETY: our id; p lives across the call.
         unsafe { raw::rdma_connect(self.id.id, &mut p) }.map(drop)
@@ -170,6 +177,7 @@ impl Endpoint {
 
     /// `rdma_accept` of a connection request's id: `Established` follows.
     pub fn accept(&self, param: &ConnParam) -> io::Result<()> {
+        self.id.life.check("rdma_accept")?;
         let mut p = param.raw();
         // SAFETY: our id; p lives across the call.
         unsafe { raw::rdma_accept(self.id.id, &mut p) }.map(drop)
@@ -178,6 +186,7 @@ impl Endpoint {
     /// `rdma_disconnect`: `Disconnected` follows, on both sides; what is
     /// still posted completes in error (flushed).
     pub fn disconnect(&self) -> io::Result<()> {
+        self.id.life.check("rdma_disconnect")?;
         // SAFETY: our id.
         unsafe { raw::rdma_disconnect(self.id.id) }.map(drop)
     }
@@ -189,8 +198,15 @@ impl Endpoint {
         &self,
         wrs: impl IntoIterator<Item = SendWr>,
     ) -> Result<(), PostError<SendWr>> {
+        let wrs: Vec<SendWr> = wrs.into_iter().collect();
+        if let Err(error) = self.id.life.check("ibv_post_send") {
+            return Err(PostError {
+                error,
+                unposted: wrs,
+            });
+        }
         let qp = self.qp;
-        post::post_send(&self.send, wrs.into_iter().collect(), |first, bad| {
+        post::post_send(&self.send, wrs, |first, bad| {
             // SAFETY: our QP; the list and its SGEs live across the call.
             unsafe { raw::ibv_post_send(qp, first.cast(), bad) }.map(drop)
         })
@@ -202,11 +218,32 @@ impl Endpoint {
         &self,
         wrs: impl IntoIterator<Item = RecvWr>,
     ) -> Result<(), PostError<RecvWr>> {
+        let wrs: Vec<RecvWr> = wrs.into_iter().collect();
+        if let Err(error) = self.id.life.check("ibv_post_recv") {
+            return Err(PostError {
+                error,
+                unposted: wrs,
+            });
+        }
         let qp = self.qp;
-        post::post_recv(&self.recv, wrs.into_iter().collect(), |first, bad| {
+        post::post_recv(&self.recv, wrs, |first, bad| {
             // SAFETY: our QP; the list and its SGEs live across the call.
             unsafe { raw::ibv_post_recv(qp, first.cast(), bad) }.map(drop)
         })
+    }
+
+    /// Closes it for every clone: each wait for its events, on its CQs and
+    /// completion channels made on its context, in any thread or task, ends
+    /// at once, as does every later post, connect, accept or wait:
+    /// [`Closed`](crate::Closed). The QP and the id are destroyed when the
+    /// last clone and what holds them go, as before (`Drop`).
+    pub fn close(&self) {
+        self.id.life.close();
+    }
+
+    /// Whether it (or its event channel) was closed.
+    pub fn is_closed(&self) -> bool {
+        self.id.life.is_closed()
     }
 
     /// How many of its send requests are posted and not completed.

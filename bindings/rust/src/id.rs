@@ -14,6 +14,7 @@ use rdmaverbs_sys as raw;
 use crate::channel::ChannelInner;
 use crate::cq::Cq;
 use crate::endpoint::Endpoint;
+use crate::errors::Life;
 use crate::os::{socket_addr, SockAddr};
 use crate::pd::{Context, Pd};
 use crate::srq::Srq;
@@ -43,11 +44,23 @@ impl PortSpace {
 /// is compared with ([`CmEvent::concerns`]), and for the raw layer.
 pub trait AsRawCmId {
     fn as_raw_cm_id(&self) -> *mut c_void;
+
+    /// Whether it is closed, for a wait for its events (this crate's ids
+    /// and endpoints; none for others).
+    #[doc(hidden)]
+    fn life_ref(&self) -> Option<LifeRef> {
+        None
+    }
 }
+
+/// An id's closed state, for [`AsRawCmId::life_ref`] (opaque).
+#[doc(hidden)]
+pub struct LifeRef(pub(crate) Arc<Life>);
 
 pub(crate) struct IdInner {
     pub(crate) id: *mut c_void,
     pub(crate) owned: bool,
+    pub(crate) life: Arc<Life>,
     pub(crate) _channel: Option<Arc<ChannelInner>>,
 }
 
@@ -83,6 +96,10 @@ impl fmt::Debug for IdInner {
 impl AsRawCmId for CmId {
     fn as_raw_cm_id(&self) -> *mut c_void {
         self.inner.id
+    }
+
+    fn life_ref(&self) -> Option<LifeRef> {
+        Some(LifeRef(self.inner.life.clone()))
     }
 }
 
@@ -184,6 +201,19 @@ impl CmId {
             recv_cq,
             srq,
         ))
+    }
+
+    /// Closes it for every clone: each wait for its events, and on what
+    /// was made on its context (its CQs, completion channels), ends at once
+    /// ([`Closed`](crate::Closed)), as does every later one; rdma_cm's id
+    /// is destroyed when the last clone and what holds it go, as before.
+    pub fn close(&self) {
+        self.inner.life.close();
+    }
+
+    /// Whether it (or its channel) was closed.
+    pub fn is_closed(&self) -> bool {
+        self.inner.life.is_closed()
     }
 
     /// Its local address (`rdma_get_local_addr`).

@@ -32,7 +32,7 @@ pub use aio::{AsyncCompChannel, AsyncEventChannel};
 pub use channel::{CmEvent, CmEventKind, CompChannel, CqEvent, EventChannel};
 pub use cq::{Completion, Cq, WcOpcode, WcStatus};
 pub use endpoint::Endpoint;
-pub use errors::PostError;
+pub use errors::{Closed, PostError};
 pub use id::{AsRawCmId, CmId, ConnParam, PortSpace, QpCap};
 pub use mr::{Access, Buf};
 pub use pd::{Context, Pd};

@@ -8,6 +8,7 @@ use rdmaverbs_sys as raw;
 
 use crate::channel::{CompChannel, CompChannelInner};
 use crate::cq::{Cq, CqInner};
+use crate::errors::Life;
 use crate::id::IdInner;
 use crate::mr::{Access, Buf, MrInner};
 use crate::os;
@@ -55,6 +56,7 @@ impl Context {
         let inner = Arc::new(CompChannelInner {
             ch,
             fd,
+            life: Life::new("CompChannel", vec![self.id.life.clone()]),
             _ctx: self.clone(),
         });
         os::set_nonblocking(fd)?;
@@ -76,6 +78,12 @@ impl Context {
             inner: Arc::new(CqInner {
                 cq,
                 owned: true,
+                life: Life::new(
+                    "Cq",
+                    std::iter::once(self.id.life.clone())
+                        .chain(channel.map(|c| c.inner.life.clone()))
+                        .collect(),
+                ),
                 sources: Mutex::new(Vec::new()),
                 _channel: channel.map(|c| c.inner.clone()),
                 _ctx: Some(self.clone()),
