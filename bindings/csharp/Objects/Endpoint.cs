@@ -237,23 +237,48 @@ namespace RdmaVerbs
     public sealed class Listener : Resource
     {
         readonly EventChannel events;
+        readonly bool ownEvents;
         readonly IntPtr id;
 
         /// <summary>A listening id on events; not owned: the tests' fake.</summary>
-        internal Listener(EventChannel events, IntPtr id, bool owned) : base(owned)
+        internal Listener(EventChannel events, IntPtr id, bool owned) : this(events, false, id, owned)
+        {
+        }
+
+        Listener(EventChannel events, bool ownEvents, IntPtr id, bool owned) : base(owned)
         {
             this.events = events;
+            this.ownEvents = ownEvents;
             this.id = id;
-            Opened(events);
+            Opened(ownEvents ? null : events);
             events.Add(id);
+        }
+
+        /// <summary>As Listen(events, ...), on an event channel of the
+        /// listener's own, disposed with it (after the endpoints it gave,
+        /// which are on it).</summary>
+        public static Listener Listen(string addr, int port, int backlog)
+        {
+            var own = new EventChannel();
+            try {
+                return Listen(own, true, addr, port, backlog);
+            } catch (Exception) {
+                DisposeAfterFailure(own);
+                throw;
+            }
         }
 
         /// <summary>An id on events bound to addr:port and listening (backlog).</summary>
         public static Listener Listen(EventChannel events, string addr, int port, int backlog)
         {
+            return Listen(events, false, addr, port, backlog);
+        }
+
+        static Listener Listen(EventChannel events, bool own, string addr, int port, int backlog)
+        {
             IntPtr id;
             Rdma.rdma_create_id(events.Handle, out id, IntPtr.Zero, (uint)Rdma.RDMA_PS_TCP);
-            var l = new Listener(events, id, true);
+            var l = new Listener(events, own, id, true);
             try {
                 var hints = new rdma_addrinfo { ai_flags = Rdma.RAI_PASSIVE, ai_port_space = Rdma.RDMA_PS_TCP };
                 IntPtr res;
@@ -304,6 +329,8 @@ namespace RdmaVerbs
         internal override void Destroy()
         {
             Rdma.rdma_destroy_id(id);
+            if (ownEvents)
+                events.Dispose();
         }
     }
 }

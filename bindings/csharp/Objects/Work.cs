@@ -218,6 +218,17 @@ namespace RdmaVerbs
             get { return Status == Rdma.IBV_WC_SUCCESS; }
         }
 
+        /// <summary>Itself if it succeeded, else RdmaVerbsException (EIO)
+        /// naming its wr_id and status: cq.Poll(1, t)[0].OrThrow().</summary>
+        public Completion OrThrow()
+        {
+            if (Ok)
+                return this;
+            throw new RdmaVerbsException("ibv_poll_cq", 5 /* EIO */, "work completion wr_id 0x" + WrId.ToString("x")
+                                         + ": " + StatusText + " (status " + Status + ", vendor error 0x"
+                                         + VendorErr.ToString("x") + ")");
+        }
+
         /// <summary>Whether it is a receive's (opcode IBV_WC_RECV or above).</summary>
         public bool IsRecv {
             get { return (Opcode & Rdma.IBV_WC_RECV) != 0; }

@@ -13,10 +13,11 @@ use std::time::Duration;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-use crate::channel::{expected, CmEvent, CmEventKind, CompChannel, CqEvent, EventChannel};
+use crate::channel::{expected, CmEvent, CompChannel, CqEvent, EventChannel};
 use crate::cq::{Completion, Cq};
 use crate::errors::Life;
 use crate::id::AsRawCmId;
+use crate::id::CmEventKind;
 use crate::os::{self, timed_out};
 
 /// An [`EventChannel`] registered with tokio's reactor (make it inside a

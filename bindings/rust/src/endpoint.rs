@@ -3,16 +3,14 @@
 use std::ffi::c_void;
 use std::fmt;
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rdmaverbs_sys as raw;
 
-use crate::channel::{CmEventKind, EventChannel};
 use crate::cq::Cq;
 use crate::errors::{Life, PostError};
-use crate::id::{AsRawCmId, CmId, ConnParam, IdInner, LifeRef, PortSpace, QpCap};
+use crate::id::{AsRawCmId, CmId, ConnParam, IdInner, LifeRef};
 use crate::os::socket_addr;
 use crate::pd::{Context, Pd};
 use crate::srq::Srq;
@@ -135,36 +133,6 @@ impl Endpoint {
             _channel: None,
         });
         Endpoint::new(inner, qp, qp_num, false, None, send_cq, recv_cq, srq)
-    }
-
-    /// The usual client: an event channel and an id of its own, the
-    /// address and route of `addr` resolved, a PD, one CQ for both
-    /// directions, the QP, connected; each step waits `timeout` at most.
-    pub fn connect_to(
-        addr: impl ToSocketAddrs,
-        cap: QpCap,
-        param: &ConnParam,
-        timeout: Duration,
-    ) -> io::Result<Endpoint> {
-        let addr = addr
-            .to_socket_addrs()?
-            .next()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address"))?;
-        let ch = EventChannel::new()?;
-        let id = ch.create_id(PortSpace::Tcp)?;
-        id.resolve_addr(addr, timeout)?;
-        ch.expect(CmEventKind::AddrResolved, &id, timeout)?;
-        id.resolve_route(timeout)?;
-        ch.expect(CmEventKind::RouteResolved, &id, timeout)?;
-        let ctx = id.context()?;
-        let (pd, cq) = (
-            ctx.alloc_pd()?,
-            ctx.create_cq(cap.max_send_wr as i32 + cap.max_recv_wr as i32, None, 0)?,
-        );
-        let ep = id.create_qp(&pd, &cq, &cq, None, cap)?;
-        ep.connect(param)?;
-        ch.expect(CmEventKind::Established, &ep, timeout)?;
-        Ok(ep)
     }
 
     /// `rdma_connect`: `Established` follows on its channel.

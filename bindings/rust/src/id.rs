@@ -40,6 +40,75 @@ impl PortSpace {
     }
 }
 
+/// An rdma_cm event's type (`enum rdma_cm_event_type`); shown as
+/// `rdma_event_str` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmEventKind {
+    AddrResolved,
+    AddrError,
+    RouteResolved,
+    RouteError,
+    ConnectRequest,
+    ConnectResponse,
+    ConnectError,
+    Unreachable,
+    Rejected,
+    Established,
+    Disconnected,
+    DeviceRemoval,
+    TimewaitExit,
+    Other(u32),
+}
+
+impl From<u32> for CmEventKind {
+    fn from(v: u32) -> CmEventKind {
+        match v as i32 {
+            raw::RDMA_CM_EVENT_ADDR_RESOLVED => CmEventKind::AddrResolved,
+            raw::RDMA_CM_EVENT_ADDR_ERROR => CmEventKind::AddrError,
+            raw::RDMA_CM_EVENT_ROUTE_RESOLVED => CmEventKind::RouteResolved,
+            raw::RDMA_CM_EVENT_ROUTE_ERROR => CmEventKind::RouteError,
+            raw::RDMA_CM_EVENT_CONNECT_REQUEST => CmEventKind::ConnectRequest,
+            raw::RDMA_CM_EVENT_CONNECT_RESPONSE => CmEventKind::ConnectResponse,
+            raw::RDMA_CM_EVENT_CONNECT_ERROR => CmEventKind::ConnectError,
+            raw::RDMA_CM_EVENT_UNREACHABLE => CmEventKind::Unreachable,
+            raw::RDMA_CM_EVENT_REJECTED => CmEventKind::Rejected,
+            raw::RDMA_CM_EVENT_ESTABLISHED => CmEventKind::Established,
+            raw::RDMA_CM_EVENT_DISCONNECTED => CmEventKind::Disconnected,
+            raw::RDMA_CM_EVENT_DEVICE_REMOVAL => CmEventKind::DeviceRemoval,
+            raw::RDMA_CM_EVENT_TIMEWAIT_EXIT => CmEventKind::TimewaitExit,
+            _ => CmEventKind::Other(v),
+        }
+    }
+}
+
+impl CmEventKind {
+    fn raw(self) -> u32 {
+        (match self {
+            CmEventKind::AddrResolved => raw::RDMA_CM_EVENT_ADDR_RESOLVED,
+            CmEventKind::AddrError => raw::RDMA_CM_EVENT_ADDR_ERROR,
+            CmEventKind::RouteResolved => raw::RDMA_CM_EVENT_ROUTE_RESOLVED,
+            CmEventKind::RouteError => raw::RDMA_CM_EVENT_ROUTE_ERROR,
+            CmEventKind::ConnectRequest => raw::RDMA_CM_EVENT_CONNECT_REQUEST,
+            CmEventKind::ConnectResponse => raw::RDMA_CM_EVENT_CONNECT_RESPONSE,
+            CmEventKind::ConnectError => raw::RDMA_CM_EVENT_CONNECT_ERROR,
+            CmEventKind::Unreachable => raw::RDMA_CM_EVENT_UNREACHABLE,
+            CmEventKind::Rejected => raw::RDMA_CM_EVENT_REJECTED,
+            CmEventKind::Established => raw::RDMA_CM_EVENT_ESTABLISHED,
+            CmEventKind::Disconnected => raw::RDMA_CM_EVENT_DISCONNECTED,
+            CmEventKind::DeviceRemoval => raw::RDMA_CM_EVENT_DEVICE_REMOVAL,
+            CmEventKind::TimewaitExit => raw::RDMA_CM_EVENT_TIMEWAIT_EXIT,
+            CmEventKind::Other(v) => return v,
+        }) as u32
+    }
+}
+
+impl fmt::Display for CmEventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: rdma_event_str takes any value.
+        f.write_str(&unsafe { raw::rdma_event_str(self.raw()) })
+    }
+}
+
 /// An rdma_cm id's or an endpoint's `struct rdma_cm_id *`: what an event
 /// is compared with ([`CmEvent::concerns`]), and for the raw layer.
 pub trait AsRawCmId {
@@ -183,6 +252,7 @@ impl CmId {
                 max_inline_data: cap.max_inline_data,
             },
             qp_type: raw::IBV_QPT_RC as u32,
+            sq_sig_all: 1, // every send completes (each is signaled too: its completion hands its buffers back)
             ..Default::default()
         };
         // SAFETY: our id, a live PD and CQs; attr lives across the call.

@@ -20,24 +20,25 @@ mod cq;
 mod endpoint;
 mod errors;
 mod id;
+mod listener;
 mod mr;
 mod os;
 mod pd;
 mod srq;
-mod window;
 mod wr;
 
 #[cfg(feature = "tokio")]
 pub use aio::{AsyncCompChannel, AsyncEventChannel};
-pub use channel::{CmEvent, CmEventKind, CompChannel, CqEvent, EventChannel};
+pub use channel::{CmEvent, CompChannel, CqEvent, EventChannel};
 pub use cq::{Completion, Cq, WcOpcode, WcStatus};
 pub use endpoint::Endpoint;
 pub use errors::{Closed, PostError};
-pub use id::{AsRawCmId, CmId, ConnParam, PortSpace, QpCap};
+pub use id::{AsRawCmId, CmEventKind, CmId, ConnParam, PortSpace, QpCap};
+pub use listener::Listener;
+pub use mr::window::{RemoteAddr, Window};
 pub use mr::{Access, Buf};
 pub use pd::{Context, Pd};
 pub use srq::Srq;
-pub use window::{RemoteAddr, Window};
 pub use wr::{IntoSges, RecvWr, SendWr};
 
 /// The raw layer (the rdmaverbs-sys crate): every C function under its C

@@ -10,10 +10,10 @@ use crate::channel::{CompChannel, CompChannelInner};
 use crate::cq::{Cq, CqInner};
 use crate::errors::Life;
 use crate::id::IdInner;
+use crate::mr::window::Window;
 use crate::mr::{Access, Buf, MrInner};
 use crate::os;
 use crate::srq::{Srq, SrqInner};
-use crate::window::Window;
 use crate::wr::post::Pending;
 
 /// The device context of an rdma_cm id ([`CmId::context`](crate::CmId::context)):

@@ -7,8 +7,8 @@ use std::io;
 
 use rdmaverbs_sys as raw;
 
+use crate::mr::window::RemoteAddr;
 use crate::mr::Buf;
-use crate::window::RemoteAddr;
 
 /// The buffers of a work request, one SGE each: a [`Buf`], an array or a
 /// `Vec` of them.

@@ -1,6 +1,8 @@
 //! Registered memory: the MR ([`Access`]) and [`Buf`] (local, owned, moved
 //! into a post and handed back with its completion).
 
+pub(crate) mod window;
+
 use std::alloc::Layout;
 use std::ffi::c_void;
 use std::fmt;
