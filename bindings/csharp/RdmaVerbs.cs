@@ -124,10 +124,25 @@ namespace RdmaVerbs
                 if (!loaded) {
                     Handle = dlopen(Library, RTLD_NOW | RTLD_GLOBAL);
                     if (Handle == IntPtr.Zero)
-                        throw new DllNotFoundException(Marshal.PtrToStringAnsi(dlerror()));
+                        throw new DllNotFoundException(Missing(Library, Marshal.PtrToStringAnsi(dlerror())));
                 }
                 loaded = true;
             }
+        }
+
+        /// <summary>What a library that does not load is told with: which,
+        /// where it was looked for (RDMAVERBS_LIBRARY's path, or the dynamic
+        /// loader's places), dlopen's words, and what provides it.</summary>
+        internal static string Missing(string library, string dlerror)
+        {
+            var env = Environment.GetEnvironmentVariable("RDMAVERBS_LIBRARY");
+            var where = !string.IsNullOrEmpty(env) && library == env
+                ? "at RDMAVERBS_LIBRARY=" + env
+                : "by the dynamic loader (LD_LIBRARY_PATH=" + Environment.GetEnvironmentVariable("LD_LIBRARY_PATH")
+                  + ", /etc/ld.so.cache, /lib, /usr/lib)";
+            return library + " could not be loaded, looked for " + where + ": " + dlerror
+                + "; install the package librdmaverbs1, or set RDMAVERBS_LIBRARY to the library's path"
+                + " (a built tree's build/lib/librdmaverbs.so.1)";
         }
 
         /// <summary>strerror of an errno.</summary>

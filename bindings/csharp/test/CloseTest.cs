@@ -142,6 +142,11 @@ static class CloseTest
             msg = x.Message;
         }
         Check(msg.Contains("Endpoint") && msg.Contains("disposed"), "a post on a disposed endpoint: " + msg);
+        // A library that does not load says which, where, and what provides it.
+        var missing = Rdma.Missing("/nonexistent/librdmaverbs.so.1", "cannot open shared object file: No such file or directory");
+        Check(missing.StartsWith("/nonexistent/librdmaverbs.so.1 could not be loaded, looked for by the dynamic loader")
+              && missing.Contains("No such file") && missing.Contains("librdmaverbs1")
+              && missing.Contains("RDMAVERBS_LIBRARY"), "a library that does not load: " + missing);
         // One set of defaults: every QP made signals every send.
         Check(new QpInit(null, null).SignalAll, "QpInit: SignalAll (sq_sig_all 1) by default");
     }

@@ -127,6 +127,16 @@ final class CloseTest {
             msg = x.getMessage();
         }
         check(msg.equals("Endpoint is closed"), "a post on a closed endpoint: " + msg);
+        // A library that does not load says which, where, and what provides it.
+        String missing = "";
+        try {
+            Loader.symbol("/nonexistent/librdmaverbs.so.1", "ibv_post_send", "RDMAVERBS_1.3");
+        } catch (UnsatisfiedLinkError x) {
+            missing = x.getMessage();
+        }
+        check(missing.startsWith("/nonexistent/librdmaverbs.so.1 could not be loaded, looked for by the dynamic loader")
+              && missing.contains("No such file") && missing.contains("librdmaverbs1")
+              && missing.contains("RDMAVERBS_LIBRARY"), "a library that does not load: " + missing);
         // One set of defaults: every QP made signals every send.
         check(new QpInit(null, null).signalAll && !new QpInit(null, null).signalAll(false).signalAll,
               "QpInit: sq_sig_all on by default, signalAll(false) turns it off");
