@@ -212,7 +212,7 @@ impl CmEvent {
     }
 
     /// A connection request's new id (accept it by making its QP and
-    /// [`Endpoint::accept`]; dropping it refuses the request).
+    /// [`Endpoint::accept`](crate::Endpoint::accept); dropping it refuses the request).
     pub fn into_request(self) -> Option<CmId> {
         self.request
     }

@@ -110,7 +110,7 @@ impl fmt::Display for CmEventKind {
 }
 
 /// An rdma_cm id's or an endpoint's `struct rdma_cm_id *`: what an event
-/// is compared with ([`CmEvent::concerns`]), and for the raw layer.
+/// is compared with ([`CmEvent::concerns`](crate::CmEvent::concerns)), and for the raw layer.
 pub trait AsRawCmId {
     fn as_raw_cm_id(&self) -> *mut c_void;
 

@@ -64,7 +64,7 @@ impl Context {
     }
 
     /// A CQ of `cqe` entries (`ibv_create_cq`); on `channel`, if given,
-    /// whose events for it carry `context` ([`CqEvent::context`]).
+    /// whose events for it carry `context` ([`CqEvent::context`](crate::CqEvent::context)).
     pub fn create_cq(
         &self,
         cqe: i32,

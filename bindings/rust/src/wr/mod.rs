@@ -44,7 +44,7 @@ enum Op {
 }
 
 /// A send queue's work request: the operation, its buffers (moved in,
-/// handed back by its [`Completion`]), its `wr_id`. Every one is signaled
+/// handed back by its [`Completion`](crate::Completion)), its `wr_id`. Every one is signaled
 /// (`IBV_SEND_SIGNALED`): its buffers come back with its completion only.
 #[derive(Debug)]
 pub struct SendWr {
@@ -72,7 +72,7 @@ impl SendWr {
     }
 
     /// A send with 32 bits of immediate data, given in host order (put in
-    /// network order here; the receiver's [`Completion::imm_data`] gives it
+    /// network order here; the receiver's [`Completion::imm_data`](crate::Completion::imm_data) gives it
     /// back in host order): `IBV_WR_SEND_WITH_IMM`.
     pub fn send_with_imm(wr_id: u64, imm: u32, bufs: impl IntoSges) -> SendWr {
         SendWr {
@@ -206,7 +206,7 @@ impl SendWr {
 }
 
 /// A receive queue's work request: the buffers the next message received
-/// fills (moved in, handed back by its [`Completion`]).
+/// fills (moved in, handed back by its [`Completion`](crate::Completion)).
 #[derive(Debug)]
 pub struct RecvWr {
     wr_id: u64,
