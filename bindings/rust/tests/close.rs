@@ -59,6 +59,7 @@ fn a_close_ends_two_blocking_waits_on_a_cq() {
     assert_eq!(closed(&e), WANT, "a poll after the close: {e}");
 }
 
+#[cfg(feature = "tokio")]
 #[test]
 fn a_close_ends_two_async_waits_on_a_cq() {
     let rt = tokio::runtime::Builder::new_current_thread()
