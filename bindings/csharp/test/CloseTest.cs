@@ -55,7 +55,7 @@ static class CloseTest
         {
             Thread.Join(5000);
             var e = Ended as RdmaVerbsException;
-            return !Thread.IsAlive && e != null && e.Errno == 9 && e.Message.Contains("closed")
+            return !Thread.IsAlive && e != null && e.Errno == 9 && e.Message.Contains("closed") && e.Message.Contains("(EBADF, errno 9)")
                 && (EndedAt - closedAt) * 1000 / Stopwatch.Frequency < 2000;
         }
 
