@@ -450,7 +450,8 @@ MCS        := mcs -nologo -warnaserror -warn:4
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
-	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe \
+	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
+	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
@@ -460,7 +461,7 @@ bindings: $(BINDINGS)
 # (bindings/java/README.md, bindings/csharp/README.md).
 bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
 bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
-	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe
+	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
 # What each binding's layout is compared with: the system headers' sizes,
 # offsets and constants, printed by a C program generate.py writes.
@@ -489,7 +490,7 @@ $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
-	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
+	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
@@ -511,11 +512,15 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 	$(JAVAC) -cp $(JNA_JAR):$< -d $(@D) $(filter %.java,$^)
 	touch $@
 
-$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs bindings/csharp/Objects.cs
+# With its XML documentation (RdmaVerbs.xml, beside it for the IDE), every
+# doc comment checked (a malformed one, a cref or param that names nothing,
+# is an error); a public member with none is not (CS1591): the generated
+# Api.cs has none.
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wildcard bindings/csharp/Objects/*.cs)
 	@mkdir -p $(@D)
-	$(MCS) -unsafe -target:library -out:$@ $^
+	$(MCS) -unsafe -target:library -doc:$(BIND)/RdmaVerbs.xml -nowarn:1591 -out:$@ $^
 
-$(BIND)/RdmaVerbsTest.exe: bindings/csharp/test/Test.cs bindings/csharp/test/ObjectsTest.cs $(BIND)/RdmaVerbs.dll
+$(BIND)/RdmaVerbsTest.exe: $(wildcard bindings/csharp/test/*.cs) $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
 
 $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
@@ -523,7 +528,7 @@ $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
 
 # The C# verbs client (bindings/verbs-protocol.md), the exchange in the
 # object API, the README's client.
-$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
+$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 # The crates (rdmaverbs-sys, and rdmaverbs over it, tokio's feature on),
@@ -532,6 +537,20 @@ $(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe: $(BIND)/%.exe: bin
 $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) build -q --locked --workspace --all-features --examples
+
+# The API references: rustdoc of the two crates and javadoc of the Java
+# package, each built with every warning an error (javadoc: every doclint
+# check but missing comments and tags, which the generated RdmaVerbs.java
+# has none of; bindings/java/README.md says so).
+$(BIND)/rust/doc/.ok: $(PC) $(wildcard bindings/rust/src/*.rs bindings/rust/src/*/*.rs bindings/rust/*.md \
+		bindings/rust/rdmaverbs-sys/src/*.rs bindings/rust/rdmaverbs-sys/*.md) | $(SHARED)
+	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
+		RUSTDOCFLAGS=-Dwarnings $(CARGO) doc -q --no-deps --locked --workspace --all-features
+	@mkdir -p $(@D) && touch $@
+$(BIND)/java/doc/.ok: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
+	rm -rf $(@D) && mkdir -p $(@D)
+	javadoc -Xdoclint:all,-missing -Werror -quiet -encoding UTF-8 -cp $(JNA_JAR) -d $(@D) $^
+	touch $@
 
 test-bindings: $(LIBRARY) $(BINDINGS) $(EXPORTS)
 	bindings/test.sh $(B)

@@ -19,6 +19,10 @@
  *   struct ibv_srq *recorder_srq(void)     an SRQ
  *   struct ibv_cq *recorder_cq(void)       a CQ: a poll of n fills
  *                                          min(n, 3) completions (below)
+ *   struct ibv_cq *recorder_empty_cq(void) a CQ (of a context of its own)
+ *                                          whose polls find nothing: a
+ *                                          wait on it waits (the tests of
+ *                                          a wait that a close ends)
  *   struct ibv_qp_ex *recorder_qp_ex(void) an extended QP: its
  *                                          ibv_wr_set_sge_list is recorded
  *   struct ibv_pd *recorder_pd(void)       the PD, on a context whose
@@ -357,6 +361,24 @@ struct ibv_srq *recorder_srq(void)
 struct ibv_cq *recorder_cq(void)
 {
 	return &fake.cq;
+}
+
+static int poll_none(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	(void)cq;
+	(void)n;
+	(void)wc;
+	return 0;
+}
+
+struct ibv_cq *recorder_empty_cq(void)
+{
+	static struct ibv_context ctx;
+	static struct ibv_cq cq;
+
+	ctx.ops.poll_cq = poll_none;
+	cq.context = &ctx;
+	return &cq;
 }
 
 void recorder_fail(int err)

@@ -10,6 +10,9 @@
 #   run.sh --objects                those with the verbs exchange in their
 #                                   object API, both roles
 #   run.sh --async                  those with it in their async API too
+#   run.sh --echo                   those with a minimal RC echo server
+#                                   ("echo ADDR PORT"), as short as their
+#                                   README's client
 #
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
@@ -32,13 +35,15 @@ LANGUAGES="python java node rust csharp lua"
 VERBS="python java node rust csharp lua"
 OBJECTS="python java node rust csharp lua"
 ASYNC="python node rust"
+ECHO="rust java csharp"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
 --objects) echo $OBJECTS; exit 0 ;;
 --async) echo $ASYNC; exit 0 ;;
+--echo) echo $ECHO; exit 0 ;;
 esac
-[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|echo [ARGS...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 B=$(realpath "$1") lang=$2 what=$3
 shift 3
@@ -68,6 +73,7 @@ java:test) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaver
 java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
 java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
+java:echo) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Echo "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
@@ -83,11 +89,13 @@ rust:rc) exec "$RUST/rc" "$@" ;;
 rust:verbs) exec "$RUST/verbs" "$@" ;;
 rust:objects) exec "$RUST/objects" "$@" ;;
 rust:async) exec "$RUST/verbs_async" "$@" ;;
+rust:echo) exec "$RUST/echo" "$@" ;;
 csharp:layout) exec mono "$BIND/RdmaVerbsTest.exe" --layout ;;
 csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
+csharp:echo) exec mono "$BIND/Echo.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;

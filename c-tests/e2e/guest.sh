@@ -298,10 +298,10 @@ fi
 # bindings/rc-protocol.md as the client against the C peer's server, then as
 # the server against the C peer's client; both sides check every
 # completion and byte, and print the same PASS line.
-listening() {	# LOG: waits until it says "rc: listening" or "verbs: listening" (a JVM starts slowly)
+listening() {	# LOG: waits until it says "rc: listening", "verbs: listening" or "echo: listening" (a JVM starts slowly)
 	local i
 	for i in $(seq 1 600); do
-		grep -Eq '^(rc|verbs): listening' "$1" && return 0
+		grep -Eq '^(rc|verbs|echo): listening' "$1" && return 0
 		sleep 0.1
 	done
 	return 1
@@ -344,6 +344,22 @@ for lang in $(bindings/run.sh --list); do
 			fail=1
 		fi
 	done
+done
+# Each language's minimal RC echo server (run.sh --echo; as short as its
+# README's client) against rdma-core's rdma_client (rdmacm-utils), which
+# sends 16 bytes and takes them back; the server says how many it echoed.
+for lang in $(bindings/run.sh --echo); do
+	want_server="echo: PASS bytes=16"
+	want_client="rdma_client: end 0"
+	if rc_pair "$lang-echo" bindings/run.sh "$B" "$lang" echo -- sh -c 'exec rdma_client -s "$0" -p "$1"'; then
+		row "$lang" echo PASS 1 16
+	else
+		row "$lang" echo FAIL - -
+		sed 's/^/    /' "$OUT/$lang-echo"-*.log
+		fail=1
+	fi
+	want_server="rc: PASS role=server sends=4 bytes=384"
+	want_client="rc: PASS role=client sends=4 bytes=384"
 done
 # The verbs exchange (bindings/verbs-protocol.md): the C peer's server
 # against its own client first (row c verbs: a failing language row is then

@@ -11,7 +11,7 @@ static class Hello
         using (var pd = new ProtectionDomain(ep))
         using (var cq = new CompletionQueue(ep, 4, null))
         using (var mr = new MemoryRegion(pd, new byte[32], Rdma.IBV_ACCESS_LOCAL_WRITE)) {
-            ep.CreateQp(new QpInit(pd, cq));
+            ep.CreateQp(new QpInit(pd, cq));   // every send completes (sq_sig_all 1; SignalAll = false: only signaled ones)
             ep.PostRecv(new RecvWork(1, mr.Sge(16, 16)));
             ep.Connect(2000);
             Encoding.ASCII.GetBytes("hello, server").CopyTo(mr.Buffer, 0);

@@ -203,15 +203,23 @@ static class ObjectsTest
 
     /// <summary>An event channel's C calls, scripted: the events it reads,
     /// the ids it destroys.</summary>
-    sealed class Script : EventChannel.ISource
+    internal sealed class Script : EventChannel.ISource
     {
         internal readonly Queue<CmEvent> Events = new Queue<CmEvent>();
         internal readonly List<IntPtr> Destroyed = new List<IntPtr>();
 
-        public void Await(int timeoutMs, string function)
+        /// <summary>A pipe's read end, or -1: with no event scripted, a wait
+        /// polls it (and the wake descriptor) rather than time out at
+        /// once.</summary>
+        internal int Block = -1;
+
+        public bool Await(int timeoutMs, string function, int wakeFd)
         {
-            if (Events.Count == 0)
+            if (Events.Count > 0)
+                return true;
+            if (Block < 0)
                 throw new RdmaVerbsException(function, Rdma.ETIMEDOUT, "scripted");
+            return Calls.Readable(Block, wakeFd, timeoutMs, function);
         }
 
         public CmEvent Get()
@@ -233,7 +241,7 @@ static class ObjectsTest
     /// <summary>Reads every event scripted (waiting for one nothing matches).</summary>
     static void ReadAll(EventChannel ch)
     {
-        Check(ErrnoOf(() => ch.Next(ev => false, 0, "rdma_get_cm_event")) == Rdma.ETIMEDOUT, "all read");
+        Check(ErrnoOf(() => ch.Next(ev => false, null, 0, "rdma_get_cm_event")) == Rdma.ETIMEDOUT, "all read");
     }
 
     static string Ids(List<IntPtr> ids)
@@ -264,14 +272,14 @@ static class ObjectsTest
         c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n3, 0x5000);       // a listener not the channel's
         c.Add(Rdma.RDMA_CM_EVENT_ESTABLISHED, n1, 0);                // the new id's, before it is taken
         c.Add(Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, 0x2800, 0);
-        var e = ch.Expect(new IntPtr(0x2800), Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
+        var e = ch.Expect(new IntPtr(0x2800), null, Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
         Check(e.Id == new IntPtr(0x2800) && Ids(c.Destroyed) == "0x3200" && ch.HeldCount == 4,
               "waiting for an endpoint's event: 4 others kept (another's DISCONNECTED, 2 connect requests, the new id's"
               + " ESTABLISHED); an unknown id's dropped; a connect request for no listener of the channel refused, its id"
               + " destroyed (" + Ids(c.Destroyed) + ", " + ch.HeldCount + " kept)");
         var taken = listener.GetRequest(0);
         Check(taken.Handle == new IntPtr(n1), "GetRequest: the first connect request's id");
-        Check(ErrnoOf(() => ch.Expect(new IntPtr(n1), Rdma.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
+        Check(ErrnoOf(() => ch.Expect(new IntPtr(n1), null, Rdma.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
               "the new id's event read before it was taken is its endpoint's");
         ep.Dispose();
         Check(ch.HeldCount == 1, "an endpoint disposed: its DISCONNECTED, read and not taken, dropped ("
@@ -479,5 +487,6 @@ static class ObjectsTest
         Events();
         Waits();
         Lifetime();
+        CloseTest.Run(lib);
     }
 }

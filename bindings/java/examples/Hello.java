@@ -10,7 +10,7 @@ public class Hello {
              ProtectionDomain pd = new ProtectionDomain(ep);
              CompletionQueue cq = new CompletionQueue(ep, 4, null);
              MemoryRegion mr = new MemoryRegion(pd, ByteBuffer.allocateDirect(32), RdmaVerbs.IBV_ACCESS_LOCAL_WRITE)) {
-            ep.createQp(new QpInit(pd, cq));
+            ep.createQp(new QpInit(pd, cq));   // every send completes (sq_sig_all 1; signalAll(false): only signaled ones)
             ep.postRecv(new RecvWork(1, mr.sge(16, 16)));
             ep.connect(2000);
             mr.buffer().put(0, "hello, server".getBytes(StandardCharsets.US_ASCII));

@@ -15,20 +15,31 @@
 
 #[cfg(feature = "tokio")]
 mod aio;
-mod cm;
-mod fd;
-mod mem;
-mod verbs;
+mod channel;
+mod cq;
+mod endpoint;
+mod errors;
+mod id;
+mod listener;
+mod mr;
+mod os;
+mod pd;
+mod srq;
 mod wr;
 
 #[cfg(feature = "tokio")]
 pub use aio::{AsyncCompChannel, AsyncEventChannel};
-pub use cm::{
-    AsRawCmId, CmEvent, CmEventKind, CmId, ConnParam, Endpoint, EventChannel, PortSpace, QpCap,
-};
-pub use mem::{Access, Buf, RemoteAddr, Window};
-pub use verbs::{CompChannel, Context, Cq, CqEvent, Pd, Srq};
-pub use wr::{Completion, IntoSges, PostError, RecvWr, SendWr, WcOpcode, WcStatus};
+pub use channel::{CmEvent, CompChannel, CqEvent, EventChannel};
+pub use cq::{Completion, Cq, WcOpcode, WcStatus};
+pub use endpoint::Endpoint;
+pub use errors::{Closed, PostError};
+pub use id::{AsRawCmId, CmEventKind, CmId, ConnParam, PortSpace, QpCap};
+pub use listener::Listener;
+pub use mr::window::{RemoteAddr, Window};
+pub use mr::{Access, Buf};
+pub use pd::{Context, Pd};
+pub use srq::Srq;
+pub use wr::{IntoSges, RecvWr, SendWr};
 
 /// The raw layer (the rdmaverbs-sys crate): every C function under its C
 /// name, `unsafe`, on `*mut c_void`; the C structs and constants. For what

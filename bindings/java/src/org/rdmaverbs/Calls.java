@@ -28,6 +28,10 @@ final class Calls {
 
     interface Libc extends Library {
         int poll(Pointer fds, long nfds, int timeout);
+        int eventfd(int initval, int flags);
+        long read(int fd, Pointer buf, long count);
+        long write(int fd, Pointer buf, long count);
+        int close(int fd);
     }
 
     private static final Libc LIBC = Native.load("c", Libc.class);
@@ -36,19 +40,54 @@ final class Calls {
     /** Waits until fd is readable, timeoutMs at most (negative: no limit);
      * else throws RdmaVerbsException(function, ETIMEDOUT). */
     static void readable(int fd, int timeoutMs, String function) throws RdmaVerbsException {
+        readable(fd, -1, timeoutMs, function);
+    }
+
+    /** Waits until fd is readable (true) or wakeFd is (false; -1: none),
+     * timeoutMs at most (negative: no limit); else throws
+     * RdmaVerbsException(function, ETIMEDOUT). */
+    static boolean readable(int fd, int wakeFd, int timeoutMs, String function) throws RdmaVerbsException {
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        Memory p = new Memory(8);   // struct pollfd
+        Memory p = new Memory(16);   // two struct pollfd
         while (true) {
             p.setInt(0, fd);
             p.setShort(4, (short) POLLIN);
             p.setShort(6, (short) 0);
+            p.setInt(8, wakeFd);
+            p.setShort(12, (short) POLLIN);
+            p.setShort(14, (short) 0);
             int left = timeoutMs < 0 ? -1 : (int) Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000);
-            int r = LIBC.poll(p, 1, left);
-            if (r > 0) return;
+            int r = LIBC.poll(p, wakeFd < 0 ? 1 : 2, left);
+            if (r > 0) return p.getShort(6) != 0 || p.getShort(14) == 0;
             if (r == 0) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "nothing within " + timeoutMs + " ms");
             int errno = Native.getLastError();
             if (errno != EINTR) throw new RdmaVerbsException("poll", errno);
         }
+    }
+
+    private static final int EFD_NONBLOCK = 04000, EFD_CLOEXEC = 02000000;
+
+    /** A new eventfd (non-blocking): a channel's wake descriptor. */
+    static int eventfd() {
+        int fd = LIBC.eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fd < 0) throw new IllegalStateException("eventfd: errno " + Native.getLastError());
+        return fd;
+    }
+
+    /** Makes an eventfd readable (adds 1). */
+    static void signal(int efd) {
+        Memory one = new Memory(8);
+        one.setLong(0, 1);
+        LIBC.write(efd, one, 8);
+    }
+
+    /** Makes an eventfd not readable again (reads its count). */
+    static void drain(int efd) {
+        LIBC.read(efd, new Memory(8), 8);
+    }
+
+    static void closeFd(int fd) {
+        LIBC.close(fd);
     }
 
     /** A 32-bit value in network order, as C holds it in memory, from the

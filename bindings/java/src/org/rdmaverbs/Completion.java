@@ -19,6 +19,15 @@ public record Completion(long wrId, int status, int opcode, int byteLen, int fla
         return status == RdmaVerbs.IBV_WC_SUCCESS;
     }
 
+    /** Itself if it succeeded, else RdmaVerbsException (EIO) naming its
+     * wr_id and status: {@code cq.poll(1, t).get(0).orThrow()}. */
+    public Completion orThrow() throws RdmaVerbsException {
+        if (ok()) return this;
+        throw new RdmaVerbsException("ibv_poll_cq", 5 /* EIO */, "work completion wr_id 0x" + Long.toHexString(wrId)
+                                     + ": " + statusText() + " (status " + status + ", vendor error 0x"
+                                     + Integer.toHexString(vendorErr) + ")");
+    }
+
     /** Whether it is a receive's (its opcode IBV_WC_RECV or above). */
     public boolean isRecv() {
         return (opcode & RdmaVerbs.IBV_WC_RECV) != 0;

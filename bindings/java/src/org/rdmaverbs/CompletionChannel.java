@@ -10,7 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * made on it, each read (ibv_get_cq_event) and acknowledged
  * (ibv_ack_cq_events) at once, so that no CQ's destroy waits for one. Every
  * wait can be bounded: its file descriptor is polled first, the time given
- * at most (negative: no limit). Closing it first
+ * at most (negative: no limit). Any number of threads may wait at once;
+ * closing the channel, or the CQ a thread waits for, ends that wait at
+ * once: RdmaVerbsException EBADF, "closed". Closing it first
  * closes its CQs (and their QPs), then destroys it. One made on an
  * endpoint is closed with it, before its id. */
 public final class CompletionChannel extends Resource {
@@ -19,6 +21,8 @@ public final class CompletionChannel extends Resource {
     private final Map<Pointer, CompletionQueue> cqs = new ConcurrentHashMap<>();
     /** The CQs whose events were read while waiting for another's. */
     private final ArrayDeque<CompletionQueue> pending = new ArrayDeque<>();
+    /** The waits; its lock guards pending. */
+    private final Waits waits = new Waits(this);
 
     /** A channel on the endpoint's device context, closed with the
      * endpoint (before its id). */
@@ -62,41 +66,61 @@ public final class CompletionChannel extends Resource {
 
     void detach(CompletionQueue cq) {
         cqs.values().remove(cq);
-        synchronized (this) {
+        waits.lock.lock();
+        try {
             pending.removeIf(c -> c == cq);
+        } finally {
+            waits.lock.unlock();
         }
     }
 
     /** The next event, timeoutMs at most (ETIMEDOUT): the CQ it is for,
      * acknowledged. */
-    public synchronized CompletionQueue await(int timeoutMs) throws RdmaVerbsException {
+    public CompletionQueue await(int timeoutMs) throws RdmaVerbsException {
         check();
-        return pending.isEmpty() ? read(timeoutMs) : pending.poll();
+        return waits.await(null, pending::poll, this::ready, this::read, timeoutMs, "ibv_get_cq_event");
     }
 
     /** Waits for cq's next event; others read meanwhile are kept. */
-    synchronized void awaitFor(CompletionQueue cq, int timeoutMs) throws RdmaVerbsException {
+    void awaitFor(CompletionQueue cq, int timeoutMs) throws RdmaVerbsException {
         check();
-        if (pending.remove(cq)) return;
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (true) {
-            int left = timeoutMs < 0 ? -1 : (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-            CompletionQueue got = read(left);
-            if (got == cq) return;
-            if (got != null) pending.add(got);
-        }
+        waits.await(cq, () -> pending.removeFirstOccurrence(cq) ? cq : null, this::ready, this::read, timeoutMs,
+                    "ibv_get_cq_event");
     }
 
-    private CompletionQueue read(int timeoutMs) throws RdmaVerbsException {
-        Calls.readable(fd, timeoutMs, "ibv_get_cq_event");
+    private boolean ready(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException {
+        return Calls.readable(fd, wakeFd, timeoutMs, function);
+    }
+
+    /** Reads an event (the descriptor is readable), kept for its CQ. */
+    private void read() throws RdmaVerbsException {
         PointerByReference cq = new PointerByReference(), context = new PointerByReference();
         RdmaVerbs.ibv_get_cq_event(channel, cq, context);
         RdmaVerbs.ibv_ack_cq_events(cq.getValue(), 1);
-        return cqs.get(cq.getValue());
+        CompletionQueue q = cqs.get(cq.getValue());
+        if (q != null) pending.add(q);
+    }
+
+    /** Wakes the threads waiting here: each checks whether what it waits
+     * for is closing. */
+    void wakeWaiters() {
+        waits.wake();
+    }
+
+    /** Ends every wait on the channel (EBADF, "closed"). */
+    @Override
+    void wake() {
+        waits.wake();
     }
 
     @Override
     void destroy() throws RdmaVerbsException {
+        waits.close();   // no thread polls its descriptor any more
         RdmaVerbs.ibv_destroy_comp_channel(channel);
+    }
+
+    @Override
+    void released() {
+        if (!owned) waits.close();
     }
 }

@@ -14,7 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  * what the work requests they complete held (their buffers). With a
  * channel: {@link #arm} (ibv_req_notify_cq), then {@link #await} for its
  * event (acknowledged at once), then poll. Closing it first closes the QPs
- * using it, then destroys it (ibv_destroy_cq). One made on an endpoint is
+ * using it, then destroys it (ibv_destroy_cq); a thread polling it until it
+ * has completions, or awaiting its event, then throws RdmaVerbsException
+ * EBADF ("closed") at once. One made on an endpoint is
  * closed with it, before its id. */
 public final class CompletionQueue extends Resource {
     private final Pointer cq;
@@ -100,7 +102,14 @@ public final class CompletionQueue extends Resource {
         List<Completion> out = new ArrayList<>(n);
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (out.size() < n) {
-            List<Completion> got = poll(Math.min(16, n - out.size()));
+            if (isEnding()) throw closedError("ibv_poll_cq");
+            List<Completion> got;
+            try {
+                got = poll(Math.min(16, n - out.size()));
+            } catch (IllegalStateException e) {
+                if (isEnding()) throw closedError("ibv_poll_cq");   // closed between the check and the poll
+                throw e;
+            }
             out.addAll(got);
             if (!got.isEmpty()) continue;
             if (timeoutMs >= 0 && System.nanoTime() - deadline > 0) {
@@ -138,9 +147,18 @@ public final class CompletionQueue extends Resource {
         return channel;
     }
 
+    /** Ends a wait for its event on its channel (EBADF, "closed"); a poll
+     * until completions ends at its next pause. */
+    @Override
+    void wake() {
+        if (channel != null) channel.wakeWaiters();
+    }
+
     @Override
     void destroy() throws RdmaVerbsException {
-        RdmaVerbs.ibv_destroy_cq(cq);
+        synchronized (this) {   // not under a poll of another thread's
+            RdmaVerbs.ibv_destroy_cq(cq);
+        }
     }
 
     @Override

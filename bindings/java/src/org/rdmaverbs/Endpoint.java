@@ -69,9 +69,9 @@ public final class Endpoint extends Resource {
             } finally {
                 RdmaVerbs.rdma_freeaddrinfo(res.getValue());
             }
-            events.expect(ep.id, RdmaVerbs.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
+            events.expect(ep.id, ep, RdmaVerbs.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
             RdmaVerbs.rdma_resolve_route(ep.id, timeoutMs);
-            events.expect(ep.id, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
+            events.expect(ep.id, ep, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, "rdma_resolve_route");
             return ep;
         } catch (RdmaVerbsException | RuntimeException e) {
             closeAfter(ep, e);
@@ -118,6 +118,7 @@ public final class Endpoint extends Resource {
 
     /** The QP (createQp's), or IllegalStateException if none or closed. */
     public QueuePair qp() {
+        check();
         QueuePair q = qp;
         if (q == null) throw new IllegalStateException("Endpoint has no QP (createQp)");
         q.check();
@@ -149,7 +150,7 @@ public final class Endpoint extends Resource {
     public void connect(RdmaVerbs.rdma_conn_param param, int timeoutMs) throws RdmaVerbsException {
         check();
         RdmaVerbs.rdma_connect(id, param);
-        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
+        events.expect(id, this, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_connect");
     }
 
     /** rdma_accept (a server's endpoint), then its ESTABLISHED event. */
@@ -161,7 +162,7 @@ public final class Endpoint extends Resource {
     public void accept(RdmaVerbs.rdma_conn_param param, int timeoutMs) throws RdmaVerbsException {
         check();
         RdmaVerbs.rdma_accept(id, param);
-        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
+        events.expect(id, this, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
     }
 
     /** rdma_disconnect, then its DISCONNECTED event. */
@@ -174,7 +175,7 @@ public final class Endpoint extends Resource {
     /** The DISCONNECTED event of a connection the peer ends. */
     public void awaitDisconnect(int timeoutMs) throws RdmaVerbsException {
         check();
-        events.expect(id, RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
+        events.expect(id, this, RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, "rdma_disconnect");
     }
 
     /** Posts work requests to the QP's send queue (QueuePair.postSend). */
@@ -185,6 +186,12 @@ public final class Endpoint extends Resource {
     /** Posts receives to the QP's own receive queue (QueuePair.postRecv). */
     public void postRecv(RecvWork... wrs) throws RdmaVerbsException {
         qp().postRecv(wrs);
+    }
+
+    /** Ends a wait for this endpoint's event (EBADF, "closed"). */
+    @Override
+    void wake() {
+        if (events != null) events.wake();
     }
 
     @Override

@@ -15,8 +15,10 @@ import java.util.function.Predicate;
  * {@link CmEvent}) and acknowledged at once, so that no id's destroy waits
  * for an event left unacknowledged. Every wait can be bounded: its file
  * descriptor is polled first, the time given at most (ETIMEDOUT; negative:
- * no limit). One thread waits on a channel at a time. Closing it closes the
- * ids made on it.
+ * no limit). Any number of threads may wait on a channel at once (one
+ * polls, the others wait for what it reads). Closing it closes the ids made
+ * on it; closing it, or the endpoint or listener a thread waits for, ends
+ * that wait at once: RdmaVerbsException EBADF, "closed".
  *
  * <p>An event read while waiting for another is kept for its id if that is
  * one of this channel's endpoints or listeners, or a connect request's new
@@ -28,9 +30,10 @@ import java.util.function.Predicate;
 public final class EventChannel extends Resource {
     /** The C calls of a channel (the tests give a stand-in). */
     interface Source {
-        /** Waits until an event can be read, timeoutMs at most (negative:
-         * no limit), else throws RdmaVerbsException(function, ETIMEDOUT). */
-        void await(int timeoutMs, String function) throws RdmaVerbsException;
+        /** Waits until an event can be read (true) or wakeFd is readable
+         * (false), timeoutMs at most (negative: no limit), else throws
+         * RdmaVerbsException(function, ETIMEDOUT). */
+        boolean await(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException;
 
         /** The next event (rdma_get_cm_event), copied, acknowledged. */
         CmEvent get() throws RdmaVerbsException;
@@ -42,10 +45,11 @@ public final class EventChannel extends Resource {
     private final Pointer channel;
     private final int fd;
     private final Source source;
-    /** Guards held and ids; also held from an event's read to its routing,
-     * so that an id forgotten (then destroyed, its address free for another)
-     * never gets an event read before. Never held while waiting. */
-    private final Object lock = new Object();
+    /** The waits; its lock guards held and ids, and is also held from an
+     * event's read to its routing, so that an id forgotten (then destroyed,
+     * its address free for another) never gets an event read before. Never
+     * held while polling. */
+    private final Waits waits = new Waits(this);
     /** Events read while waiting for another (of another id), in order. */
     private final ArrayDeque<CmEvent> held = new ArrayDeque<>();
     /** The ids whose events are kept: an endpoint's or a listener's (to
@@ -60,8 +64,8 @@ public final class EventChannel extends Resource {
         fd = new RdmaVerbs.rdma_event_channel(channel).fd;
         source = new Source() {
             @Override
-            public void await(int timeoutMs, String function) throws RdmaVerbsException {
-                Calls.readable(fd, timeoutMs, function);
+            public boolean await(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException {
+                return Calls.readable(fd, wakeFd, timeoutMs, function);
             }
 
             @Override
@@ -107,51 +111,44 @@ public final class EventChannel extends Resource {
     /** The next event (of any id), waiting timeoutMs at most (negative: no
      * limit): read and acknowledged. A connect request's new id is then the
      * caller's (no listener here takes it). */
-    public synchronized CmEvent next(int timeoutMs) throws RdmaVerbsException {
+    public CmEvent next(int timeoutMs) throws RdmaVerbsException {
         check();
-        synchronized (lock) {
+        return waits.await(null, () -> {
             CmEvent e = held.poll();
-            if (e != null) {
-                if (isRequest(e)) ids.remove(e.id());
-                return e;
-            }
-        }
-        source.await(timeoutMs, "rdma_get_cm_event");
-        synchronized (lock) {
-            return source.get();
-        }
+            if (e != null && isRequest(e)) ids.remove(e.id());
+            return e;
+        }, source::await, () -> {
+            CmEvent e = source.get();
+            if (e != null) held.add(e);
+        }, timeoutMs, "rdma_get_cm_event");
     }
 
     /** The next event that matches, waiting timeoutMs at most; the others
      * read meanwhile are kept for their ids (or dropped, as the class says). */
-    synchronized CmEvent next(Predicate<CmEvent> match, int timeoutMs, String function) throws RdmaVerbsException {
+    CmEvent next(Predicate<CmEvent> match, Resource who, int timeoutMs, String function) throws RdmaVerbsException {
         check();
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        while (true) {
-            synchronized (lock) {
-                for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
-                    CmEvent e = it.next();
-                    if (match.test(e)) {
-                        it.remove();
-                        // A connect request's id is taken: its listener will not destroy it.
-                        if (isRequest(e) && ids.containsKey(e.id())) ids.put(e.id(), null);
-                        return e;
-                    }
+        return waits.await(who, () -> {
+            for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
+                CmEvent e = it.next();
+                if (match.test(e)) {
+                    it.remove();
+                    // A connect request's id is taken: its listener will not destroy it.
+                    if (isRequest(e) && ids.containsKey(e.id())) ids.put(e.id(), null);
+                    return e;
                 }
             }
-            int left = timeoutMs < 0 ? -1 : (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-            source.await(left, function);
-            synchronized (lock) {
-                route(source.get());
-            }
-        }
+            return null;
+        }, source::await, () -> {
+            CmEvent e = source.get();
+            if (e != null) route(e);
+        }, timeoutMs, function);
     }
 
     private static boolean isRequest(CmEvent e) {
         return e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST;
     }
 
-    /** Keeps e for its id, or drops it (under lock). */
+    /** Keeps e for its id, or drops it (under the lock). */
     private void route(CmEvent e) throws RdmaVerbsException {
         if (isRequest(e) && e.listenId() != null && ids.containsKey(e.listenId()) && ids.get(e.listenId()) == null) {
             ids.put(e.id(), e.listenId());   // a listener's: its new id held until taken
@@ -166,8 +163,11 @@ public final class EventChannel extends Resource {
     /** Keeps the events of id (an endpoint's or a listener's, made on this
      * channel), from now on; a connect request's id: taken. */
     void add(Pointer id) {
-        synchronized (lock) {
+        waits.lock.lock();
+        try {
             ids.put(id, null);
+        } finally {
+            waits.lock.unlock();
         }
     }
 
@@ -176,7 +176,8 @@ public final class EventChannel extends Resource {
      * destroyed; if it was a connect request's not taken, it is destroyed. */
     void forget(Pointer id) throws RdmaVerbsException {
         List<Pointer> requests = new ArrayList<>();
-        synchronized (lock) {
+        waits.lock.lock();
+        try {
             if (!ids.containsKey(id)) return;
             if (ids.remove(id) != null) requests.add(id);
             for (Iterator<Map.Entry<Pointer, Pointer>> it = ids.entrySet().iterator(); it.hasNext();) {
@@ -188,15 +189,20 @@ public final class EventChannel extends Resource {
             }
             held.removeIf(e -> id.equals(e.id()) || requests.contains(e.id()));
             destroy(requests);
+        } finally {
+            waits.lock.unlock();
         }
     }
 
     /** A connect request taken and not wanted (its event's status not 0):
      * its events dropped, its id destroyed (the request refused). */
     void refuse(Pointer id) throws RdmaVerbsException {
-        synchronized (lock) {
+        waits.lock.lock();
+        try {
             forget(id);
             source.destroyId(id);
+        } finally {
+            waits.lock.unlock();
         }
     }
 
@@ -217,16 +223,19 @@ public final class EventChannel extends Resource {
 
     /** How many events are kept (for the tests). */
     int heldCount() {
-        synchronized (lock) {
+        waits.lock.lock();
+        try {
             return held.size();
+        } finally {
+            waits.lock.unlock();
         }
     }
 
     /** The event for id of type want, else RdmaVerbsException: another
      * event for it (REJECTED, UNREACHABLE, ...: errno its status, or
      * ECONNREFUSED, EPROTO), or none within timeoutMs (ETIMEDOUT). */
-    CmEvent expect(Pointer id, int want, int timeoutMs, String function) throws RdmaVerbsException {
-        CmEvent e = next(ev -> id.equals(ev.id()), timeoutMs, function);
+    CmEvent expect(Pointer id, Resource who, int want, int timeoutMs, String function) throws RdmaVerbsException {
+        CmEvent e = next(ev -> id.equals(ev.id()), who, timeoutMs, function);
         if (e.type() != want || e.status() != 0) {
             throw new RdmaVerbsException(function, e.errno(), e.name() + " status " + e.status() + ", not "
                                          + RdmaVerbs.rdma_event_str(want));
@@ -234,8 +243,20 @@ public final class EventChannel extends Resource {
         return e;
     }
 
+    /** Ends every wait on the channel (EBADF, "closed"). */
+    @Override
+    void wake() {
+        waits.wake();
+    }
+
     @Override
     void destroy() throws RdmaVerbsException {
+        waits.close();   // no thread polls its descriptor any more
         RdmaVerbs.rdma_destroy_event_channel(channel);
+    }
+
+    @Override
+    void released() {
+        if (!owned) waits.close();   // (a stand-in's: destroy was not called)
     }
 }

@@ -41,11 +41,28 @@ final class Loader {
         return which.equals("rdmaverbs") ? versioned(library(), iface) : Native.load("lib" + which + ".so.1", iface);
     }
 
-    /** The address of name@version in the library, or null. */
+    /** The address of name@version in the library, or null; a library
+     * that does not load: UnsatisfiedLinkError saying which, where it was
+     * looked for, and what provides it ({@link #missing}). */
     static Pointer symbol(String library, String name, String version) {
+        DL.dlerror();   // found by JNA now (a look-up would clear dlopen's error), and cleared
         Pointer h = DL.dlopen(library, RTLD_NOW);
-        if (h == null) throw new UnsatisfiedLinkError(library + ": " + DL.dlerror());
+        if (h == null) throw new UnsatisfiedLinkError(missing(library, DL.dlerror()));
         return DL.dlvsym(h, name, version);
+    }
+
+    /** What a library that does not load is told with: which, where it was
+     * looked for (RDMAVERBS_LIBRARY's path, or the dynamic loader's
+     * places), dlopen's words, and what provides it. */
+    static String missing(String library, String dlerror) {
+        String env = System.getenv("RDMAVERBS_LIBRARY");
+        String where = env != null && !env.isEmpty() && library.equals(env)
+            ? "at RDMAVERBS_LIBRARY=" + env
+            : "by the dynamic loader (LD_LIBRARY_PATH=" + java.util.Objects.toString(System.getenv("LD_LIBRARY_PATH"), "")
+              + ", /etc/ld.so.cache, /lib, /usr/lib)";
+        return library + " could not be loaded, looked for " + where + ": " + dlerror
+            + "; install the package librdmaverbs1, or set RDMAVERBS_LIBRARY to the library's path"
+            + " (a built tree's build/lib/librdmaverbs.so.1)";
     }
 
     /** iface's methods, each the function of its name at its Version in

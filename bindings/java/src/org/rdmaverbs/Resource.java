@@ -16,9 +16,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * object that others depend on (a PD under MRs, an SRQ and a QP; a CQ under
  * a QP; a completion channel under its CQs; an event channel under its ids)
  * first closes them, the last made first. Closing twice does nothing; a
- * call on a closed object throws IllegalStateException. A failure of C
- * (close or not) throws {@link RdmaVerbsException} (an IOException), with
- * its errno.
+ * call on a closed object throws IllegalStateException ("... is closed").
+ * A failure of C (close or not) throws {@link RdmaVerbsException} (an
+ * IOException), with its errno.
+ *
+ * <p>Closing ends every wait on the object and on the objects that depend
+ * on it at once, from any thread: a thread blocked in one (an event
+ * awaited on an endpoint, a listener, a channel; a CQ polled until it has
+ * completions, or its event awaited) throws RdmaVerbsException with errno
+ * EBADF and a message that says the object was closed, with a time limit
+ * or without.
  *
  * <p>An object not closed is never collected: each open one is held by this
  * class (with its buffers, for an MR), so that memory the card may still
@@ -40,6 +47,12 @@ public abstract class Resource implements AutoCloseable {
      * handed it (the tests' fakes). */
     final boolean owned;
     private volatile boolean closed;
+    /** Set as close begins, before the objects that depend on this one
+     * close: the waits on this one end (EBADF, "closed"). */
+    private volatile boolean ending;
+
+    /** Linux's EBADF: the errno of a wait a close ended. */
+    static final int EBADF = 9;
 
     Resource(boolean owned) {
         this.owned = owned;
@@ -78,6 +91,21 @@ public abstract class Resource implements AutoCloseable {
         if (closed) throw new IllegalStateException(getClass().getSimpleName() + " is closed");
     }
 
+    /** Whether close has begun: the object's waits end (EBADF). */
+    final boolean isEnding() {
+        return ending;
+    }
+
+    /** The error of a wait (in function) that a close of this object
+     * ended: EBADF, "... closed". */
+    final RdmaVerbsException closedError(String function) {
+        return new RdmaVerbsException(function, EBADF, getClass().getSimpleName() + " closed while waiting");
+    }
+
+    /** Ends the waits on this object, at the start of its close (a
+     * channel signals its waiters: {@link Waits#wake}). */
+    void wake() {}
+
     /** Whether close has been called (and succeeded). */
     public final boolean isClosed() {
         return closed;
@@ -96,6 +124,8 @@ public abstract class Resource implements AutoCloseable {
         Exception first = null;
         synchronized (GRAPH) {
             if (closed) return;
+            ending = true;
+            wake();
             List<Resource> deps = new ArrayList<>(dependents);
             Collections.reverse(deps);
             for (Resource d : deps) {

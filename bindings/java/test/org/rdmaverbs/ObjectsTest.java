@@ -26,6 +26,7 @@ final class ObjectsTest {
         Pointer recorder_qp();
         Pointer recorder_srq();
         Pointer recorder_cq();
+        Pointer recorder_empty_cq();
         void recorder_fail(int err);
         String recorder_last();
         void recorder_read_late();
@@ -185,9 +186,15 @@ final class ObjectsTest {
         final java.util.ArrayDeque<CmEvent> events = new java.util.ArrayDeque<>();
         final List<Pointer> destroyed = new ArrayList<>();
 
+        /** A pipe's read end, or -1: with no event scripted, a wait polls it
+         * (and the wake descriptor) rather than time out at once. */
+        int block = -1;
+
         @Override
-        public void await(int timeoutMs, String function) throws RdmaVerbsException {
-            if (events.isEmpty()) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "scripted");
+        public boolean await(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException {
+            if (!events.isEmpty()) return true;
+            if (block < 0) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "scripted");
+            return Calls.readable(block, wakeFd, timeoutMs, function);
         }
 
         @Override
@@ -207,7 +214,7 @@ final class ObjectsTest {
 
     /** Reads every event scripted (waiting for one nothing matches). */
     static void readAll(EventChannel ch) {
-        check(BindingTest.errnoOf(() -> ch.next(ev -> false, 0, "rdma_get_cm_event")) == RdmaVerbs.ETIMEDOUT, "all read");
+        check(BindingTest.errnoOf(() -> ch.next(ev -> false, null, 0, "rdma_get_cm_event")) == RdmaVerbs.ETIMEDOUT, "all read");
     }
 
     /** Events kept for their ids, dropped with them: an endpoint's events
@@ -231,14 +238,14 @@ final class ObjectsTest {
         c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n3, 0x5000);         // a listener not the channel's
         c.add(RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, n1, 0);                  // the new id's, before it is taken
         c.add(RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0x2800, 0);
-        CmEvent e = ch.expect(new Pointer(0x2800), RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
+        CmEvent e = ch.expect(new Pointer(0x2800), null, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
         check(e.id().equals(new Pointer(0x2800)) && c.destroyed.equals(List.of(new Pointer(n3))) && ch.heldCount() == 4,
               "waiting for an endpoint's event: 4 others kept (another's DISCONNECTED, 2 connect requests, the new id's"
               + " ESTABLISHED); an unknown id's dropped; a connect request for no listener of the channel refused, its id"
               + " destroyed (" + c.destroyed + ", " + ch.heldCount() + " kept)");
         Endpoint taken = listener.getRequest(0);
         check(taken.handle().equals(new Pointer(n1)), "getRequest: the first connect request's id");
-        check(BindingTest.errnoOf(() -> ch.expect(new Pointer(n1), RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
+        check(BindingTest.errnoOf(() -> ch.expect(new Pointer(n1), null, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
               "the new id's event read before it was taken is its endpoint's");
         ep.close();
         check(ch.heldCount() == 1, "an endpoint closed: its DISCONNECTED, read and not taken, dropped ("
@@ -451,5 +458,6 @@ final class ObjectsTest {
         events();
         waits();
         lifetime();
+        CloseTest.run();
     }
 }
