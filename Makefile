@@ -20,7 +20,8 @@
 #   make vendor          stores the crates for an offline build in vendor/
 #   make deb             Debian packages librdmaverbs1, librdmaverbs-dev in build/deb
 #   make rpm             RPM packages rdmaverbs, rdmaverbs-devel in build/rpm
-#   make trixie          the .deb and the quick tier in a Debian 13 root (not in check)
+#   make test-rdma-core  the quick tier in roots of Debian 11, 13 and unstable (rdma-core 33,
+#                        56.1, 65), their builds' fake suites under newer libibverbs, Debian 13's .deb
 
 # bash, for PIPESTATUS in test-fuzz
 SHELL      := /bin/bash
@@ -97,7 +98,8 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
 	test-preload bench bench-python \
-	test-install install uninstall clean vendor deb test-deb rpm test-rpm trixie test-versions
+	test-install install uninstall clean vendor deb test-deb rpm test-rpm test-rdma-core test-versions \
+	test-bindings-layout
 
 all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
 
@@ -223,7 +225,7 @@ test-lib: test-rust test-symbols test-headers test-differential test-verbs test-
 # make deb and make trixie alone run it.
 test: RPMCHECK = --nocheck
 test: export DEB_BUILD_OPTIONS = nocheck
-test: test-quick test-sanitizers test-valgrind test-fuzz test-install test-deb test-rpm e2e
+test: test-quick test-rdma-core test-sanitizers test-valgrind test-fuzz test-install test-deb test-rpm e2e
 	@echo "make test: all passed"
 
 # Rust unit tests: the generated files are current, the struct layout matches
@@ -264,7 +266,7 @@ $(B)/$(1)/original.o: c-tests/original.c c-tests/original.h $(GEN_H)
 	@mkdir -p $$(@D)
 	$$(CC) $(2) $$(WARN) $$(STOCK_CFLAGS) $(GEN_I) -c -o $$@ $$<
 $(B)/$(1)/%: $(B)/$(1)/%.o $(LIBRARY)
-	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS)
+	$$(CC) $(2) -pthread -rdynamic -o $$@ $$(filter %.o,$$^) $$(EXTRA_LIBS) $$(RV_LIBS) -ldl
 $(addprefix $(B)/$(1)/,differential robustness trace live noalloc poster probes): $(B)/$(1)/fake.o
 $(B)/$(1)/differential: $(B)/$(1)/cases.o $(B)/$(1)/original.o
 $(B)/$(1)/verbs: $(addprefix $(B)/$(1)/,$(VERBS_O) original.o)
@@ -286,10 +288,11 @@ $(B)/fake/verbs-preload: $(B)/fake/verbs-linked.o
 # A libibverbs.so.1 with none of the functions the preload library
 # interposes (c-tests/fake/stubverbs.c), and the program that finds them
 # missing (nolibibverbs.c).
-$(B)/fake/stub/libibverbs.so.1: c-tests/fake/stubverbs.c c-tests/fake/stubverbs.map
+$(B)/fake/stub/libibverbs.so.1: c-tests/fake/stubverbs.c c-tests/fake/stubverbs.map $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -Wl,-soname,libibverbs.so.1 \
-		-Wl,--version-script=c-tests/fake/stubverbs.map -o $@ $<
+	$(CC) -E -P -x c $(GEN_I) -o $(@D)/stubverbs.map c-tests/fake/stubverbs.map
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) -fPIC -shared -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(@D)/stubverbs.map -o $@ $<
 $(B)/fake/nolibibverbs: c-tests/fake/nolibibverbs.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -ldl
@@ -551,6 +554,12 @@ $(BIND)/java/doc/.ok: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
 	rm -rf $(@D) && mkdir -p $(@D)
 	javadoc -Xdoclint:all,-missing -Werror -quiet -encoding UTF-8 -cp $(JNA_JAR) -d $(@D) $^
 	touch $@
+
+# The bindings' generated files, enums and layouts against this machine's
+# headers, for the languages whose runtime is here without the network
+# (make test-rdma-core runs it in each root).
+test-bindings-layout: $(BIND)/layout $(LIBRARY) $(EXPORTS)
+	bindings/layout.sh $(B) python $$(command -v luajit > /dev/null && echo lua)
 
 test-bindings: $(LIBRARY) $(BINDINGS) $(EXPORTS)
 	bindings/test.sh $(B)
@@ -826,9 +835,14 @@ rpm: vendor
 test-versions:
 	c-tests/tools/versions.sh
 
-# The .deb and the quick tier built in a Debian 13 root (c-tests/tools/trixie.sh).
-trixie: vendor
-	c-tests/tools/trixie.sh $(B)
+# Every rdma-core its users have that Debian's archive holds: the quick
+# tier's library part and the bindings' layouts in roots of Debian 11, 13
+# and unstable, each build's fake suites under every newer libibverbs, the
+# .deb of Debian 13 (c-tests/tools/rdma-core.sh; roots kept in
+# /var/cache/rdmaverbs/roots). Run after test-quick: the host's build is
+# one of those run under the newer libibverbs.
+test-rdma-core: vendor
+	c-tests/tools/rdma-core.sh $(B)
 
 # Takes the RPMs apart with rpm2cpio, checks what they provide and require,
 # builds and runs the example against the unpacked tree with pkg-config only.

@@ -57,6 +57,9 @@ JNA=${JNA_JAR:-/usr/share/java/jna.jar}
 # (c-tests/e2e/guest.sh says why).
 JAVA=${JAVA:-java}
 PY=$BIND/install/python/venv/bin/python3
+# Where the package is not installed (a root of another release: make
+# test-bindings-layout), the checkout's, on the system's python3.
+[ -x "$PY" ] || { PY=python3; export PYTHONPATH=$PWD/bindings/python; }
 export NODE_PATH=$BIND/install/node/node_modules
 RUST=$BIND/rust/debug/examples
 export LUA_PATH="$PWD/bindings/lua/?.lua;;"

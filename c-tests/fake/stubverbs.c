@@ -1,12 +1,14 @@
 /*
  * A stand-in libibverbs.so.1 with nothing behind the functions the preload
- * library interposes: only the five it imports (so that it loads), which
+ * library interposes: only those it imports (so that it loads), which
  * fail. With it first on LD_LIBRARY_PATH, the preload library finds no
  * ibv_open_device (and the others) at IBVERBS_1.1 after itself, as in a
  * process whose libibverbs is broken or missing them (nolibibverbs.c).
  */
 #include <errno.h>
 #include <stddef.h>
+
+#include "functions.h"	/* RDMAVERBS_HAS_name: the build's functions (build/gen) */
 
 struct ibv_cq;
 struct ibv_comp_channel;
@@ -114,3 +116,16 @@ long _ibv_query_gid_table(struct ibv_context *context, void *entries, size_t max
 	(void)context, (void)entries, (void)max, (void)flags, (void)size;
 	return -ENOSYS;
 }
+
+#ifdef RDMAVERBS_HAS_ibv_query_comp_cntr_caps
+struct ibv_context;
+struct ibv_comp_cntr_caps;
+
+int _ibv_query_comp_cntr_caps(struct ibv_context *context, struct ibv_comp_cntr_caps *caps, size_t size)
+{
+	(void)context;
+	(void)caps;
+	(void)size;
+	return ENOSYS;
+}
+#endif

@@ -45,6 +45,8 @@ fn struct_sizes() -> Vec<(&'static str, usize)> {
         ("struct ibv_mw_bind", size_of::<ibv_mw_bind>()),
         ("struct ibv_data_buf", size_of::<ibv_data_buf>()),
         ("struct ibv_wc_tm_info", size_of::<ibv_wc_tm_info>()),
+        #[cfg(ibv_query_comp_cntr_caps)]
+        ("struct ibv_comp_cntr_caps", size_of::<ibv_comp_cntr_caps>()),
     ]
 }
 
@@ -52,7 +54,8 @@ fn struct_sizes() -> Vec<(&'static str, usize)> {
 fn layout_matches_system_headers() {
     use crate::verbs::ibv_context_ops;
     use crate::verbs::*;
-    let fields = fields! {
+    #[allow(unused_mut)]
+    let mut fields = fields! {
         "struct rdma_cm_id" rdma_cm_id {
             "verbs" => verbs, "qp" => qp, "send_cq_channel" => send_cq_channel,
             "send_cq" => send_cq, "recv_cq_channel" => recv_cq_channel,
@@ -74,7 +77,6 @@ fn layout_matches_system_headers() {
             "wr_set_inline_data_list" => wr_set_inline_data_list, "wr_set_sge" => wr_set_sge,
             "wr_set_sge_list" => wr_set_sge_list, "wr_start" => wr_start,
             "wr_complete" => wr_complete, "wr_abort" => wr_abort,
-            "wr_atomic_write" => wr_atomic_write,
         }
         "struct ibv_cq_ex" crate::verbs::ibv_cq_ex {
             "context" => context, "wr_id" => wr_id, "status" => status,
@@ -144,6 +146,16 @@ fn layout_matches_system_headers() {
             "wr.ud.remote_qkey" => wr.ud.remote_qkey,
         }
     };
+    // The extended QP's calls of the later releases, where the header has
+    // them.
+    #[cfg(ibv_wr_atomic_write)]
+    fields.extend(fields! {
+        "struct ibv_qp_ex" crate::verbs::ibv_qp_ex { "wr_atomic_write" => wr_atomic_write }
+    });
+    #[cfg(ibv_wr_flush)]
+    fields.extend(fields! {
+        "struct ibv_qp_ex" crate::verbs::ibv_qp_ex { "wr_flush" => wr_flush }
+    });
     let sizes = struct_sizes();
 
     // One C program prints the system headers' answer for each line.
