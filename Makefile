@@ -469,9 +469,9 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
-	bindings/python/rdmaverbs/py.typed
+	$(wildcard bindings/python/rdmaverbs/objects/*.py) bindings/python/rdmaverbs/py.typed
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
-	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
+	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
 	$(wildcard bindings/rust/src/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
