@@ -147,9 +147,9 @@ api.layout = function layout() {
   return out;
 };
 
-// The objects (objects.js): Endpoint, ProtectionDomain, MemoryRegion,
+// The objects (objects/): Endpoint, ProtectionDomain, MemoryRegion,
 // CompletionQueue, ... over these functions.
-Object.assign(api, require('./objects.js')(api));
+Object.assign(api, require('./objects/index.js')(api));
 
 module.exports = api;
 
