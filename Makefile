@@ -478,7 +478,7 @@ $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindi
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
-$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
 	bindings/install.sh $(B) $*
 	touch $@
