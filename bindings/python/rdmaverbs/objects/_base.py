@@ -136,6 +136,9 @@ class Resource:
         self._serial = next(_serial)
         self._children: Dict[int, "weakref.ReferenceType[Resource]"] = {}
         self._close_after_children = False
+        # The asyncio waits pending on it (aio._Wait: the C function each
+        # stands for), ended by its close.
+        self._waits: Optional[Dict[Any, str]] = None
         self._parents: Tuple[Resource, ...] = tuple(p for p in parents if p is not None)
         for p in self._parents:
             p._check_open()
@@ -149,13 +152,29 @@ class Resource:
         self._check_open()
         return self._handle
 
+    def _h(self, fn: str) -> int:
+        """The handle, for a call of the C function fn (the closed error,
+        naming fn, once closed)."""
+        if self._closed:
+            self._check_open(fn)
+        return self._handle
+
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def _check_open(self) -> None:
+    def _check_open(self, fn: str = "") -> None:
+        """ValueError (the closed error: "... is closed") once closed; fn,
+        the C function refused, in its message."""
         if self._closed:
-            raise ValueError(f"{self!r} is closed")
+            raise ValueError(f"{fn + ': ' if fn else ''}{self!r} is closed")
+
+    def _end_waits(self) -> None:
+        """Ends the asyncio waits pending on this object at once: each
+        raises the closed error (its task resumes after this close)."""
+        waits, self._waits = self._waits or {}, None
+        for w, fn in waits.items():
+            w.end(ValueError(f"{fn}: the {self._kind} was closed while waiting ({self!r})"))
 
     def _destroy(self) -> None:
         """Destroys the C object (raises OSError if it cannot)."""
@@ -176,6 +195,8 @@ class Resource:
         (so does this one, then)."""
         if self._closed:
             return
+        if self._waits:
+            self._end_waits()
         first: Optional[BaseException] = None
         collected = False
         for serial, ref in reversed(list(self._children.items())):

@@ -101,9 +101,9 @@ class EventChannel(Resource):
             if not self._read():
                 if self._readiness is None:
                     self._readiness = _Readiness(self.fd)
-                await self._readiness.wait(deadline, "no rdma_cm event within the time limit")
+                await self._readiness.wait(deadline, "no rdma_cm event within the time limit", (ep, self),
+                                           "rdma_get_cm_event")
         return ep._events.popleft()
-
 
 
 class CompChannel(Resource):
@@ -126,7 +126,7 @@ class CompChannel(Resource):
     def _read(self) -> Optional["CQ"]:
         """One event if there is one: acknowledged, its CQ (None: none)."""
         cq, ctx = C.c_void_p(), C.c_void_p()
-        if _R.ibv_get_cq_event(self.handle, C.byref(cq), C.byref(ctx)) < 0:
+        if _R.ibv_get_cq_event(self._h("ibv_get_cq_event"), C.byref(cq), C.byref(ctx)) < 0:
             err = C.get_errno()
             if err in (_errno.EAGAIN, _errno.EWOULDBLOCK):
                 return None
@@ -153,6 +153,10 @@ class CompChannel(Resource):
 
     async def aget_cq_event(self, timeout: Optional[float] = None) -> "CQ":
         """get_cq_event, awaited: the fd watched with the loop's add_reader."""
+        return await self._aget_cq_event(timeout, (self,))
+
+    async def _aget_cq_event(self, timeout: Optional[float], owners: Sequence[Resource]) -> "CQ":
+        """aget_cq_event, ended by a close of any of owners."""
         deadline = _deadline(timeout)
         while True:
             cq = self._read()
@@ -160,7 +164,8 @@ class CompChannel(Resource):
                 return cq
             if self._readiness is None:
                 self._readiness = _Readiness(self.fd)
-            await self._readiness.wait(deadline, "no completion event within the time limit")
+            await self._readiness.wait(deadline, "no completion event within the time limit", owners,
+                                       "ibv_get_cq_event")
 
 
 

@@ -64,7 +64,7 @@ class CQ(Resource):
     def poll(self, max: int = 16) -> List[ibv_wc]:
         """Up to max completions (one ibv_poll_cq), reaped."""
         arr = (ibv_wc * max)()
-        n = _poll_cq(self.handle, max, arr)
+        n = _poll_cq(self._h("ibv_poll_cq"), max, arr)
         if n < 0:
             raise _error(C.get_errno(), "ibv_poll_cq")
         out = arr[:n]
@@ -75,7 +75,7 @@ class CQ(Resource):
     def req_notify(self, solicited_only: bool = False) -> None:
         """Arms the CQ (ibv_req_notify_cq): its next completion (solicited
         only: its next solicited one) makes an event on its channel."""
-        _check_errno(_req_notify_cq(self.handle, int(solicited_only)), "ibv_req_notify_cq")
+        _check_errno(_req_notify_cq(self._h("ibv_req_notify_cq"), int(solicited_only)), "ibv_req_notify_cq")
 
     def get(self, n: int = 1, timeout: Optional[float] = None) -> List[ibv_wc]:
         """Exactly n completions (polled, up to 16 at once), waiting up to
@@ -118,4 +118,4 @@ class CQ(Resource):
             out += self.poll(min(16, n - len(out)))
             if len(out) >= n:
                 return out
-            await self.channel.aget_cq_event(_left(deadline))
+            await self.channel._aget_cq_event(_left(deadline), (self, self.channel))

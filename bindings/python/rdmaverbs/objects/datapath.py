@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes as C
 import errno as _errno
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Union
 
 from .._api import ibv_comp_channel, ibv_wc
 from . import _base
@@ -17,6 +17,7 @@ from .qp import _release
 
 if TYPE_CHECKING:
     from .._api import rdma_cm_id
+    from ._base import Resource
     from ._base import Resource as _Base
     from .qp import QP
 else:
@@ -49,9 +50,10 @@ class _DataPath(_Base):
                 raise _error(C.get_errno(), "rdma_post_send")
             qp._sq.append((wr_id, None))
         elif isinstance(buf, MR):
-            addr, n = buf._span(offset, length) if offset or length is not None else (buf.addr, buf.length)
+            addr, n = (buf._span(offset, length, "rdma_post_send") if offset or length is not None
+                       else (buf.addr, buf.length))
             if buf._closed:
-                buf._check_open()
+                buf._check_open("rdma_post_send")
             if _post_send(self._handle, wr_id, addr, n, buf._handle, flags) < 0:
                 raise _error(C.get_errno(), "rdma_post_send")
             qp._sq.append((wr_id, buf))
@@ -74,7 +76,7 @@ class _DataPath(_Base):
         if length is not None and 0 <= offset and 0 <= length and offset + length <= mr.length and not mr._closed:
             addr, n = mr.addr + offset, length
         else:
-            addr, n = mr._span(offset, length)
+            addr, n = mr._span(offset, length, "rdma_post_recv")
         if _post_recv(self._handle, wr_id, addr, n, mr._handle) < 0:
             raise _error(C.get_errno(), "rdma_post_recv")
         qp._rq.append((wr_id, mr))
@@ -85,7 +87,7 @@ class _DataPath(_Base):
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
-        addr, n = mr._span(offset, length)
+        addr, n = mr._span(offset, length, "rdma_post_write")
         _check_int(_R.rdma_post_write(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_write")
         qp._sq.append((wr_id, mr))
@@ -96,7 +98,7 @@ class _DataPath(_Base):
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
-        addr, n = mr._span(offset, length)
+        addr, n = mr._span(offset, length, "rdma_post_read")
         _check_int(_R.rdma_post_read(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
                    "rdma_post_read")
         qp._sq.append((wr_id, mr))
@@ -106,7 +108,7 @@ class _DataPath(_Base):
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
-        arr, holds = _sges(sgl)
+        arr, holds = _sges(sgl, "rdma_post_sendv")
         _check_int(_R.rdma_post_sendv(self._handle, wr_id, arr, len(sgl), flags), "rdma_post_sendv")
         qp._sq.append((wr_id, holds))
 
@@ -115,7 +117,7 @@ class _DataPath(_Base):
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
-        arr, holds = _sges(sgl)
+        arr, holds = _sges(sgl, "rdma_post_recvv")
         _check_int(_R.rdma_post_recvv(self._handle, wr_id, arr, len(sgl)), "rdma_post_recvv")
         qp._rq.append((wr_id, holds))
 
@@ -132,7 +134,7 @@ class _DataPath(_Base):
         (rdma_get_send_comp_timeout), within timeout seconds (TimeoutError);
         what it completes is let go; CompletionError for one in error."""
         if self._closed:
-            self._check_open()
+            self._check_open("rdma_get_send_comp_timeout")
         wc = ibv_wc()
         if _R.rdma_get_send_comp_timeout(self._handle, wc, -1 if timeout is None and not _base._made_nonblocking
                                          else _ms(timeout)) < 0:
@@ -150,7 +152,7 @@ class _DataPath(_Base):
     def get_recv_comp(self, timeout: Optional[float] = None) -> ibv_wc:
         """The next completion of the id's receive CQ, as get_send_comp."""
         if self._closed:
-            self._check_open()
+            self._check_open("rdma_get_recv_comp_timeout")
         wc = ibv_wc()
         if _R.rdma_get_recv_comp_timeout(self._handle, wc, -1 if timeout is None and not _base._made_nonblocking
                                          else _ms(timeout)) < 0:
@@ -167,7 +169,7 @@ class _DataPath(_Base):
 
     async def _acomp(self, recv: bool, timeout: Optional[float]) -> ibv_wc:
         raw = _R
-        self._check_open()
+        self._check_open("rdma_get_recv_comp" if recv else "rdma_get_send_comp")
         wc = ibv_wc()
         ref = C.byref(wc)
         get = raw.rdma_get_recv_comp_timeout if recv else raw.rdma_get_send_comp_timeout
@@ -183,13 +185,25 @@ class _DataPath(_Base):
         if readiness is None:
             readiness = self._cq_readiness[channel] = _Readiness(ibv_comp_channel.from_address(channel).fd)
         deadline = _deadline(timeout)
+        fn = "rdma_get_recv_comp" if recv else "rdma_get_send_comp"
+        # What the wait ends with, closed: the endpoint, the QP it made, its
+        # CQ's object and that CQ's channel's.
+        owners: List["Resource"] = [self]
+        qp = self._qp
+        if qp is not None and qp._owned:
+            owners.append(qp)
+            cq_obj = qp.recv_cq if recv else qp.send_cq
+            if cq_obj is not None:
+                owners.append(cq_obj)
+                if cq_obj.channel is not None:
+                    owners.append(cq_obj.channel)
         ev_cq, ev_ctx = C.c_void_p(), C.c_void_p()
         while True:
             _check_errno(raw.ibv_req_notify_cq(cq, 0), "ibv_req_notify_cq")
             n = raw.ibv_poll_cq(cq, 1, ref)
             if n:
                 break
-            await readiness.wait(deadline, "no completion within the time limit")
+            await readiness.wait(deadline, "no completion within the time limit", owners, fn)
             if raw.ibv_get_cq_event(channel, C.byref(ev_cq), C.byref(ev_ctx)) == 0:
                 raw.ibv_ack_cq_events(ev_cq, 1)
             elif C.get_errno() not in (_errno.EAGAIN, _errno.EWOULDBLOCK):

@@ -161,14 +161,14 @@ class Endpoint(_DataPath, Resource):
     def get_event(self, timeout: Optional[float] = None) -> CMEvent:
         """This id's next rdma_cm event (acknowledged already); TimeoutError
         when none comes within timeout seconds."""
-        self._check_open()
+        self._check_open("rdma_get_cm_event")
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
         return self.channel._next(self, _deadline(timeout))
 
     async def aget_event(self, timeout: Optional[float] = None) -> CMEvent:
         """get_event, awaited (the channel's fd watched by the loop)."""
-        self._check_open()
+        self._check_open("rdma_get_cm_event")
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
         return await self.channel._anext(self, _deadline(timeout))
@@ -193,7 +193,7 @@ class Endpoint(_DataPath, Resource):
         res = _addrinfo(addr, port, False)
         try:
             dst = rdma_addrinfo.from_address(res.value).ai_dst_addr
-            _check_int(_R.rdma_resolve_addr(self.handle, None, dst, _ms(timeout)), "rdma_resolve_addr")
+            _check_int(_R.rdma_resolve_addr(self._h("rdma_resolve_addr"), None, dst, _ms(timeout)), "rdma_resolve_addr")
         finally:
             _R.rdma_freeaddrinfo(res)
 
@@ -202,13 +202,13 @@ class Endpoint(_DataPath, Resource):
         (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds."""
         self._start_resolve(addr, port, timeout)
         self.expect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
-        _check_int(_R.rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
+        _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
         self.expect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
 
     async def aresolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
         self._start_resolve(addr, port, timeout)
         await self.aexpect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
-        _check_int(_R.rdma_resolve_route(self.handle, _ms(timeout)), "rdma_resolve_route")
+        _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
         await self.aexpect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
 
     def bind(self, addr: Optional[str], port: Union[int, str]) -> None:
@@ -216,12 +216,12 @@ class Endpoint(_DataPath, Resource):
         res = _addrinfo(addr, port, True)
         try:
             src = rdma_addrinfo.from_address(res.value).ai_src_addr
-            _check_int(_R.rdma_bind_addr(self.handle, src), "rdma_bind_addr")
+            _check_int(_R.rdma_bind_addr(self._h("rdma_bind_addr"), src), "rdma_bind_addr")
         finally:
             _R.rdma_freeaddrinfo(res)
 
     def listen(self, backlog: int = 1) -> None:
-        _check_int(_R.rdma_listen(self.handle, backlog), "rdma_listen")
+        _check_int(_R.rdma_listen(self._h("rdma_listen"), backlog), "rdma_listen")
 
     def get_request(self, timeout: Optional[float] = None) -> "Endpoint":
         """The next connection request, as a new Endpoint (event-driven: a
@@ -231,7 +231,7 @@ class Endpoint(_DataPath, Resource):
             _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
                       "no connection request within the time limit")
             h = C.c_void_p()
-            _check_int(_R.rdma_get_request(self.handle, C.byref(h)), "rdma_get_request")
+            _check_int(_R.rdma_get_request(self._h("rdma_get_request"), C.byref(h)), "rdma_get_request")
             return Endpoint(h.value or 0, by_ep=True)
         return self.expect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout).id
 
@@ -245,7 +245,7 @@ class Endpoint(_DataPath, Resource):
                 timeout: Optional[float] = 60.0) -> None:
         """rdma_connect, then (event-driven) ESTABLISHED awaited."""
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_R.rdma_connect(self.handle, C.byref(p)), "rdma_connect")
+        _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
         if self.channel is not None:
             self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
@@ -255,7 +255,7 @@ class Endpoint(_DataPath, Resource):
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use connect")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_R.rdma_connect(self.handle, C.byref(p)), "rdma_connect")
+        _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
     def accept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
@@ -263,7 +263,7 @@ class Endpoint(_DataPath, Resource):
                timeout: Optional[float] = 60.0) -> None:
         """rdma_accept, then (event-driven) ESTABLISHED awaited."""
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_R.rdma_accept(self.handle, C.byref(p)), "rdma_accept")
+        _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         if self.channel is not None:
             self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
@@ -273,17 +273,17 @@ class Endpoint(_DataPath, Resource):
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use accept")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
-        _check_int(_R.rdma_accept(self.handle, C.byref(p)), "rdma_accept")
+        _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
 
     def disconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
         """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited."""
-        _check_int(_R.rdma_disconnect(self.handle), "rdma_disconnect")
+        _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
             self.expect(RDMA_CM_EVENT_DISCONNECTED, timeout)
 
     async def adisconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
-        _check_int(_R.rdma_disconnect(self.handle), "rdma_disconnect")
+        _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
             await self.aexpect(RDMA_CM_EVENT_DISCONNECTED, timeout)
 
@@ -291,12 +291,12 @@ class Endpoint(_DataPath, Resource):
     def local_addr(self) -> Tuple[str, int]:
         """(address, port) of this side (rdma_get_local_addr)."""
         from .. import rdma_get_local_addr
-        return _sockaddr(rdma_get_local_addr(self.handle))
+        return _sockaddr(rdma_get_local_addr(self._h("rdma_get_local_addr")))
 
     @property
     def peer_addr(self) -> Tuple[str, int]:
         from .. import rdma_get_peer_addr
-        return _sockaddr(rdma_get_peer_addr(self.handle))
+        return _sockaddr(rdma_get_peer_addr(self._h("rdma_get_peer_addr")))
 
     # -- objects made on the id's device --
 
@@ -313,7 +313,7 @@ class Endpoint(_DataPath, Resource):
                   vector: int = 0) -> "CQ":
         """A CQ of at least cqe entries (ibv_create_cq), its events (if a
         channel is given) on that channel, with context as cq_context."""
-        ch = channel.handle if channel is not None else None
+        ch = channel._h("ibv_create_cq") if channel is not None else None
         h = _check_ptr(_R.ibv_create_cq(self.verbs, cqe, context or None, ch, vector), "ibv_create_cq")
         return CQ(h, (self, channel), channel, context)
 
@@ -324,12 +324,14 @@ class Endpoint(_DataPath, Resource):
         """The id's QP (rdma_create_qp), on these CQs and SRQ (None: the CQs
         librdmacm makes, with their channels, which get_send_comp and
         get_recv_comp use; the id's PD)."""
-        attr = ibv_qp_init_attr(send_cq=send_cq.handle if send_cq else None,
-                                recv_cq=recv_cq.handle if recv_cq else None, srq=srq.handle if srq else None,
+        attr = ibv_qp_init_attr(send_cq=send_cq._h("rdma_create_qp") if send_cq else None,
+                                recv_cq=recv_cq._h("rdma_create_qp") if recv_cq else None,
+                                srq=srq._h("rdma_create_qp") if srq else None,
                                 cap=ibv_qp_cap(max_send_wr, 0 if srq else max_recv_wr, max_send_sge,
                                                0 if srq else max_recv_sge, max_inline_data),
                                 qp_type=qp_type, sq_sig_all=int(sq_sig_all))
-        _check_int(_R.rdma_create_qp(self.handle, pd.handle if pd else None, C.byref(attr)), "rdma_create_qp")
+        fn = "rdma_create_qp"
+        _check_int(_R.rdma_create_qp(self._h(fn), pd._h(fn) if pd else None, C.byref(attr)), fn)
         self._qp = QP(self._id.qp, (self, pd, send_cq, recv_cq, srq), send_cq, recv_cq, srq, endpoint=self)
         return self._qp
 
@@ -354,7 +356,7 @@ class Endpoint(_DataPath, Resource):
 
     def _reg(self, fn: str, buf: Buffer) -> "MR":
         mem, length = _memory(buf)
-        h = _check_ptr(getattr(_R, fn)(self.handle, C.addressof(mem), length), fn)
+        h = _check_ptr(getattr(_R, fn)(self._h(fn), C.addressof(mem), length), fn)
         return MR(h, (self,), mem, _deregister_rdma)
 
     def reg_msgs(self, buf: Buffer) -> "MR":

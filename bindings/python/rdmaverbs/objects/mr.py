@@ -79,11 +79,11 @@ class MR(Resource):
     def _held(self) -> Any:
         return self._memory
 
-    def _span(self, offset: int, length: Optional[int]) -> Tuple[int, int]:
+    def _span(self, offset: int, length: Optional[int], fn: str = "") -> Tuple[int, int]:
         n = self.length - offset if length is None else length
         if offset < 0 or n < 0 or offset + n > self.length:
             raise ValueError(f"{offset}+{n} bytes is outside the MR's {self.length}")
-        self._check_open()
+        self._check_open(fn)
         return self.addr + offset, n
 
     def sge(self, offset: int = 0, length: Optional[int] = None) -> Sge:
@@ -92,10 +92,10 @@ class MR(Resource):
         return (self, offset, self.length - offset if length is None else length)
 
 
-def _sges(sgl: Sequence[Sge]) -> Tuple["C.Array[Any]", Tuple["MR", ...]]:
+def _sges(sgl: Sequence[Sge], fn: str = "") -> Tuple["C.Array[Any]", Tuple["MR", ...]]:
     """SGEs (MR, offset, length) as a C array; the MRs they name."""
     arr = (ibv_sge * max(1, len(sgl)))()
     for i, (mr, offset, length) in enumerate(sgl):
-        addr, n = mr._span(offset, length)
+        addr, n = mr._span(offset, length, fn)
         arr[i].addr, arr[i].length, arr[i].lkey = addr, n, mr.lkey
     return arr, tuple(mr for mr, _, _ in sgl)

@@ -25,10 +25,10 @@ class PD(Resource):
         8-byte aligned: fit for atomics)."""
         mem, length = _memory(buf)
         addr = C.addressof(mem)
-        h = _check_ptr(_R.ibv_reg_mr_iova2(self.handle, addr, length, addr, access), "ibv_reg_mr_iova2")
+        h = _check_ptr(_R.ibv_reg_mr_iova2(self._h("ibv_reg_mr_iova2"), addr, length, addr, access), "ibv_reg_mr_iova2")
         return MR(h, (self,), mem, _deregister_verbs)
 
     def create_srq(self, max_wr: int, max_sge: int = 1, srq_limit: int = 0) -> "SRQ":
         """A shared receive queue (ibv_create_srq)."""
         attr = ibv_srq_init_attr(attr=ibv_srq_attr(max_wr=max_wr, max_sge=max_sge, srq_limit=srq_limit))
-        return SRQ(_check_ptr(_R.ibv_create_srq(self.handle, C.byref(attr)), "ibv_create_srq"), (self,))
+        return SRQ(_check_ptr(_R.ibv_create_srq(self._h("ibv_create_srq"), C.byref(attr)), "ibv_create_srq"), (self,))

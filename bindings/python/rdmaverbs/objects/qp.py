@@ -70,12 +70,12 @@ class RecvWR:
 _ATOMICS = (_api.IBV_WR_ATOMIC_CMP_AND_SWP, _api.IBV_WR_ATOMIC_FETCH_AND_ADD)
 
 
-def _recv_list(wrs: Sequence[RecvWR]) -> Tuple["C.Array[Any]", List[Any], List[Tuple[Any, ...]]]:
+def _recv_list(wrs: Sequence[RecvWR], fn: str = "") -> Tuple["C.Array[Any]", List[Any], List[Tuple[Any, ...]]]:
     """The receive work requests as one C list (joined by next)."""
     arr = (ibv_recv_wr * len(wrs))()
     keep, holds = [], []
     for i, w in enumerate(wrs):
-        sg, held = _sges(w.sg)
+        sg, held = _sges(w.sg, fn)
         keep.append(sg)
         holds.append(held)
         c = arr[i]
@@ -160,7 +160,7 @@ class QP(Resource):
                 c.sg_list, c.num_sge, c.send_flags = C.addressof(sg), 1, w.flags | _api.IBV_SEND_INLINE
                 holds.append(None)
             else:
-                sg, held = _sges(w.sg)
+                sg, held = _sges(w.sg, "ibv_post_send")
                 keep.append(sg)
                 holds.append(held)
                 c.sg_list, c.num_sge = C.addressof(sg), len(w.sg)
@@ -173,7 +173,7 @@ class QP(Resource):
                 c.wr.rdma.remote_addr, c.wr.rdma.rkey = w.remote_addr, w.rkey
             c.next = C.addressof(arr[i + 1]) if i + 1 < len(wrs) else None
         bad = C.c_void_p()
-        err = _R.ibv_post_send(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_send(self._h("ibv_post_send"), arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_send_wr), bad) if err else len(wrs)
         for i in range(done):
             self._sq.append((wrs[i].wr_id, holds[i]))
@@ -182,9 +182,9 @@ class QP(Resource):
 
     def post_recv(self, wrs: Sequence[RecvWR]) -> None:
         """The receives, one list, one ibv_post_recv (PostError as post_send)."""
-        arr, keep, holds = _recv_list(wrs)
+        arr, keep, holds = _recv_list(wrs, "ibv_post_recv")
         bad = C.c_void_p()
-        err = _R.ibv_post_recv(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_recv(self._h("ibv_post_recv"), arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_recv_wr), bad) if err else len(wrs)
         for i in range(done):
             self._rq.append((wrs[i].wr_id, holds[i]))

@@ -48,9 +48,9 @@ class SRQ(Resource):
         ids = [w.wr_id for w in wrs]
         if len(set(ids)) != len(ids) or any(i in self._pending for i in ids):
             raise ValueError("an SRQ's receives posted and not reaped need distinct wr_ids")
-        arr, keep, holds = _recv_list(wrs)
+        arr, keep, holds = _recv_list(wrs, "ibv_post_srq_recv")
         bad = C.c_void_p()
-        err = _R.ibv_post_srq_recv(self.handle, arr, C.byref(bad))
+        err = _R.ibv_post_srq_recv(self._h("ibv_post_srq_recv"), arr, C.byref(bad))
         done = _bad_index(arr, C.sizeof(ibv_recv_wr), bad) if err else len(wrs)
         for i in range(done):
             self._pending[ids[i]] = holds[i]
