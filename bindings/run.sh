@@ -63,7 +63,8 @@ java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;
 java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
 java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
-node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
+node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
+	exec node bindings/node/test/close-waits.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 node:objects) exec node bindings/node/examples/objects.js "$@" ;;

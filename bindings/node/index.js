@@ -59,6 +59,7 @@ const dl = {
   open: libc.func('void *dlopen(const char *file, int mode)'),
   vsym: libc.func('void *dlvsym(void *handle, const char *name, const char *version)'),
   error: libc.func('const char *dlerror(void)'),
+  strerror: libc.func('const char *strerror(int errnum)'),
 };
 const RTLD_NOW = 2;
 const handle = dl.open(library, RTLD_NOW);
@@ -73,11 +74,14 @@ function versioned(proto, version) {
   return koffi.decode(address, koffi.proto(proto));
 }
 
-/** A failed call: .syscall the function, .errno (negative) and .code. */
+/** A failed call: .syscall the function, .errno (negative) and .code; its
+ * message says them all ('ibv_post_send: ENOMEM (errno 12, Cannot allocate
+ * memory)'), and what else is known (detail: 'the CompletionQueue is
+ * closed'). */
 class RdmaVerbsError extends Error {
-  constructor(fn, errno) {
+  constructor(fn, errno, detail) {
     const code = util.getSystemErrorName(-errno);
-    super(`${fn}: ${code}`);
+    super(`${fn}: ${code} (errno ${errno}, ${dl.strerror(errno)})${detail ? `: ${detail}` : ''}`);
     this.name = 'RdmaVerbsError';
     this.syscall = fn;
     this.errno = -errno;

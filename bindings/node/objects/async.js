@@ -51,18 +51,24 @@ module.exports = function asyncObjects(ctx) {
 
   // ---- the reactor: one async poll() at a time over the fds waited on ----
   const reactor = {
-    waiting: new Map(),   // fd -> Set of waiters {fd, done, timer}
+    waiting: new Map(),   // fd -> Set of waiters {fd, done, timer, owners}
     polling: null,        // the fds of the poll in flight, or null
     wake: -1,
 
-    // A Promise of fd being readable (true) within ms (false after).
-    readable(fd, ms) {
+    // A Promise of fd being readable (true) within ms (false after); woken
+    // (true) at once when one of owners (Natives) is closed: the caller
+    // then finds it closed (EBADF).
+    readable(fd, ms, owners = []) {
       return new Promise((resolve) => {
-        const w = { fd, timer: null, done: (ok) => resolve(ok) };
+        const w = { fd, timer: null, owners, done: (ok) => {
+          for (const o of owners) o.waiters.delete(w);
+          resolve(ok);
+        } };
+        for (const o of owners) o.waiters.add(w);
         if (ms !== Infinity) {
           w.timer = setTimeout(() => {
             this.remove(w);
-            resolve(false);
+            w.done(false);
           }, ms);
         }
         if (!this.waiting.has(fd)) this.waiting.set(fd, new Set());
@@ -83,6 +89,13 @@ module.exports = function asyncObjects(ctx) {
         w.done(true);
       }
       if (this.polling) this.kick();
+    },
+
+    // Ends w's wait now (an object it waits on was closed).
+    end(w) {
+      this.remove(w);
+      if (w.timer) clearTimeout(w.timer);
+      w.done(true);
     },
 
     remove(w) {

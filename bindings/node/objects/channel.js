@@ -56,7 +56,7 @@ module.exports = function channelObjects(ctx) {
       const q = cm.queued.get(key);
       if (q && q.length) return q.shift();
       this._natives[0].check('rdma_get_cm_event');
-      if (!cm.known.has(key)) throw fail('rdma_get_cm_event', EBADF);   // its id destroyed
+      if (!cm.known.has(key)) throw fail('rdma_get_cm_event', EBADF, 'the Endpoint is closed');   // its id destroyed
       for (;;) {
         const out = [null];
         if (raw.rdma_get_cm_event(this.ptr, out) !== 0) {
@@ -81,21 +81,27 @@ module.exports = function channelObjects(ctx) {
       }
     }
 
-    _eventSync(key, timeoutMs) {
+    // The next event for key (its id's native: owner), blocking.
+    _eventSync(key, timeoutMs, owner) {
       const end = deadline(timeoutMs);
       for (;;) {
+        if (owner) owner.check('rdma_get_cm_event');
         const ev = this._take(key);
         if (ev) return ev;
         if (!readableSync(this.fd, left(end), 'rdma_get_cm_event')) throw fail('rdma_get_cm_event', ETIMEDOUT);
       }
     }
 
-    async _event(key, timeoutMs) {
+    // The next event for key, a Promise, ended by the close of the channel
+    // or of owner (its id's native).
+    async _event(key, timeoutMs, owner) {
       const end = deadline(timeoutMs);
+      const owners = owner ? [this._natives[0], owner] : [this._natives[0]];
       for (;;) {
+        if (owner) owner.check('rdma_get_cm_event');
         const ev = this._take(key);
         if (ev) return ev;
-        if (!(await reactor.readable(this.fd, left(end)))) throw fail('rdma_get_cm_event', ETIMEDOUT);
+        if (!(await reactor.readable(this.fd, left(end), owners))) throw fail('rdma_get_cm_event', ETIMEDOUT);
       }
     }
   }
@@ -192,7 +198,7 @@ module.exports = function channelObjects(ctx) {
       for (;;) {
         const ev = this._take();
         if (ev) return ev;
-        if (!(await reactor.readable(this.fd, left(end)))) throw fail('ibv_get_cq_event', ETIMEDOUT);
+        if (!(await reactor.readable(this.fd, left(end), this._natives))) throw fail('ibv_get_cq_event', ETIMEDOUT);
       }
     }
 

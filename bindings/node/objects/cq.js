@@ -80,7 +80,9 @@ module.exports = function cqObjects(ctx) {
         if (step.done) return step.value;
         if (step.value[0] === 'event') {
           const ch = step.value[1];
-          if (!this._evented && ch._take() === null) await reactor.readable(ch.fd, left(step.value[2]));
+          if (!this._evented && ch._take() === null) {
+            await reactor.readable(ch.fd, left(step.value[2]), [this._natives[0], ch._natives[0]]);
+          }
           while (ch._take() !== null);   // every event there, each acked, its CQ marked
         } else {
           await new Promise((r) => (step.value[1] < 64 ? setImmediate(r) : setTimeout(r, 1)));

@@ -57,8 +57,8 @@ module.exports = function endpointObjects(ctx) {
     _wait(want, timeoutMs, sync) {
       const ch = this.channel;
       if (!ch) throw fail(rv.rdma_event_str(want), EBADF);
-      return sync ? expect(ch._eventSync(this.id, timeoutMs), want, ch._cm)
-        : ch._event(this.id, timeoutMs).then((ev) => expect(ev, want, ch._cm));
+      return sync ? expect(ch._eventSync(this.id, timeoutMs, this._id), want, ch._cm)
+        : ch._event(this.id, timeoutMs, this._id).then((ev) => expect(ev, want, ch._cm));
     }
 
     _resolve(host, port, timeoutMs, sync) {
@@ -109,8 +109,8 @@ module.exports = function endpointObjects(ctx) {
     _request(timeoutMs, sync) {
       const made = (ev) => new Endpoint(this.channel, expect(ev, rv.RDMA_CM_EVENT_CONNECT_REQUEST, this.channel._cm).id);
       this._id.check('rdma_get_cm_event');
-      return sync ? made(this.channel._eventSync(this.id, timeoutMs))
-        : this.channel._event(this.id, timeoutMs).then(made);
+      return sync ? made(this.channel._eventSync(this.id, timeoutMs, this._id))
+        : this.channel._event(this.id, timeoutMs, this._id).then(made);
     }
 
     /** A listener's next connection request: a new Endpoint (no QP yet). */

@@ -3,10 +3,11 @@
 'use strict';
 
 module.exports = function errorsObjects(ctx) {
-  const { RdmaVerbsError } = ctx;
+  const { RdmaVerbsError, rv } = ctx;
 
-  function fail(fn, errno) {
-    return new RdmaVerbsError(fn, errno);
+  // fn failed with errno (detail: what else is known, 'the CQ is closed').
+  function fail(fn, errno, detail) {
+    return new RdmaVerbsError(fn, errno, detail);
   }
 
   /** An rdma_cm event that is not the one awaited: .event, .status, .want. */

@@ -6,7 +6,7 @@ const os = require('os');
 const { EBADF } = os.constants.errno;
 
 module.exports = function nativeObjects(ctx) {
-  const { fail } = ctx;
+  const { fail, reactor } = ctx;
 
   // ---- the C objects behind the JS ones, closed in order ----
 
@@ -28,11 +28,12 @@ module.exports = function nativeObjects(ctx) {
       this.state = 'open';
       this.keep = [];            // what must live as long as the C object (an MR's buffer)
       this.onDestroy = [];       // what else goes with it (a QP's held work requests)
+      this.waiters = new Set();  // the reactor's waiters for it: woken by its close
       for (const d of this.deps) d.refs++;
     }
 
     check(fn) {
-      if (this.state !== 'open') throw fail(fn, EBADF);
+      if (this.state !== 'open') throw fail(fn, EBADF, `the ${this.kind} is closed`);
       return this.ptr;
     }
 
@@ -45,6 +46,7 @@ module.exports = function nativeObjects(ctx) {
     close() {
       if (this.state !== 'open') return null;
       this.state = 'closing';
+      for (const w of [...this.waiters]) reactor.end(w);   // each then finds it closed
       return this.refs === 0 ? this.finish() : null;
     }
 
