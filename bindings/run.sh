@@ -84,7 +84,8 @@ csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
-lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
+lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.lua &&
+	exec luajit bindings/lua/test/coroutines.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
 lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;

@@ -15,7 +15,7 @@ return function(ctx)
   local native = ctx.native
   local nonblocking = ctx.nonblocking
   local object = ctx.object
-  local readable = ctx.readable
+  local wait_readable = ctx.wait_readable
   local rv = ctx.rv
 
   -- ---- the objects ----
@@ -92,7 +92,7 @@ return function(ctx)
       return nil, m, e
     end
     if not cm.known[k] then   -- its id destroyed
-      return failure("rdma_get_cm_event", EBADF)
+      return failure("rdma_get_cm_event", EBADF, "the Endpoint is closed")
     end
     while true do
       local out = ffi.new("void *[1]")
@@ -124,9 +124,17 @@ return function(ctx)
     end
   end
 
-  function EventChannel:_event(k, timeout_ms)
+  -- The next event for k (owner: its id's native, whose close ends the wait).
+  function EventChannel:_event(k, timeout_ms, owner)
     local at = deadline(timeout_ms)
+    local owners = { self._natives[1], owner }
     while true do
+      if owner then
+        local ok, om, oe = owner:check("rdma_get_cm_event")
+        if not ok then
+          return nil, om, oe
+        end
+      end
       local ev, m, e = self:_take(k)
       if ev then
         return ev
@@ -134,7 +142,7 @@ return function(ctx)
         return nil, m, e
       end
       local ok
-      ok, m, e = readable(self.fd, left(at), "rdma_get_cm_event")
+      ok, m, e = wait_readable(self.fd, left(at), "rdma_get_cm_event", owners)
       if ok == nil then
         return nil, m, e
       elseif not ok then
@@ -210,7 +218,7 @@ return function(ctx)
         return nil, context, e
       end
       local ok, m
-      ok, m, e = readable(self.fd, left(at), "ibv_get_cq_event")
+      ok, m, e = wait_readable(self.fd, left(at), "ibv_get_cq_event", self._natives)
       if ok == nil then
         return nil, m, e
       elseif not ok then

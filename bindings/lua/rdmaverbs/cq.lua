@@ -5,7 +5,6 @@ local ETIMEDOUT = 110
 
 return function(ctx)
   local O = ctx.O
-  local c_poll = ctx.c_poll
   local class = ctx.class
   local context_of = ctx.context_of
   local cqs_of = ctx.cqs_of
@@ -15,7 +14,7 @@ return function(ctx)
   local left = ctx.left
   local native = ctx.native
   local object = ctx.object
-  local readable = ctx.readable
+  local wait_readable = ctx.wait_readable
   local reaped = ctx.reaped
   local reaping = ctx.reaping
   local rv = ctx.rv
@@ -133,7 +132,7 @@ return function(ctx)
           end
           if not got and not self._evented then
             local r
-            r, m, e = readable(ch.fd, left(at), "ibv_get_cq_event")
+            r, m, e = wait_readable(ch.fd, left(at), "ibv_get_cq_event", { self._natives[1], ch._natives[1] })
             if r == nil then
               return nil, m, e
             end
@@ -151,7 +150,7 @@ return function(ctx)
         if left(at) == 0 then
           return failure("ibv_poll_cq", ETIMEDOUT)
         end
-        c_poll(nil, 0, 1)
+        wait_readable(nil, 1, "ibv_poll_cq", self._natives)
         ok, m, e = more()
       end
     end

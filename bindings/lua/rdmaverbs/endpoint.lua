@@ -36,7 +36,7 @@ return function(ctx)
     if not self.channel then
       return failure(rv.rdma_event_str(want), EBADF)
     end
-    local ev, m, e = self.channel:_event(self._key, timeout_ms)
+    local ev, m, e = self.channel:_event(self._key, timeout_ms, self._id)
     if not ev then
       return nil, m, e
     end

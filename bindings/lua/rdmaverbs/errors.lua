@@ -4,8 +4,9 @@ local ffi = require("ffi")
 
 return function(ctx)
 
-  local function failure(fn, errno)
-    return nil, fn .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
+  -- fn failed with errno (detail: what else is known, "the CQ is closed").
+  local function failure(fn, errno, detail)
+    return nil, fn .. ": " .. ffi.string(ffi.C.strerror(errno)) .. (detail and " (" .. detail .. ")" or ""), errno
   end
 
   ctx.failure = failure

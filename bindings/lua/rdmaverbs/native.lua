@@ -24,8 +24,9 @@ return function(ctx)
   local Native = {}
   Native.__index = Native
   local function native(kind, ptr, destroy, ...)
+    -- (waiters: the coroutines' waits on it, woken by its close)
     local n = setmetatable({ kind = kind, ptr = ptr, destroy = destroy, deps = {}, refs = 0, state = "open",
-      keep = {}, on_destroy = {} }, Native)
+      keep = {}, on_destroy = {}, waiters = {} }, Native)
     for i = 1, select("#", ...) do
       local d = select(i, ...)
       if d then
@@ -37,7 +38,7 @@ return function(ctx)
   end
   function Native:check(fn)
     if self.state ~= "open" then
-      return failure(fn, EBADF)
+      return failure(fn, EBADF, "the " .. self.kind .. " is closed")
     end
     return self.ptr
   end
@@ -52,6 +53,10 @@ return function(ctx)
       return
     end
     self.state = "closing"
+    for w in pairs(self.waiters) do   -- each wait then finds it closed
+      self.waiters[w] = nil
+      w.scheduler:wake(w)
+    end
     if self.refs == 0 then
       return self:finish()
     end
