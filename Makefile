@@ -469,7 +469,8 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
-	$(wildcard bindings/python/rdmaverbs/objects/*.py) bindings/python/rdmaverbs/py.typed
+	$(wildcard bindings/python/rdmaverbs/objects/*.py) $(wildcard bindings/python/rdmaverbs/objects/endpoint/*.py) \
+	bindings/python/rdmaverbs/py.typed
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js

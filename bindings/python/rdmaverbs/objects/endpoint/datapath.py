@@ -6,20 +6,20 @@ import ctypes as C
 import errno as _errno
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Union
 
-from .._api import ibv_comp_channel, ibv_wc
-from . import _base
-from .. import raw as _R
-from ._base import _INLINE, _check_errno, _check_int, _deadline, _error, _ms, _post_recv, _post_send
-from .aio import _Readiness
-from .errors import CompletionError
-from .mr import MR, Sge, _sges
-from .qp import _release
+from ..._api import ibv_comp_channel, ibv_wc
+from .. import _base
+from ... import raw as _R
+from .._base import _INLINE, _check_errno, _check_int, _deadline, _error, _ms, _post_recv, _post_send
+from ..aio import _Readiness
+from ..errors import CompletionError
+from ..mr import MR, Sge, _sges
+from ..qp import _release
 
 if TYPE_CHECKING:
-    from .._api import rdma_cm_id
-    from ._base import Resource
-    from ._base import Resource as _Base
-    from .qp import QP
+    from ..._api import rdma_cm_id
+    from .._base import Resource
+    from .._base import Resource as _Base
+    from ..qp import QP
 else:
     _Base = object
 

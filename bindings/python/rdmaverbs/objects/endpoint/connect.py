@@ -1,0 +1,182 @@
+"""An endpoint's rdma_cm events and connection set-up (resolve, bind,
+listen, get_request, connect, accept, disconnect), blocking and awaited:
+a part of Endpoint."""
+from __future__ import annotations
+
+import ctypes as C
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union, cast
+
+from ..._api import (RDMA_CM_EVENT_ADDR_RESOLVED, rdma_cm_id, RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_DISCONNECTED,
+                     RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_ROUTE_RESOLVED, RDMA_PS_TCP, RAI_PASSIVE,
+                     rdma_addrinfo, rdma_conn_param, rdma_event_channel)
+from ... import raw as _R
+from .._base import _check_int, _deadline, _ms, _readable
+from ..channel import CMEvent, EventChannel
+from ..errors import CMEventError
+
+if TYPE_CHECKING:
+    from . import Endpoint
+    from .._base import Resource as _Base
+else:
+    _Base = object
+
+
+def _addrinfo(addr: Optional[str], port: Union[int, str, None], passive: bool) -> Any:
+    """rdma_getaddrinfo's list (a c_void_p; rdma_freeaddrinfo frees it)."""
+    hints = rdma_addrinfo(ai_port_space=RDMA_PS_TCP, ai_flags=RAI_PASSIVE if passive else 0)
+    res = C.c_void_p()
+    node = addr.encode() if addr else None
+    service = str(port).encode() if port is not None else None
+    _check_int(_R.rdma_getaddrinfo(node, service, C.byref(hints), C.byref(res)), "rdma_getaddrinfo")
+    return res
+
+
+def _conn_param(responder_resources: int, initiator_depth: int, retry_count: int,
+                rnr_retry_count: int, private_data: Optional[bytes]) -> Tuple[rdma_conn_param, Any]:
+    keep = C.create_string_buffer(private_data, len(private_data)) if private_data else None
+    p = rdma_conn_param(responder_resources=responder_resources, initiator_depth=initiator_depth,
+                        retry_count=retry_count, rnr_retry_count=rnr_retry_count,
+                        private_data=C.addressof(keep) if keep is not None else None,
+                        private_data_len=len(private_data) if private_data else 0)
+    return p, keep
+
+
+class _Connection(_Base):
+    """Endpoint's events and connection set-up (Endpoint inherits it)."""
+
+    channel: Optional[EventChannel]
+
+    if TYPE_CHECKING:
+        @property
+        def _id(self) -> "rdma_cm_id": ...
+
+    # -- events --
+
+    def get_event(self, timeout: Optional[float] = None) -> CMEvent:
+        """This id's next rdma_cm event (acknowledged already); TimeoutError
+        when none comes within timeout seconds."""
+        self._check_open("rdma_get_cm_event")
+        if self.channel is None:
+            raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
+        return self.channel._next(cast("Endpoint", self), _deadline(timeout))
+
+    async def aget_event(self, timeout: Optional[float] = None) -> CMEvent:
+        """get_event, awaited (the channel's fd watched by the loop)."""
+        self._check_open("rdma_get_cm_event")
+        if self.channel is None:
+            raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
+        return await self.channel._anext(cast("Endpoint", self), _deadline(timeout))
+
+    @staticmethod
+    def _expected(ev: CMEvent, want: int) -> CMEvent:
+        if ev.event != want or ev.status:
+            raise CMEventError(ev, want)
+        return ev
+
+    def expect(self, want: int, timeout: Optional[float] = None) -> CMEvent:
+        """The next event, which must be `want` with status 0 (else
+        CMEventError)."""
+        return self._expected(self.get_event(timeout), want)
+
+    async def aexpect(self, want: int, timeout: Optional[float] = None) -> CMEvent:
+        return self._expected(await self.aget_event(timeout), want)
+
+    # -- connecting (event-driven ids; blocking and async) --
+
+    def _start_resolve(self, addr: str, port: Union[int, str], timeout: float) -> None:
+        res = _addrinfo(addr, port, False)
+        try:
+            dst = rdma_addrinfo.from_address(res.value).ai_dst_addr
+            _check_int(_R.rdma_resolve_addr(self._h("rdma_resolve_addr"), None, dst, _ms(timeout)), "rdma_resolve_addr")
+        finally:
+            _R.rdma_freeaddrinfo(res)
+
+    def resolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
+        """rdma_resolve_addr then rdma_resolve_route, each awaited
+        (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds."""
+        self._start_resolve(addr, port, timeout)
+        self.expect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
+        _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
+        self.expect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
+
+    async def aresolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
+        self._start_resolve(addr, port, timeout)
+        await self.aexpect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
+        _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
+        await self.aexpect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
+
+    def bind(self, addr: Optional[str], port: Union[int, str]) -> None:
+        """rdma_bind_addr to addr:port (passive rdma_getaddrinfo)."""
+        res = _addrinfo(addr, port, True)
+        try:
+            src = rdma_addrinfo.from_address(res.value).ai_src_addr
+            _check_int(_R.rdma_bind_addr(self._h("rdma_bind_addr"), src), "rdma_bind_addr")
+        finally:
+            _R.rdma_freeaddrinfo(res)
+
+    def listen(self, backlog: int = 1) -> None:
+        _check_int(_R.rdma_listen(self._h("rdma_listen"), backlog), "rdma_listen")
+
+    def get_request(self, timeout: Optional[float] = None) -> "Endpoint":
+        """The next connection request, as a new Endpoint (event-driven: a
+        CONNECT_REQUEST event; made by rdma_create_ep: rdma_get_request,
+        with its QP)."""
+        if self.channel is None:
+            _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
+                      "no connection request within the time limit")
+            h = C.c_void_p()
+            _check_int(_R.rdma_get_request(self._h("rdma_get_request"), C.byref(h)), "rdma_get_request")
+            return Endpoint(h.value or 0, by_ep=True)
+        return self.expect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout).id
+
+    async def aget_request(self, timeout: Optional[float] = None) -> "Endpoint":
+        if self.channel is None:
+            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use get_request")
+        return (await self.aexpect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout)).id
+
+    def connect(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
+                rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
+                timeout: Optional[float] = 60.0) -> None:
+        """rdma_connect, then (event-driven) ESTABLISHED awaited."""
+        p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
+        _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
+        if self.channel is not None:
+            self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+
+    async def aconnect(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
+                       rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
+                       timeout: Optional[float] = 60.0) -> None:
+        if self.channel is None:
+            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use connect")
+        p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
+        _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
+        await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+
+    def accept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
+               rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
+               timeout: Optional[float] = 60.0) -> None:
+        """rdma_accept, then (event-driven) ESTABLISHED awaited."""
+        p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
+        _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
+        if self.channel is not None:
+            self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+
+    async def aaccept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
+                      rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
+                      timeout: Optional[float] = 60.0) -> None:
+        if self.channel is None:
+            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use accept")
+        p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
+        _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
+        await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+
+    def disconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
+        """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited."""
+        _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
+        if self.channel is not None and wait:
+            self.expect(RDMA_CM_EVENT_DISCONNECTED, timeout)
+
+    async def adisconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
+        _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
+        if self.channel is not None and wait:
+            await self.aexpect(RDMA_CM_EVENT_DISCONNECTED, timeout)
