@@ -4,12 +4,15 @@
 # their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
 # .dll, the Rust examples):
 #
-#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]
+#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|hello|echo [ARGS...]
 #   run.sh --list                   the languages
 #   run.sh --verbs                  the languages with a verbs client
 #   run.sh --objects                those with the verbs exchange in their
 #                                   object API, both roles
 #   run.sh --async                  those with it in their async API too
+#   run.sh --echo                   those with a minimal client (hello ADDR
+#                                   PORT: its README's first example) and a
+#                                   minimal echo server (echo ADDR PORT)
 #
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
@@ -28,13 +31,15 @@ LANGUAGES="python java node rust csharp lua"
 VERBS="python java node rust csharp lua"
 OBJECTS="python java node rust csharp lua"
 ASYNC="python node rust"
+ECHO="python"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
 --objects) echo $OBJECTS; exit 0 ;;
 --async) echo $ASYNC; exit 0 ;;
+--echo) echo $ECHO; exit 0 ;;
 esac
-[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|hello|echo [ARGS...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 B=$(realpath "$1") lang=$2 what=$3
 shift 3
@@ -57,6 +62,8 @@ python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
 python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 python:objects) exec "$PY" bindings/python/examples/verbs_objects.py "$@" ;;
 python:async) exec "$PY" bindings/python/examples/verbs_async.py "$@" ;;
+python:hello) exec "$PY" bindings/python/examples/hello.py "$@" ;;
+python:echo) exec "$PY" bindings/python/examples/echo_server.py "$@" ;;
 java:layout) exec $JAVA -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
@@ -69,6 +76,8 @@ node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 node:objects) exec node bindings/node/examples/objects.js "$@" ;;
 node:async) exec node bindings/node/examples/async.js "$@" ;;
+node:hello) exec node bindings/node/examples/hello.js "$@" ;;
+node:echo) exec node bindings/node/examples/echo-server.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
@@ -89,5 +98,7 @@ lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
 lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;
+lua:hello) exec luajit bindings/lua/examples/hello.lua "$@" ;;
+lua:echo) exec luajit bindings/lua/examples/echo-server.lua "$@" ;;
 *) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
 esac

@@ -682,12 +682,12 @@ class Typed(unittest.TestCase):
         as this interpreter finds it (the installed package, under make:
         read for its types only because it has py.typed)."""
         examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
-        files = [os.path.join(examples, f) for f in ("verbs_objects.py", "verbs_async.py")]
+        files = [os.path.join(examples, f) for f in ("verbs_objects.py", "verbs_async.py", "hello.py", "echo_server.py")]
         r = subprocess.run(["mypy", "--strict", "--python-executable", sys.executable, "--cache-dir",
                             os.path.join(tempfile.gettempdir(), "rdmaverbs-mypy")] + files,
                            capture_output=True, text=True, timeout=300, env={**os.environ, "MYPYPATH": examples})
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("Success: no issues found in 2 source files", r.stdout)
+        self.assertIn("Success: no issues found in 4 source files", r.stdout)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any, Deque, Dict, Optional, Tuple, Union
 
-from ..._api import IBV_QPT_RC, ibv_qp_cap, ibv_qp_init_attr, rdma_cm_id, sockaddr_in
+from ..._api import IBV_ACCESS_LOCAL_WRITE, IBV_QPT_RC, ibv_qp_cap, ibv_qp_init_attr, rdma_cm_id, sockaddr_in
 from ... import raw as _R
 from .._base import Resource, _check_int, _check_ptr
 from ..aio import _Readiness
@@ -78,6 +78,10 @@ class Endpoint(_DataPath, _Connection, Resource):
         self._sq: Deque[Tuple[int, Any]] = deque()
         self._rq: Deque[Tuple[int, Any]] = deque()
         self._cq_readiness: Dict[int, _Readiness] = {}
+        self._request_readiness: Optional[_Readiness] = None
+        self._own_channel: Optional[EventChannel] = None   # an Endpoint.create id's, once moved onto it
+        self._listening = False
+        self._pd: Optional[PD] = None
         if channel is not None:
             channel._ids[handle] = weakref.ref(self)
 
@@ -120,6 +124,9 @@ class Endpoint(_DataPath, _Connection, Resource):
         self._qp = None
         self._sq.clear()
         self._rq.clear()
+        own, self._own_channel = self._own_channel, None
+        if own is not None:         # after the id, which was on it
+            own.close()
 
     def _held(self) -> Any:
         return self._sq, self._rq
@@ -166,10 +173,14 @@ class Endpoint(_DataPath, _Connection, Resource):
     def create_qp(self, pd: Optional["PD"] = None, send_cq: Optional["CQ"] = None,
                   recv_cq: Optional["CQ"] = None, srq: Optional["SRQ"] = None, *, max_send_wr: int = 8,
                   max_recv_wr: int = 8, max_send_sge: int = 1, max_recv_sge: int = 1, max_inline_data: int = 0,
-                  qp_type: int = IBV_QPT_RC, sq_sig_all: bool = False) -> "QP":
+                  qp_type: int = IBV_QPT_RC, sq_sig_all: bool = True) -> "QP":
         """The id's QP (rdma_create_qp), on these CQs and SRQ (None: the CQs
         librdmacm makes, with their channels, which get_send_comp and
-        get_recv_comp use; the id's PD)."""
+        get_recv_comp use; the id's PD). Every send is signaled
+        (sq_sig_all, as Endpoint.create's): each produces a completion that
+        get_send_comp waits for; with sq_sig_all=False only sends posted
+        with IBV_SEND_SIGNALED complete. Raises OSError (rdma_create_qp's
+        errno), ValueError (closed)."""
         attr = ibv_qp_init_attr(send_cq=send_cq._h("rdma_create_qp") if send_cq else None,
                                 recv_cq=recv_cq._h("rdma_create_qp") if recv_cq else None,
                                 srq=srq._h("rdma_create_qp") if srq else None,
@@ -198,7 +209,31 @@ class Endpoint(_DataPath, _Connection, Resource):
                                queues=(self._sq, self._rq))
         return qp
 
+    @property
+    def pd(self) -> PD:
+        """The id's PD (id->pd: the one librdmacm gave the QP of an
+        Endpoint.create or get_request id, or create_qp's), as a PD object
+        that closing does not deallocate. Raises ValueError before the id
+        has a QP, or once the endpoint is closed."""
+        pd = self._pd
+        if pd is None or pd._closed:
+            h = self._id.pd
+            if not h:
+                raise ValueError(f"{self!r} has no PD yet: make its QP first (create_qp)")
+            pd = self._pd = PD(h, (self,), owned=False)
+        return pd
+
     # -- memory --
+
+    def reg_mr(self, buf: Buffer, access: int = IBV_ACCESS_LOCAL_WRITE) -> MR:
+        """buf registered on the id's PD with these IBV_ACCESS_* flags
+        (ibv_reg_mr_iova2; ep.pd.reg_mr): one MR for the sends and receives
+        and, with IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+        IBV_ACCESS_REMOTE_ATOMIC, the peer's reads, writes and atomics (its
+        rkey); an int is a size (zeroed memory, 8-byte aligned). Closed with
+        the endpoint. Raises OSError (ibv_reg_mr_iova2's errno), ValueError
+        (no QP yet, or closed)."""
+        return self.pd.reg_mr(buf, access)
 
     def _reg(self, fn: str, buf: Buffer) -> "MR":
         mem, length = _memory(buf)

@@ -4,13 +4,16 @@ a part of Endpoint."""
 from __future__ import annotations
 
 import ctypes as C
-from typing import TYPE_CHECKING, Any, Optional, Tuple, Union, cast
+import errno as _errno
+import weakref
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Optional, Tuple, Union, cast
 
 from ..._api import (RDMA_CM_EVENT_ADDR_RESOLVED, rdma_cm_id, RDMA_CM_EVENT_CONNECT_REQUEST, RDMA_CM_EVENT_DISCONNECTED,
                      RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_ROUTE_RESOLVED, RDMA_PS_TCP, RAI_PASSIVE,
                      rdma_addrinfo, rdma_conn_param, rdma_event_channel)
 from ... import raw as _R
-from .._base import _check_int, _deadline, _ms, _readable
+from .._base import _check_int, _deadline, _error, _ms, _readable
+from ..aio import _Readiness
 from ..channel import CMEvent, EventChannel
 from ..errors import CMEventError
 
@@ -41,10 +44,23 @@ def _conn_param(responder_resources: int, initiator_depth: int, retry_count: int
     return p, keep
 
 
+class _cm:
+    """librdmacm's calls that the generated layer does not bind (looked
+    up at each call: a test may put a fake in its place)."""
+
+    _lib = C.CDLL("librdmacm.so.1", use_errno=True)
+    rdma_migrate_id = _lib.rdma_migrate_id
+    rdma_migrate_id.restype, rdma_migrate_id.argtypes = C.c_int, [C.c_void_p, C.c_void_p]
+
+
 class _Connection(_Base):
     """Endpoint's events and connection set-up (Endpoint inherits it)."""
 
     channel: Optional[EventChannel]
+    _by_ep: bool
+    _own_channel: Optional[EventChannel]
+    _listening: bool
+    _request_readiness: Optional[_Readiness]
 
     if TYPE_CHECKING:
         @property
@@ -66,6 +82,27 @@ class _Connection(_Base):
         if self.channel is None:
             raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
         return await self.channel._anext(cast("Endpoint", self), _deadline(timeout))
+
+    def _evented(self) -> Optional[EventChannel]:
+        """The id's event channel. An Endpoint.create id, whose events
+        librdmacm reads inside its own calls (rdma_connect and rdma_accept
+        wait there, without a limit), is moved onto one of its own first
+        (rdma_migrate_id), closed after the id: its events are then
+        awaited, bounded. None: an id of the raw layer's without one."""
+        ch = self.channel
+        if ch is None and self._by_ep:
+            ch = EventChannel()
+            if _cm.rdma_migrate_id(self._h("rdma_migrate_id"), ch._handle) < 0:
+                err = C.get_errno()
+                ch.close()
+                raise _error(err, "rdma_migrate_id")
+            self.channel = self._own_channel = ch
+            ch._ids[self._handle] = weakref.ref(cast("Endpoint", self))
+        return ch
+
+    def _async_evented(self, fn: str) -> None:
+        if self._evented() is None:
+            raise ValueError(f"{fn}: an id of the raw layer's without an event channel: use the blocking form")
 
     @staticmethod
     def _expected(ev: CMEvent, want: int) -> CMEvent:
@@ -115,13 +152,17 @@ class _Connection(_Base):
             _R.rdma_freeaddrinfo(res)
 
     def listen(self, backlog: int = 1) -> None:
+        """rdma_listen: connection requests come (get_request, or iterate
+        the endpoint)."""
         _check_int(_R.rdma_listen(self._h("rdma_listen"), backlog), "rdma_listen")
+        self._listening = True
 
     def get_request(self, timeout: Optional[float] = None) -> "Endpoint":
         """The next connection request, as a new Endpoint (event-driven: a
         CONNECT_REQUEST event; made by rdma_create_ep: rdma_get_request,
         with its QP)."""
         if self.channel is None:
+            from . import Endpoint
             _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
                       "no connection request within the time limit")
             h = C.c_void_p()
@@ -130,14 +171,62 @@ class _Connection(_Base):
         return self.expect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout).id
 
     async def aget_request(self, timeout: Optional[float] = None) -> "Endpoint":
-        if self.channel is None:
-            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use get_request")
-        return (await self.aexpect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout)).id
+        """get_request, awaited (made by rdma_create_ep: the listener's own
+        channel watched by the loop, then rdma_get_request)."""
+        if self.channel is not None:
+            return (await self.aexpect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout)).id
+        from . import Endpoint
+        deadline = _deadline(timeout)
+        if self._request_readiness is None:     # (its fd made non-blocking: rdma_get_request then never blocks)
+            self._request_readiness = _Readiness(rdma_event_channel.from_address(self._id.channel).fd)
+        while True:
+            h = C.c_void_p()
+            if _R.rdma_get_request(self._h("rdma_get_request"), C.byref(h)) == 0:
+                return Endpoint(h.value or 0, by_ep=True)
+            err = C.get_errno()
+            if err not in (_errno.EAGAIN, _errno.EWOULDBLOCK):
+                raise _error(err, "rdma_get_request")
+            await self._request_readiness.wait(deadline, "no connection request within the time limit",
+                                               (self,), "rdma_get_request")
+
+    def __iter__(self) -> Iterator["Endpoint"]:
+        """A listener's connection requests, one Endpoint each
+        (get_request: made by Endpoint.create, with its QP; not accepted
+        yet: post its receives, then accept), listening first if it does
+        not yet; it ends when the listener is closed."""
+        if not self._listening:
+            self.listen()
+        while not self._closed:
+            try:
+                yield self.get_request()
+            except ValueError:
+                if self._closed:
+                    return
+                raise
+
+    def __aiter__(self) -> AsyncIterator["Endpoint"]:
+        """The connection requests, as __iter__, awaited (aget_request)."""
+        if not self._listening:
+            self.listen()
+        return self._requests()
+
+    async def _requests(self) -> AsyncIterator["Endpoint"]:
+        while not self._closed:
+            try:
+                ep = await self.aget_request()
+            except ValueError:
+                if self._closed:
+                    return
+                raise
+            yield ep
 
     def connect(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                 rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                 timeout: Optional[float] = 60.0) -> None:
-        """rdma_connect, then (event-driven) ESTABLISHED awaited."""
+        """rdma_connect, then ESTABLISHED awaited within timeout seconds
+        (an Endpoint.create id's events moved onto a channel of its own
+        first: librdmacm would wait inside, without a limit)."""
+        self._evented()
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
         if self.channel is not None:
@@ -146,8 +235,10 @@ class _Connection(_Base):
     async def aconnect(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                        rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                        timeout: Optional[float] = 60.0) -> None:
-        if self.channel is None:
-            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use connect")
+        """connect, awaited: ESTABLISHED within timeout seconds (an
+        Endpoint.create id's events moved onto a channel of its own
+        first)."""
+        self._async_evented("rdma_connect")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
@@ -155,7 +246,9 @@ class _Connection(_Base):
     def accept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                timeout: Optional[float] = 60.0) -> None:
-        """rdma_accept, then (event-driven) ESTABLISHED awaited."""
+        """rdma_accept, then ESTABLISHED awaited within timeout seconds (as
+        connect)."""
+        self._evented()
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         if self.channel is not None:
@@ -164,8 +257,8 @@ class _Connection(_Base):
     async def aaccept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                       rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                       timeout: Optional[float] = 60.0) -> None:
-        if self.channel is None:
-            raise ValueError("an Endpoint made by rdma_create_ep waits in librdmacm: use accept")
+        """accept, awaited (as aconnect)."""
+        self._async_evented("rdma_accept")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
