@@ -15,8 +15,12 @@ export declare class RdmaVerbsError extends Error {
   badIndex?: number;
 }
 
-/** An rdma_cm event other than the one awaited (or with a status). */
-export declare class RdmaCmEventError extends Error {
+/** An rdma_cm event other than the one awaited (or with a status), after
+ * .syscall (rdma_connect, rdma_accept, rdma_resolve_addr, ...): .errno and
+ * .code as RdmaVerbsError's (ECONNREFUSED for REJECTED; EHOSTUNREACH for
+ * UNREACHABLE, ADDR_ERROR, ROUTE_ERROR; ECONNRESET for CONNECT_ERROR; a
+ * negative status's own errno; EPROTO otherwise). */
+export declare class RdmaCmEventError extends RdmaVerbsError {
   readonly event: number;
   readonly status: number;
   readonly want: number;
@@ -91,6 +95,8 @@ export interface QpOptions {
   cap?: Partial<ibv_qp_cap>;
   /** IBV_QPT_RC by default. */
   qpType?: number;
+  /** Every send signaled (true by default): each produces a completion;
+   * false: only the sends posted with IBV_SEND_SIGNALED complete. */
   sqSigAll?: boolean;
 }
 
@@ -138,6 +144,12 @@ export declare class Endpoint extends Closable {
   /** A listener's next connection, set up and accepted. */
   acceptNext(options?: ConnectOptions): Promise<Endpoint>;
   acceptNextSync(options?: ConnectOptions): Endpoint;
+  /** A listener's connection requests: each an endpoint set up (options),
+   * not accepted yet (post its receives, then accept()); it ends when the
+   * listener is closed. */
+  requests(options?: ConnectOptions): AsyncGenerator<Endpoint, void, undefined>;
+  /** for await (const ep of listener): requests(). */
+  [Symbol.asyncIterator](): AsyncGenerator<Endpoint, void, undefined>;
   /** Makes the id's QP on these objects (rdma_create_qp). */
   createQp(options: QpOptions & { pd: ProtectionDomain; sendCq: CompletionQueue; recvCq: CompletionQueue }): this;
   /** The objects not given made, then the QP. */
@@ -225,5 +237,10 @@ export declare class SharedReceiveQueue extends Closable {
 /** An RC endpoint connected to host:port (its own event channel, PD, CQs and QP, closed with it). */
 export declare function connect(host: string, port: string | number, options?: ConnectOptions): Promise<Endpoint>;
 export declare function connectSync(host: string, port: string | number, options?: ConnectOptions): Endpoint;
+/** An RC endpoint for host:port, resolved and set up (its own event channel,
+ * PD, CQs and QP, closed with it), not connected yet: post its receives,
+ * then connect(). */
+export declare function createEndpoint(host: string, port: string | number, options?: ConnectOptions): Promise<Endpoint>;
+export declare function createEndpointSync(host: string, port: string | number, options?: ConnectOptions): Endpoint;
 /** An endpoint listening on host:port, on its own event channel. */
 export declare function listen(host: string, port: string | number, options?: { backlog?: number }): Endpoint;

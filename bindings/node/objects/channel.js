@@ -133,10 +133,10 @@ module.exports = function channelObjects(ctx) {
 
   // ev if it is want, with status 0; else RdmaCmEventError (a connection
   // request's new id then refused: no Endpoint is made of it).
-  function expect(ev, want, cm) {
+  function expect(ev, want, cm, fn) {
     if (ev.event !== want || ev.status !== 0) {
       if (ev.event === rv.RDMA_CM_EVENT_CONNECT_REQUEST) refuse(cm, ev.id);
-      throw new RdmaCmEventError(ev, want);
+      throw new RdmaCmEventError(ev, want, fn);
     }
     return ev;
   }

@@ -1,4 +1,5 @@
-// The short ways: rv.connect, rv.listen, a listener's acceptNext.
+// The short ways: rv.connect, rv.createEndpoint, rv.listen, a listener's
+// acceptNext and requests (for await).
 'use strict';
 
 module.exports = function connectObjects(ctx) {
@@ -6,7 +7,10 @@ module.exports = function connectObjects(ctx) {
 
   // ---- the short ways ----
 
-  function client(host, port, opts, sync) {
+  // An RC endpoint for host:port on its own event channel: the address and
+  // route resolved, setup(opts); then (connect) rdma_connect; each wait
+  // bounded by opts.timeout (ms). A failure closes what was made.
+  function client(host, port, opts, sync, connect) {
     const channel = new EventChannel();
     let ep;
     try {
@@ -25,23 +29,34 @@ module.exports = function connectObjects(ctx) {
       try {
         ep.resolveSync(host, port, t);
         ep.setup(opts);
-        return ep.connectSync(opts.param, t);
+        return connect ? ep.connectSync(opts.param, t) : ep;
       } catch (e) {
         return abandon(e);
       }
     }
     return ep.resolve(host, port, { timeout: t }).then(() => ep.setup(opts))
-      .then(() => ep.connect(opts.param, { timeout: t })).catch(abandon);
+      .then(() => (connect ? ep.connect(opts.param, { timeout: t }) : ep)).catch(abandon);
   }
 
-  /** An RC endpoint connected to host:port: its own event channel, the
-   * address and route resolved, setup(opts), rdma_connect (opts.param),
-   * each wait bounded by opts.timeout (ms). */
+  /** An RC endpoint connected to host:port: createEndpoint(), then
+   * rdma_connect (opts.param), each wait bounded by opts.timeout (ms). */
   async function connect(host, port, opts = {}) {
-    return client(host, port, opts, false);
+    return client(host, port, opts, false, true);
   }
   function connectSync(host, port, opts = {}) {
-    return client(host, port, opts, true);
+    return client(host, port, opts, true, true);
+  }
+
+  /** An RC endpoint for host:port, not connected yet: its own event
+   * channel, the address and route resolved, setup(opts) (a PD, a
+   * completion channel, a send and a receive CQ, the QP: every send
+   * signaled unless opts.sqSigAll is false). Post its receives, then
+   * ep.connect(). */
+  async function createEndpoint(host, port, opts = {}) {
+    return client(host, port, opts, false, false);
+  }
+  function createEndpointSync(host, port, opts = {}) {
+    return client(host, port, opts, true, false);
   }
 
   /** An endpoint listening on host:port, on its own event channel: take
@@ -93,5 +108,32 @@ module.exports = function connectObjects(ctx) {
     return serve(this, opts, true);
   };
 
-  Object.assign(ctx, { client, connect, connectSync, listen, serve });
+  /** A listener's connection requests, as an async iterable: each an
+   * endpoint set up (setup's opts; opts.timeout bounds each wait), not
+   * accepted yet: post its receives, then ep.accept(). It ends when the
+   * listener is closed. */
+  Endpoint.prototype.requests = async function* requests(opts = {}) {
+    for (;;) {
+      let ep;
+      try {
+        ep = await this.getRequest({ timeout: opts.timeout });
+      } catch (e) {
+        if (this.closed) return;   // the listener closed: the end
+        throw e;
+      }
+      try {
+        ep.setup(opts);
+      } catch (e) {
+        ep.close();
+        throw e;
+      }
+      yield ep;
+    }
+  };
+  /** for await (const ep of listener): its requests({}). */
+  Endpoint.prototype[Symbol.asyncIterator] = function iterate() {
+    return this.requests();
+  };
+
+  Object.assign(ctx, { client, connect, connectSync, createEndpoint, createEndpointSync, listen, serve });
 };

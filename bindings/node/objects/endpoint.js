@@ -54,11 +54,13 @@ module.exports = function endpointObjects(ctx) {
 
     // ---- connection set-up: each wait a Promise, or NAMESync blocking ----
 
-    _wait(want, timeoutMs, sync) {
+    // The next event, which must be want (fn: the call it answers, in an
+    // RdmaCmEventError).
+    _wait(want, timeoutMs, sync, fn = 'rdma_get_cm_event') {
       const ch = this.channel;
-      if (!ch) throw fail(rv.rdma_event_str(want), EBADF);
-      return sync ? expect(ch._eventSync(this.id, timeoutMs, this._id), want, ch._cm)
-        : ch._event(this.id, timeoutMs, this._id).then((ev) => expect(ev, want, ch._cm));
+      if (!ch) throw fail(fn, EBADF, 'an adopted Endpoint has no event channel');
+      return sync ? expect(ch._eventSync(this.id, timeoutMs, this._id), want, ch._cm, fn)
+        : ch._event(this.id, timeoutMs, this._id).then((ev) => expect(ev, want, ch._cm, fn));
     }
 
     _resolve(host, port, timeoutMs, sync) {
@@ -73,14 +75,14 @@ module.exports = function endpointObjects(ctx) {
       }
       const route = () => {
         rv.rdma_resolve_route(this._id.check('rdma_resolve_route'), ms);
-        return this._wait(rv.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, sync);
+        return this._wait(rv.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs, sync, 'rdma_resolve_route');
       };
       if (sync) {
-        this._wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, true);
+        this._wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, true, 'rdma_resolve_addr');
         route();
         return this;
       }
-      return this._wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, false).then(route).then(() => this);
+      return this._wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, false, 'rdma_resolve_addr').then(route).then(() => this);
     }
 
     /** Resolves host:port's address and route (rdma_getaddrinfo,
@@ -144,8 +146,11 @@ module.exports = function endpointObjects(ctx) {
     }
 
     /** Makes the id's QP (rdma_create_qp) on pd, sendCq, recvCq and srq
-     * (objects of this API); cap as struct ibv_qp_cap. */
-    createQp({ pd, sendCq, recvCq, srq = null, cap = DEFAULT_CAP, qpType = rv.IBV_QPT_RC, sqSigAll = false } = {}) {
+     * (objects of this API); cap as struct ibv_qp_cap. Every send is
+     * signaled (sqSigAll, true by default): each produces a completion,
+     * which sendCq.next() waits for; with sqSigAll false, only the sends
+     * posted with IBV_SEND_SIGNALED complete. */
+    createQp({ pd, sendCq, recvCq, srq = null, cap = DEFAULT_CAP, qpType = rv.IBV_QPT_RC, sqSigAll = true } = {}) {
       const id = this._id.check('rdma_create_qp');
       if (this._qp) throw fail('rdma_create_qp', rv.EINVAL);
       for (const o of [pd, sendCq, recvCq, srq]) if (o) o._natives[0].check('rdma_create_qp');
@@ -182,8 +187,8 @@ module.exports = function endpointObjects(ctx) {
     _connect(name, param, timeoutMs, sync) {
       rv[name](this._id.check(name), { ...DEFAULT_PARAM, ...param });
       const done = () => this;
-      return sync ? (this._wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, true), this)
-        : this._wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, false).then(done);
+      return sync ? (this._wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, true, name), this)
+        : this._wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, false, name).then(done);
     }
 
     /** rdma_connect (param as struct rdma_conn_param; responder_resources and
@@ -208,12 +213,12 @@ module.exports = function endpointObjects(ctx) {
     /** rdma_disconnect, then DISCONNECTED. */
     async disconnect({ timeout } = {}) {
       rv.rdma_disconnect(this._id.check('rdma_disconnect'));
-      await this._wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout, false);
+      await this._wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout, false, 'rdma_disconnect');
     }
 
     disconnectSync(timeoutMs) {
       rv.rdma_disconnect(this._id.check('rdma_disconnect'));
-      this._wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, true);
+      this._wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeoutMs, true, 'rdma_disconnect');
     }
 
     /** Waits for DISCONNECTED (the peer's rdma_disconnect). */

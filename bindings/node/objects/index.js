@@ -44,11 +44,12 @@ module.exports = function objects(rv) {
   for (const m of MODULES) require(`./${m}.js`)(ctx);
   const {
     EventChannel, Endpoint, ProtectionDomain, MemoryRegion, CompletionChannel, CompletionQueue,
-    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, listen, htonl, leaked, reactor,
+    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, createEndpoint, createEndpointSync, listen, htonl,
+    leaked, reactor,
   } = ctx;
   return {
     EventChannel, Endpoint, ProtectionDomain, MemoryRegion, CompletionChannel, CompletionQueue,
-    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, listen, htonl, ntohl: htonl, leaked,
-    _reactor: reactor,
+    SharedReceiveQueue, RdmaCmEventError, connect, connectSync, createEndpoint, createEndpointSync, listen, htonl,
+    ntohl: htonl, leaked, _reactor: reactor,
   };
 };

@@ -41,7 +41,9 @@ function standIn() {
   };
   // What the test sets: the qp_num of the QPs made (if not null), the
   // address of the next id made (if not null), the rdma_cm events to come.
-  const control = { qpNum: null, idAt: null, cmEvents: [] };
+  // calls: the connection calls made, in order ([name, id]); qpAttrs: the
+  // sq_sig_all of each QP made.
+  const control = { qpNum: null, idAt: null, cmEvents: [], calls: [], qpAttrs: [] };
   const completions = [];
   const read = libc.func('long read(int fd, void *buf, unsigned long count)');
   const cqOf = new Map();   // a completion channel's address -> the CQ its events name
@@ -89,6 +91,7 @@ function standIn() {
     ibv_create_srq: () => make('SharedReceiveQueue', null),
     ibv_destroy_srq: gone('SharedReceiveQueue'),
     rdma_create_qp: (id, pd, attr) => {
+      control.qpAttrs.push(attr.sq_sig_all);
       const qp = make('QP', types.ibv_qp, { pd, send_cq: attr.send_cq, recv_cq: attr.recv_cq, srq: attr.srq,
         qp_num: control.qpNum !== null ? control.qpNum : next++ });
       koffi.encode(id, offset(types.rdma_cm_id, 'qp'), 'void *', qp);
@@ -96,12 +99,24 @@ function standIn() {
     },
     rdma_destroy_qp: (id) => log.push(['destroy', 'QP', koffi.decode(id, types.rdma_cm_id).qp]),
     rdma_ack_cm_event: () => 0,
+    // The connection's calls, logged in control.calls; an address of
+    // getaddrinfo's: C memory of a struct rdma_addrinfo.
+    rdma_getaddrinfo: (node, service, hints, out) => {
+      const b = Buffer.alloc(koffi.sizeof(types.rdma_addrinfo));
+      mem.set(koffi.address(b), b);
+      out[0] = koffi.address(b);
+      return 0;
+    },
+    rdma_freeaddrinfo: () => {},
+    ...Object.fromEntries(['rdma_resolve_addr', 'rdma_resolve_route', 'rdma_connect', 'rdma_accept', 'rdma_bind_addr',
+      'rdma_listen', 'rdma_disconnect'].map((name) => [name, (id) => (control.calls.push([name, id]), 0)])),
     ibv_poll_cq: (cq, n, wc) => {
       const got = completions.splice(0, n);
       got.forEach((c, i) => Object.assign(wc[i], c));
       return got.length;
     },
-    raw: { ...rv.raw, ibv_post_send: () => 0, ibv_post_recv: () => 0, ibv_post_srq_recv: () => 0,
+    raw: { ...rv.raw, ibv_post_send: (qp) => (control.calls.push(['ibv_post_send', qp]), 0),
+      ibv_post_recv: (qp) => (control.calls.push(['ibv_post_recv', qp]), 0), ibv_post_srq_recv: () => 0,
       // An event: 8 bytes of the channel's eventfd (none: -1, EAGAIN, as its
       // non-blocking read leaves it), naming the channel's CQ.
       ibv_get_cq_event: (channel, cq, context) => {
