@@ -22,7 +22,6 @@ return function(ctx)
 
   local EventChannel = class("EventChannel")
 
-
   --- An rdma_cm event channel (rdma_create_event_channel), its fd non-blocking.
   function O.event_channel()
     local ptr, message, errno = rv.rdma_create_event_channel()
@@ -151,9 +150,6 @@ return function(ctx)
     end
   end
 
-  -- The endpoint's next event, of the type wanted, status 0; else nil, a
-  -- message (the event's name and status) and the status's errno if it is
-
   local CC = class("CompletionChannel")
   local cqs_of = setmetatable({}, { __mode = "k" })   -- channel -> { [cq address] = cq } (weak values)
 
@@ -226,7 +222,6 @@ return function(ctx)
       end
     end
   end
-
 
   ctx.EventChannel = EventChannel
   ctx.refuse = refuse

@@ -6,6 +6,8 @@ return function(ctx)
   local Endpoint = ctx.Endpoint
   local O = ctx.O
 
+  --- An RC endpoint connected to host:port: its own event channel, the
+  --- address and route resolved, ep:setup(opts), rdma_connect
   --- (opts.param), each wait bounded by opts.timeout (ms).
   function O.connect(host, port, opts)
     opts = opts or {}

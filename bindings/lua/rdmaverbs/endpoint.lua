@@ -15,7 +15,6 @@ return function(ctx)
 
   local Endpoint = class("Endpoint")
 
-
   local function endpoint(channel, id, adopted)
     local idn = native("Endpoint", id, not adopted and rv.rdma_destroy_id or nil, channel and channel._natives[1])
     local ep = object(Endpoint, { idn }, not adopted)
@@ -30,7 +29,8 @@ return function(ctx)
     return ep
   end
 
-
+  -- The endpoint's next event, of the type wanted, status 0; else nil, a
+  -- message (the event's name and status) and the status's errno if it is
   -- one (EPROTO if not).
   function Endpoint:_wait(want, timeout_ms)
     if not self.channel then
@@ -120,7 +120,6 @@ return function(ctx)
     end
     return endpoint(self.channel, ev.id)
   end
-
 
   local function conn_param(p)
     local param = rv.new("rdma_conn_param")

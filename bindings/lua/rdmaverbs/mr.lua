@@ -19,7 +19,6 @@ return function(ctx)
     return close(self)
   end
 
-
   local function memory_region(ptr, buf, destroy, pd_native)
     local n = native("MemoryRegion", ptr, destroy, pd_native)
     n.keep[1] = buf
@@ -31,9 +30,8 @@ return function(ctx)
     return mr
   end
 
-  --- Registers buf (cdata) of len bytes with ibv_reg_mr_iova2 (iova its
-  --- address), or len new zeroed bytes when buf is a number (pd:reg(64)):
-
+  --- An MR made with the raw functions, over buf: held as any, not
+  --- deregistered by :close().
   function O.adopt_mr(ptr, buf)
     return memory_region(ptr, buf, nil, nil)
   end

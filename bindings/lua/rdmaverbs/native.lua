@@ -163,8 +163,6 @@ return function(ctx)
     return x
   end
 
-  --- ibv_alloc_pd on a context (or an endpoint's: its id then destroyed
-
   ctx.leaked = leaked
   ctx.Native = Native
   ctx.native = native

@@ -12,6 +12,7 @@ return function(ctx)
 
   local PD = class("ProtectionDomain")
 
+  --- ibv_alloc_pd on a context (or an endpoint's: its id then destroyed
   --- after the PD).
   function O.protection_domain(context)
     local ctx, m, e = context_of(context)
@@ -29,7 +30,8 @@ return function(ctx)
     return pd
   end
 
-
+  --- Registers buf (cdata) of len bytes with ibv_reg_mr_iova2 (iova its
+  --- address), or len new zeroed bytes when buf is a number (pd:reg(64)):
   --- an MR that holds it (mr.buf: its bytes, uint8_t *).
   function PD:reg(buf, len, access)
     if type(buf) == "number" then
@@ -47,9 +49,6 @@ return function(ctx)
     end
     return memory_region(ptr, buf, rv.ibv_dereg_mr, self._natives[1])
   end
-
-  --- An MR made with the raw functions, over buf: held as any, not
-  --- deregistered by :close().
 
   ctx.PD = PD
 end

@@ -18,7 +18,6 @@ return function(ctx)
   local rv = ctx.rv
   local send_wr = ctx.send_wr
 
-
   function Endpoint:_attach(qp, pd, send_cq, recv_cq, srq, adopted)
     local id = self.id
     local n = native("QP", qp, not adopted and function() rv.rdma_destroy_qp(id) return true end or nil,
@@ -137,7 +136,6 @@ return function(ctx)
     return self
   end
 
-
   function Endpoint:_qp_of(fn)
     local ok, m, e = self._id:check(fn)
     if not ok then
@@ -212,6 +210,5 @@ return function(ctx)
     end
     return ep
   end
-
 
 end

@@ -54,8 +54,5 @@ return function(ctx)
     end)
   end
 
-  --- An RC endpoint connected to host:port: its own event channel, the
-  --- address and route resolved, ep:setup(opts), rdma_connect
-
   ctx.SRQ = SRQ
 end
