@@ -31,7 +31,7 @@ LANGUAGES="python java node rust csharp lua"
 VERBS="python java node rust csharp lua"
 OBJECTS="python java node rust csharp lua"
 ASYNC="python node rust"
-ECHO="python node"
+ECHO="python node lua"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
@@ -95,7 +95,7 @@ csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.lua &&
-	exec luajit bindings/lua/test/coroutines.lua ;;
+	luajit bindings/lua/test/simple.lua && exec luajit bindings/lua/test/coroutines.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
 lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;

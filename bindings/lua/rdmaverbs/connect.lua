@@ -1,16 +1,29 @@
--- The short ways: rv.connect, rv.listen, a listener's accept_next; rv.htonl.
+-- The short ways: rv.endpoint, rv.connect, rv.listen, a listener's
+-- accept_next and requests; rv.htonl.
 local ffi = require("ffi")
 local bit = require("bit")
 
 return function(ctx)
   local Endpoint = ctx.Endpoint
   local O = ctx.O
+  local client
 
-  --- An RC endpoint connected to host:port: its own event channel, the
-  --- address and route resolved, ep:setup(opts), rdma_connect
-  --- (opts.param), each wait bounded by opts.timeout (ms).
+  --- An RC endpoint for host:port, not connected yet: its own event
+  --- channel, the address and route resolved, ep:setup(opts) (a PD, a
+  --- completion channel, a send and a receive CQ, the QP: every send
+  --- signaled unless opts.sq_sig_all is false), each wait bounded by
+  --- opts.timeout (ms). Post its receives, then ep:connect().
+  function O.endpoint(host, port, opts)
+    return client(host, port, opts or {}, false)
+  end
+
+  --- An RC endpoint connected to host:port: rv.endpoint(), then
+  --- rdma_connect (opts.param), each wait bounded by opts.timeout (ms).
   function O.connect(host, port, opts)
-    opts = opts or {}
+    return client(host, port, opts or {}, true)
+  end
+
+  function client(host, port, opts, connect)
     local ch, m, e = O.event_channel()
     if not ch then
       return nil, m, e
@@ -25,7 +38,7 @@ return function(ctx)
     local ok
     ok, m, e = ep:resolve(host, port, opts.timeout)
     if ok then ok, m, e = ep:setup(opts) end
-    if ok then ok, m, e = ep:connect(opts.param, opts.timeout) end
+    if ok and connect then ok, m, e = ep:connect(opts.param, opts.timeout) end
     if not ok then
       ep:close()
       return nil, m, e
@@ -71,6 +84,33 @@ return function(ctx)
       return nil, m, e
     end
     return ep
+  end
+
+  --- A listener's connection requests, for a generic for: each an
+  --- endpoint set up (setup's opts; opts.timeout bounds each wait), not
+  --- accepted yet (post its receives, then ep:accept()); the loop ends
+  --- when the listener is closed, and a failure raises its message.
+  function Endpoint:requests(opts)
+    opts = opts or {}
+    return function()
+      if self:closed() then
+        return nil
+      end
+      local ep, m, e = self:get_request(opts.timeout)
+      if not ep then
+        if self:closed() then
+          return nil
+        end
+        error(m .. " (errno " .. tostring(e) .. ")", 2)
+      end
+      local ok
+      ok, m, e = ep:setup(opts)
+      if not ok then
+        ep:close()
+        error(m .. " (errno " .. tostring(e) .. ")", 2)
+      end
+      return ep
+    end
   end
 
   function O.htonl(v)

@@ -1,7 +1,7 @@
 -- The endpoint: an rdma_cm id; its connection set-up, each event awaited.
 local ffi = require("ffi")
 
-local EBADF = 9
+local EBADF, ECONNREFUSED, ECONNRESET, EHOSTUNREACH, EPROTO = 9, 111, 104, 113, 71
 
 return function(ctx)
   local class = ctx.class
@@ -29,12 +29,31 @@ return function(ctx)
     return ep
   end
 
+  -- The errno an rdma_cm event stands for: its status if negative, else by
+  -- event: REJECTED ECONNREFUSED; UNREACHABLE, ADDR_ERROR, ROUTE_ERROR
+  -- EHOSTUNREACH; CONNECT_ERROR ECONNRESET; any other EPROTO (as the other
+  -- bindings give).
+  local function cm_errno(ev)
+    if ev.status < 0 then
+      return -ev.status
+    elseif ev.event == rv.RDMA_CM_EVENT_REJECTED then
+      return ECONNREFUSED
+    elseif ev.event == rv.RDMA_CM_EVENT_UNREACHABLE or ev.event == rv.RDMA_CM_EVENT_ADDR_ERROR or
+        ev.event == rv.RDMA_CM_EVENT_ROUTE_ERROR then
+      return EHOSTUNREACH
+    elseif ev.event == rv.RDMA_CM_EVENT_CONNECT_ERROR then
+      return ECONNRESET
+    end
+    return EPROTO
+  end
+
   -- The endpoint's next event, of the type wanted, status 0; else nil, a
-  -- message (the event's name and status) and the status's errno if it is
-  -- one (EPROTO if not).
-  function Endpoint:_wait(want, timeout_ms)
+  -- message (fn, the call it answers, the errno, the event's name and
+  -- status) and the event's errno (cm_errno).
+  function Endpoint:_wait(want, timeout_ms, fn)
+    fn = fn or "rdma_get_cm_event"
     if not self.channel then
-      return failure(rv.rdma_event_str(want), EBADF)
+      return failure(fn, EBADF, "an adopted endpoint has no event channel")
     end
     local ev, m, e = self.channel:_event(self._key, timeout_ms, self._id)
     if not ev then
@@ -44,8 +63,8 @@ return function(ctx)
       if ev.event == rv.RDMA_CM_EVENT_CONNECT_REQUEST then
         refuse(self.channel._cm, ev.id)   -- no endpoint made of it
       end
-      return nil, string.format("%s (status %d), not %s", ev.name, ev.status, rv.rdma_event_str(want)),
-        ev.status < 0 and -ev.status or 71
+      return failure(fn, cm_errno(ev), string.format("event %s (status %d), not %s", ev.name, ev.status,
+        rv.rdma_event_str(want)))
     end
     return ev
   end
@@ -77,9 +96,9 @@ return function(ctx)
     local ok
     ok, m, e = rv.rdma_resolve_addr(id, nil, ffi.cast("struct rdma_addrinfo *", res).ai_dst_addr, ms)
     rv.rdma_freeaddrinfo(res)
-    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms) end
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms, "rdma_resolve_addr") end
     if ok then ok, m, e = rv.rdma_resolve_route(id, ms) end
-    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms) end
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms, "rdma_resolve_route") end
     if not ok then
       return nil, m, e
     end
@@ -137,7 +156,7 @@ return function(ctx)
     end
     local ok
     ok, m, e = rv[fn](id, conn_param(param))
-    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeout_ms) end
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_ESTABLISHED, timeout_ms, fn) end
     if not ok then
       return nil, m, e
     end
@@ -163,7 +182,7 @@ return function(ctx)
     end
     local ok
     ok, m, e = rv.rdma_disconnect(id)
-    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout_ms) end
+    if ok then ok, m, e = self:_wait(rv.RDMA_CM_EVENT_DISCONNECTED, timeout_ms, "rdma_disconnect") end
     if not ok then
       return nil, m, e
     end

@@ -49,7 +49,9 @@ return function(ctx)
 
   --- Makes the id's QP (rdma_create_qp) on opts.pd, send_cq, recv_cq and
   --- srq (objects); opts.cap as struct ibv_qp_cap's fields, qp_type
-  --- (IBV_QPT_RC), sq_sig_all.
+  --- (IBV_QPT_RC), sq_sig_all: every send is signaled unless it is false
+  --- (each produces a completion, which send_cq:next() waits for; false:
+  --- only the sends posted with IBV_SEND_SIGNALED complete).
   function Endpoint:create_qp(opts)
     local id, m, e = self._id:check("rdma_create_qp")
     if not id then
@@ -71,7 +73,7 @@ return function(ctx)
     attr.cap.max_send_wr, attr.cap.max_recv_wr = cap.max_send_wr or 16, cap.max_recv_wr or recv
     attr.cap.max_send_sge, attr.cap.max_recv_sge = cap.max_send_sge or 4, cap.max_recv_sge or (opts.srq and 0 or 4)
     attr.cap.max_inline_data = cap.max_inline_data or 0
-    attr.qp_type, attr.sq_sig_all = opts.qp_type or rv.IBV_QPT_RC, opts.sq_sig_all and 1 or 0
+    attr.qp_type, attr.sq_sig_all = opts.qp_type or rv.IBV_QPT_RC, opts.sq_sig_all == false and 0 or 1
     local ok
     ok, m, e = rv.rdma_create_qp(id, opts.pd.ptr, attr)
     if not ok then

@@ -14,7 +14,7 @@ local function stand_in()
   local next_key = 0x100
   -- What the test sets: the qp_num of the QPs made (if not nil), the
   -- address of the next id made (if not nil), the rdma_cm events to come.
-  local control = { cm_events = {} }
+  local control = { cm_events = {}, calls = {}, qp_attrs = {} }
   local fds = {}
   local cq_of = {}   -- a completion channel's address -> the CQ its events name, its context
   local function make(kind, struct)
@@ -96,6 +96,7 @@ local function stand_in()
     ibv_create_srq = function() return (make("SharedReceiveQueue")) end,
     ibv_destroy_srq = gone("SharedReceiveQueue"),
     rdma_create_qp = function(id, pd, attr)
+      control.qp_attrs[#control.qp_attrs + 1] = attr.sq_sig_all
       local p, s = make("QP", "ibv_qp")
       s.pd, s.send_cq, s.recv_cq, s.srq, s.qp_num = pd, attr.send_cq, attr.recv_cq, attr.srq, control.qp_num or next_key
       next_key = next_key + 1
@@ -115,6 +116,15 @@ local function stand_in()
       return got
     end,
     rdma_ack_cm_event = function() return 0 end,
+    -- The connection's calls, logged in control.calls ({ name, id }); an
+    -- address of getaddrinfo's: C memory of a struct rdma_addrinfo.
+    rdma_getaddrinfo = function(_, _, _, out)
+      local s = rv.new("rdma_addrinfo")
+      mem[#mem + 1] = s
+      out[0] = s
+      return 0
+    end,
+    rdma_freeaddrinfo = function() end,
     raw = setmetatable({ ibv_post_send = function() return 0 end, ibv_post_recv = function() return 0 end,
       ibv_post_srq_recv = function() return 0 end,
       -- An event: 8 bytes of the channel's eventfd (none: -1, EAGAIN, as its
@@ -143,6 +153,17 @@ local function stand_in()
         return 0
       end }, { __index = rv.raw }),
   }
+  for _, name in ipairs({ "rdma_resolve_addr", "rdma_resolve_route", "rdma_connect", "rdma_accept", "rdma_bind_addr",
+                          "rdma_listen", "rdma_disconnect" }) do
+    fake[name] = function(id)
+      control.calls[#control.calls + 1] = { name, id }
+      return 0
+    end
+  end
+  fake.raw.ibv_post_recv = function(qp)
+    control.calls[#control.calls + 1] = { "ibv_post_recv", qp }
+    return 0
+  end
   local o = rv._objects(setmetatable(fake, { __index = rv }))
   local function done()
     for _, fd in ipairs(fds) do ffi.C.close(fd) end
