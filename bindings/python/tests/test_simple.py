@@ -167,6 +167,7 @@ class Simple(unittest.TestCase):
                 with self.assertRaises(rv.CMEventError) as e:
                     await ep.aconnect(timeout=5)
                 self.assertEqual(e.exception.errno, errno.ECONNREFUSED)
+                self.assertIn("rdma_connect: ECONNREFUSED", str(e.exception))
             with rv.Endpoint.create("192.0.2.1", 7471) as ep:
                 with self.assertRaises(TimeoutError) as e:
                     await ep.aconnect(timeout=0.05)

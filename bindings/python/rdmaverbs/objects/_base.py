@@ -50,9 +50,17 @@ _FOREVER_MS = 2 ** 31 - 1
 _serial = itertools.count(1)
 
 
-def _error(err: int, what: str) -> OSError:
-    """OSError(err) (a TimeoutError for ETIMEDOUT, ...), saying what failed."""
-    return OSError(err, f"{what}: {os.strerror(err)}")
+def _errno_text(err: int) -> str:
+    """ "ECONNREFUSED (Connection refused)": err's name and text."""
+    return f"{_errno.errorcode.get(err, f'errno {err}')} ({os.strerror(err)})"
+
+
+def _error(err: int, what: str, detail: str = "") -> OSError:
+    """OSError(err) (a TimeoutError for ETIMEDOUT, ...), saying the C
+    function that failed (what), the errno's name and text, and detail:
+    "[Errno 110] ibv_get_cq_event: ETIMEDOUT (Connection timed out): no
+    completion event within the time limit"."""
+    return OSError(err, f"{what}: {_errno_text(err)}" + (f": {detail}" if detail else ""))
 
 
 def _check_int(r: int, what: str) -> int:
@@ -91,8 +99,9 @@ def _left(deadline: Optional[float]) -> Optional[float]:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
-def _readable(fd: int, deadline: Optional[float], what: str) -> None:
-    """Waits (poll(2)) until fd is readable; TimeoutError at the deadline."""
+def _readable(fd: int, deadline: Optional[float], fn: str, what: str) -> None:
+    """Waits (poll(2)) until fd is readable; TimeoutError at the deadline
+    (fn: the C function waited for; what: what did not come)."""
     p = select.poll()
     p.register(fd, select.POLLIN)
     while True:
@@ -100,7 +109,7 @@ def _readable(fd: int, deadline: Optional[float], what: str) -> None:
         if p.poll(_FOREVER_MS if left is None else _ms(left)):
             return
         if left is not None and time.monotonic() >= deadline:   # type: ignore[operator]
-            raise _error(_errno.ETIMEDOUT, what)
+            raise _error(_errno.ETIMEDOUT, fn, what)
 
 
 # What the objects collected without being destroyed (a destroy that

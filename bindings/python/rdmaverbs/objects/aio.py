@@ -98,7 +98,7 @@ class _Readiness:
                 o._waits = {}
             o._waits[w] = fn
         left = _left(deadline)
-        timer = None if left is None else loop.call_later(left, _expire, fut, what)
+        timer = None if left is None else loop.call_later(left, _expire, fut, fn, what)
         try:
             await fut
         finally:
@@ -114,6 +114,6 @@ class _Readiness:
             o._check_open(fn)
 
 
-def _expire(fut: "asyncio.Future[None]", what: str) -> None:
+def _expire(fut: "asyncio.Future[None]", fn: str, what: str) -> None:
     if not fut.done():
-        fut.set_exception(_error(_errno.ETIMEDOUT, what))
+        fut.set_exception(_error(_errno.ETIMEDOUT, fn, what))

@@ -93,7 +93,7 @@ class EventChannel(Resource):
     def _next(self, ep: "Endpoint", deadline: Optional[float]) -> CMEvent:
         while not ep._events:
             if not self._read():
-                _readable(self.fd, deadline, "no rdma_cm event within the time limit")
+                _readable(self.fd, deadline, "rdma_get_cm_event", "no rdma_cm event within the time limit")
         return ep._events.popleft()
 
     async def _anext(self, ep: "Endpoint", deadline: Optional[float]) -> CMEvent:
@@ -135,7 +135,7 @@ class CompChannel(Resource):
         ref = self._cqs.get(cq.value or 0)
         obj = ref() if ref is not None else None
         if obj is None or (ctx.value or 0) != obj.context:
-            raise _error(_errno.EIO, "ibv_get_cq_event: an event of a CQ not made on this channel, "
+            raise _error(_errno.EIO, "ibv_get_cq_event", "an event of a CQ not made on this channel, "
                                      "or not with its cq_context")
         obj.events += 1
         return obj
@@ -149,7 +149,7 @@ class CompChannel(Resource):
             cq = self._read()
             if cq is not None:
                 return cq
-            _readable(self.fd, deadline, "no completion event within the time limit")
+            _readable(self.fd, deadline, "ibv_get_cq_event", "no completion event within the time limit")
 
     async def aget_cq_event(self, timeout: Optional[float] = None) -> "CQ":
         """get_cq_event, awaited: the fd watched with the loop's add_reader."""

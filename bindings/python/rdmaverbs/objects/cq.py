@@ -90,7 +90,7 @@ class CQ(Resource):
                 return out
             if self.channel is None:
                 if deadline is not None and time.monotonic() >= deadline:
-                    raise _error(_errno.ETIMEDOUT, "too few completions within the time limit")
+                    raise _error(_errno.ETIMEDOUT, "ibv_poll_cq", "too few completions within the time limit")
                 time.sleep(0.001)
                 continue
             self.req_notify()
@@ -111,7 +111,7 @@ class CQ(Resource):
                 return out
             if self.channel is None:
                 if deadline is not None and time.monotonic() >= deadline:
-                    raise _error(_errno.ETIMEDOUT, "too few completions within the time limit")
+                    raise _error(_errno.ETIMEDOUT, "ibv_poll_cq", "too few completions within the time limit")
                 await asyncio.sleep(0.001)
                 continue
             self.req_notify()

@@ -3,11 +3,11 @@ rdma_cm event other than the one awaited, a post the provider refused."""
 from __future__ import annotations
 
 import errno as _errno
-import os
 from typing import TYPE_CHECKING
 
 from .. import _api
 from .._api import ibv_wc
+from ._base import _errno_text
 
 if TYPE_CHECKING:
     from .channel import CMEvent
@@ -18,21 +18,24 @@ class CompletionError(OSError):
     waits for one completion: errno EIO, .wc the completion, .status its
     status (ibv_wc_status_str says it in words)."""
 
-    def __init__(self, wc: ibv_wc) -> None:
+    def __init__(self, wc: ibv_wc, fn: str = "ibv_poll_cq") -> None:
         from .. import ibv_wc_status_str
-        super().__init__(_errno.EIO, f"completion of wr_id {wc.wr_id:#x}: {ibv_wc_status_str(wc.status)} "
-                                     f"(status {wc.status}, vendor_err {wc.vendor_err:#x})")
+        super().__init__(_errno.EIO, f"{fn}: {_errno_text(_errno.EIO)}: completion of wr_id {wc.wr_id:#x}: "
+                                     f"{ibv_wc_status_str(wc.status)} (status {wc.status}, "
+                                     f"vendor_err {wc.vendor_err:#x})")
         self.wc = wc
         self.status: int = wc.status
 
 
 class CMEventError(OSError):
     """An rdma_cm event other than the one awaited (REJECTED, UNREACHABLE,
-    ...) or one with a status: .event the event, errno its status if
+    ...) or one with a status, after fn (rdma_connect, rdma_accept,
+    rdma_resolve_addr, ...): .event the event, errno its status if
     negative, else ECONNREFUSED (REJECTED), EHOSTUNREACH (UNREACHABLE,
-    ADDR_ERROR, ROUTE_ERROR) or EPROTO."""
+    ADDR_ERROR, ROUTE_ERROR), ECONNRESET (CONNECT_ERROR) or EPROTO; its
+    message says fn, the errno's name and the event."""
 
-    def __init__(self, event: "CMEvent", want: int) -> None:
+    def __init__(self, event: "CMEvent", want: int, fn: str = "rdma_get_cm_event") -> None:
         from .. import rdma_event_str
         err = -event.status if event.status < 0 else {
             _api.RDMA_CM_EVENT_REJECTED: _errno.ECONNREFUSED,
@@ -41,8 +44,8 @@ class CMEventError(OSError):
             _api.RDMA_CM_EVENT_ROUTE_ERROR: _errno.EHOSTUNREACH,
             _api.RDMA_CM_EVENT_CONNECT_ERROR: _errno.ECONNRESET,
         }.get(event.event, _errno.EPROTO)
-        super().__init__(err, f"rdma_cm event {rdma_event_str(event.event)} status {event.status}, "
-                              f"waiting for {rdma_event_str(want)}")
+        super().__init__(err, f"{fn}: {_errno_text(err)}: rdma_cm event {rdma_event_str(event.event)} "
+                              f"status {event.status}, waiting for {rdma_event_str(want)}")
         self.event = event
 
 
@@ -51,5 +54,5 @@ class PostError(OSError):
     work request of the list not posted (those before it were)."""
 
     def __init__(self, err: int, what: str, index: int) -> None:
-        super().__init__(err, f"{what}: {os.strerror(err)} (work request {index} and after not posted)")
+        super().__init__(err, f"{what}: {_errno_text(err)}: work request {index} and after not posted")
         self.index = index

@@ -73,14 +73,16 @@ class _Connection(_Base):
         when none comes within timeout seconds."""
         self._check_open("rdma_get_cm_event")
         if self.channel is None:
-            raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
+            raise ValueError("rdma_get_cm_event: an Endpoint made by rdma_create_ep has no events of its own "
+                             "until it connects or accepts")
         return self.channel._next(cast("Endpoint", self), _deadline(timeout))
 
     async def aget_event(self, timeout: Optional[float] = None) -> CMEvent:
         """get_event, awaited (the channel's fd watched by the loop)."""
         self._check_open("rdma_get_cm_event")
         if self.channel is None:
-            raise ValueError("an Endpoint made by rdma_create_ep has no events of its own")
+            raise ValueError("rdma_get_cm_event: an Endpoint made by rdma_create_ep has no events of its own "
+                             "until it connects or accepts")
         return await self.channel._anext(cast("Endpoint", self), _deadline(timeout))
 
     def _evented(self) -> Optional[EventChannel]:
@@ -105,9 +107,9 @@ class _Connection(_Base):
             raise ValueError(f"{fn}: an id of the raw layer's without an event channel: use the blocking form")
 
     @staticmethod
-    def _expected(ev: CMEvent, want: int) -> CMEvent:
+    def _expected(ev: CMEvent, want: int, fn: str = "rdma_get_cm_event") -> CMEvent:
         if ev.event != want or ev.status:
-            raise CMEventError(ev, want)
+            raise CMEventError(ev, want, fn)
         return ev
 
     def expect(self, want: int, timeout: Optional[float] = None) -> CMEvent:
@@ -132,15 +134,15 @@ class _Connection(_Base):
         """rdma_resolve_addr then rdma_resolve_route, each awaited
         (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds."""
         self._start_resolve(addr, port, timeout)
-        self.expect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
+        self._expected(self.get_event(timeout + 1), RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr")
         _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
-        self.expect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
+        self._expected(self.get_event(timeout + 1), RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route")
 
     async def aresolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
         self._start_resolve(addr, port, timeout)
-        await self.aexpect(RDMA_CM_EVENT_ADDR_RESOLVED, timeout + 1)
+        self._expected(await self.aget_event(timeout + 1), RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr")
         _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
-        await self.aexpect(RDMA_CM_EVENT_ROUTE_RESOLVED, timeout + 1)
+        self._expected(await self.aget_event(timeout + 1), RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route")
 
     def bind(self, addr: Optional[str], port: Union[int, str]) -> None:
         """rdma_bind_addr to addr:port (passive rdma_getaddrinfo)."""
@@ -164,7 +166,7 @@ class _Connection(_Base):
         if self.channel is None:
             from . import Endpoint
             _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
-                      "no connection request within the time limit")
+                      "rdma_get_request", "no connection request within the time limit")
             h = C.c_void_p()
             _check_int(_R.rdma_get_request(self._h("rdma_get_request"), C.byref(h)), "rdma_get_request")
             return Endpoint(h.value or 0, by_ep=True)
@@ -230,7 +232,7 @@ class _Connection(_Base):
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
         if self.channel is not None:
-            self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+            self._expected(self.get_event(timeout), RDMA_CM_EVENT_ESTABLISHED, "rdma_connect")
 
     async def aconnect(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                        rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
@@ -241,7 +243,7 @@ class _Connection(_Base):
         self._async_evented("rdma_connect")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
-        await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+        self._expected(await self.aget_event(timeout), RDMA_CM_EVENT_ESTABLISHED, "rdma_connect")
 
     def accept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
@@ -252,7 +254,7 @@ class _Connection(_Base):
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         if self.channel is not None:
-            self.expect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+            self._expected(self.get_event(timeout), RDMA_CM_EVENT_ESTABLISHED, "rdma_accept")
 
     async def aaccept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                       rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
@@ -261,15 +263,15 @@ class _Connection(_Base):
         self._async_evented("rdma_accept")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
-        await self.aexpect(RDMA_CM_EVENT_ESTABLISHED, timeout)
+        self._expected(await self.aget_event(timeout), RDMA_CM_EVENT_ESTABLISHED, "rdma_accept")
 
     def disconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
         """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited."""
         _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
-            self.expect(RDMA_CM_EVENT_DISCONNECTED, timeout)
+            self._expected(self.get_event(timeout), RDMA_CM_EVENT_DISCONNECTED, "rdma_disconnect")
 
     async def adisconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
         _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
-            await self.aexpect(RDMA_CM_EVENT_DISCONNECTED, timeout)
+            self._expected(await self.aget_event(timeout), RDMA_CM_EVENT_DISCONNECTED, "rdma_disconnect")

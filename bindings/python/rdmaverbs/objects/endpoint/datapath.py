@@ -126,7 +126,7 @@ class _DataPath(_Base):
         if qp is not None and not wc.status:
             _release(qp._rq if recv else qp._sq, wc.wr_id)
         if wc.status:
-            raise CompletionError(wc)
+            raise CompletionError(wc, "rdma_get_recv_comp" if recv else "rdma_get_send_comp")
         return wc
 
     def get_send_comp(self, timeout: Optional[float] = None) -> ibv_wc:
@@ -169,23 +169,23 @@ class _DataPath(_Base):
 
     async def _acomp(self, recv: bool, timeout: Optional[float]) -> ibv_wc:
         raw = _R
-        self._check_open("rdma_get_recv_comp" if recv else "rdma_get_send_comp")
+        fn = "rdma_get_recv_comp" if recv else "rdma_get_send_comp"
+        self._check_open(fn)
         wc = ibv_wc()
         ref = C.byref(wc)
         get = raw.rdma_get_recv_comp_timeout if recv else raw.rdma_get_send_comp_timeout
         if get(self._handle, ref, 0) == 1:          # ready: no arming, no wait
             return self._completed(wc, recv)
         if C.get_errno() != _errno.ETIMEDOUT:
-            raise _error(C.get_errno(), "rdma_get_comp")
+            raise _error(C.get_errno(), fn + "_timeout")
         cid = self._id
         cq, channel = (cid.recv_cq, cid.recv_cq_channel) if recv else (cid.send_cq, cid.send_cq_channel)
         if not channel:
-            raise _error(_errno.EINVAL, "the id's CQ has no completion channel")
+            raise _error(_errno.EINVAL, fn, "the id's CQ has no completion channel")
         readiness = self._cq_readiness.get(channel)
         if readiness is None:
             readiness = self._cq_readiness[channel] = _Readiness(ibv_comp_channel.from_address(channel).fd)
         deadline = _deadline(timeout)
-        fn = "rdma_get_recv_comp" if recv else "rdma_get_send_comp"
         # What the wait ends with, closed: the endpoint, the QP it made, its
         # CQ's object and that CQ's channel's.
         owners: List["Resource"] = [self]
