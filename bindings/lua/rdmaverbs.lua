@@ -523,10 +523,43 @@ void *dlsym(void *handle, const char *name);
 local M = { ffi = ffi, raw = {} }
 local env = os.getenv("RDMAVERBS_LIBRARY")
 M.library = env ~= nil and env ~= "" and env or "librdmaverbs.so.1"
+
+-- "ECONNREFUSED (Connection refused)": an errno's name (glibc's
+-- strerrorname_np, where it has one) and text.
+local errno_name = ffi.C.dlsym(nil, "strerrorname_np")
+errno_name = errno_name ~= nil and ffi.cast("const char *(*)(int)", errno_name) or nil
+function M.errno_text(errno)
+  local name = errno_name and errno_name(errno)
+  return (name ~= nil and name and ffi.string(name) or "errno " .. tostring(errno)) .. " (" ..
+    ffi.string(ffi.C.strerror(errno)) .. ")"
+end
+
+-- The library name, loaded; else an error saying which library was looked
+-- for, where, and what provides it (package).
+local function load(name, package)
+  local ok, lib = pcall(ffi.load, name)
+  if ok then
+    return lib
+  end
+  local where, fix
+  if name:find("/") then
+    where = name == env and "at the path RDMAVERBS_LIBRARY names" or "at that path"
+    fix = "set RDMAVERBS_LIBRARY to the path of a librdmaverbs.so.1 (a clone's build/lib, after make), or unset " ..
+      "it to use the installed one (the package " .. package .. ")"
+  else
+    where = "by the dynamic loader, in LD_LIBRARY_PATH (" .. (os.getenv("LD_LIBRARY_PATH") or "unset") ..
+      "), /etc/ld.so.cache and the system's library folders"
+    fix = "install the package " .. package
+    if package == "librdmaverbs1" then
+      fix = fix .. ", or set RDMAVERBS_LIBRARY to the path of one (a clone's build/lib/librdmaverbs.so.1, after make)"
+    end
+  end
+  error("rdmaverbs: cannot load " .. name .. ", looked for " .. where .. " (" .. tostring(lib) .. "): " .. fix, 0)
+end
 local libs = {
-  rdmaverbs = ffi.load(M.library),
-  rdmacm = ffi.load("librdmacm.so.1"),
-  ibverbs = ffi.load("libibverbs.so.1"),
+  rdmaverbs = load(M.library, "librdmaverbs1"),
+  rdmacm = load("librdmacm.so.1", "librdmacm1"),
+  ibverbs = load("libibverbs.so.1", "libibverbs1"),
 }
 -- Kept as long as the module is: a library namespace collected is
 -- dlclose()d, and the functions taken from it (rv.raw's) would then call
@@ -634,7 +667,7 @@ local function wrapped(name, fn, fails, arrays, text)
   local function result(r)
     local errno = failed(fails, r)
     if errno then
-      return nil, name .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
+      return nil, name .. ": " .. M.errno_text(errno), errno
     end
     if text then
       return r ~= nil and ffi.string(r) or nil

@@ -126,8 +126,8 @@ do
     local m = rv.adopt_mr(s, buf)
     rec.recorder_fail(rv.ENOMEM)
     local r, message, errno, first_bad = ep:post_send({ { wr_id = 1, sg = { m } }, { wr_id = 2, sg = { m } } })
-    check(r == nil and errno == rv.ENOMEM and message == "ibv_post_send: Cannot allocate memory" and first_bad == 0,
-      "a post the provider refuses: nil, 'ibv_post_send: Cannot allocate memory', ENOMEM, 0 posted")
+    check(r == nil and errno == rv.ENOMEM and message == "ibv_post_send: ENOMEM (Cannot allocate memory)" and first_bad == 0,
+      "a post the provider refuses: nil, 'ibv_post_send: ENOMEM (Cannot allocate memory)', ENOMEM, 0 posted")
     weak[3] = buf
     buf, m, s = nil, nil, nil
   end
@@ -281,8 +281,8 @@ do
   local ep = assert(ch:create_id())
   fail_next.ibv_create_cq = rv.ENOMEM
   local r, message, errno = ep:setup()
-  check(r == nil and errno == rv.ENOMEM and message == "ibv_create_cq: Cannot allocate memory",
-    "setup() with ibv_create_cq failing: nil, 'ibv_create_cq: Cannot allocate memory', ENOMEM")
+  check(r == nil and errno == rv.ENOMEM and message == "ibv_create_cq: ENOMEM (Cannot allocate memory)",
+    "setup() with ibv_create_cq failing: nil, 'ibv_create_cq: ENOMEM (Cannot allocate memory)', ENOMEM")
   check(kinds(log, "destroy") == "CompletionChannel ProtectionDomain", "what it made (the PD, the completion channel) destroyed")
   assert(ep:close())
   assert(ch:close())
@@ -311,8 +311,8 @@ do
   end
   fail_next.ibv_dereg_mr = rv.EBUSY
   local r, message, errno = mr:close()
-  check(r == nil and errno == rv.EBUSY and message == "ibv_dereg_mr: Device or resource busy" and mr:closed(),
-    "ibv_dereg_mr failing: mr:close() returns nil, 'ibv_dereg_mr: Device or resource busy', EBUSY; the MR closed")
+  check(r == nil and errno == rv.EBUSY and message == "ibv_dereg_mr: EBUSY (Device or resource busy)" and mr:closed(),
+    "ibv_dereg_mr failing: mr:close() returns nil, 'ibv_dereg_mr: EBUSY (Device or resource busy)', EBUSY; the MR closed")
   check(mr:close() == true, ":close() again: true (nothing to do)")
   check(#o.leaked == 1 and o.leaked[1].kind == "MemoryRegion" and o.leaked[1].ptr == mr.ptr, "rv.leaked: the MR")
   mr = nil

@@ -28,7 +28,7 @@ local function stand_in()
     local errno = fail_next[name]
     if errno then
       fail_next[name] = nil
-      return nil, name .. ": " .. ffi.string(ffi.C.strerror(errno)), errno
+      return nil, name .. ": " .. rv.errno_text(errno), errno
     end
     return true
   end
