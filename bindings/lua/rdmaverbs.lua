@@ -701,7 +701,8 @@ for _, f in ipairs(FUNCTIONS) do
   if version then
     local address = ffi.C.dlvsym(handle, name, version)
     if address == nil then
-      error("rdmaverbs: " .. M.library .. " has no " .. name .. "@" .. version)
+      error("rdmaverbs: " .. M.library .. " has no " .. name .. "@" .. version .. ": it is older than this module; " ..
+        "install the package librdmaverbs1 of this version, or set RDMAVERBS_LIBRARY to a newer build", 0)
     end
     M.addresses[name] = address
     M.raw[name] = ffi.cast(pointer, address)

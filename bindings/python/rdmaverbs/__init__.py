@@ -84,7 +84,9 @@ def _versioned(lib: ctypes.CDLL, name: str, version: str, restype: Any, argtypes
     saved after each call as CDLL's functions do."""
     address = _libc.dlvsym(lib._handle, name.encode(), version.encode())
     if not address:
-        raise AttributeError(f"{lib._name}: no {name}@{version}")
+        raise AttributeError(f"rdmaverbs: {lib._name} has no {name}@{version}: it is older than this package; "
+                             f"install the package librdmaverbs1 of this version, or set RDMAVERBS_LIBRARY "
+                             f"to a newer build")
     return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
 
 
