@@ -157,7 +157,8 @@ class Resource:
 
     @property
     def handle(self) -> int:
-        """The C object's address, for the raw layer's functions."""
+        """The C object's address, for the raw layer's functions.
+        Raises ValueError (closed)."""
         self._check_open()
         return self._handle
 
@@ -170,6 +171,8 @@ class Resource:
 
     @property
     def closed(self) -> bool:
+        """Whether it is closed (its close(), or a parent's, ran). Raises
+        nothing."""
         return self._closed
 
     def _check_open(self, fn: str = "") -> None:
@@ -238,9 +241,11 @@ class Resource:
         self._leave(parents)
 
     def __enter__(self: "_Self") -> "_Self":
+        """The object itself (`with`). Raises nothing."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """close(). Raises what close() raises."""
         self.close()
 
     def __del__(self) -> None:

@@ -45,6 +45,7 @@ class EventChannel(Resource):
     _kind = "event channel"
 
     def __init__(self) -> None:
+        """Raises OSError (rdma_create_event_channel's errno)."""
         super().__init__(_check_ptr(_R.rdma_create_event_channel(), "rdma_create_event_channel"))
         self.fd: int = rdma_event_channel.from_address(self._handle).fd
         _nonblocking(self.fd)
@@ -55,7 +56,8 @@ class EventChannel(Resource):
         _R.rdma_destroy_event_channel(self._handle)
 
     def create_id(self, ps: int = RDMA_PS_TCP) -> "Endpoint":
-        """A new id on this channel (rdma_create_id), as an Endpoint."""
+        """A new id on this channel (rdma_create_id), as an Endpoint.
+        Raises OSError (rdma_create_id's errno), ValueError (closed)."""
         self._check_open()
         h = C.c_void_p()
         _check_int(_R.rdma_create_id(self._handle, C.byref(h), None, ps), "rdma_create_id")
@@ -143,7 +145,9 @@ class CompChannel(Resource):
     def get_cq_event(self, timeout: Optional[float] = None) -> "CQ":
         """The next CQ event (ibv_get_cq_event, acknowledged at once): the CQ
         it is for; TimeoutError when none comes within timeout seconds. Arm
-        the CQ again (req_notify) for the next one."""
+        the CQ again (req_notify) for the next one.
+        Raises OSError (ibv_get_cq_event's errno; EIO for a CQ not made on
+        this channel), TimeoutError (ETIMEDOUT), ValueError (closed)."""
         deadline = _deadline(timeout)
         while True:
             cq = self._read()
@@ -152,7 +156,8 @@ class CompChannel(Resource):
             _readable(self.fd, deadline, "ibv_get_cq_event", "no completion event within the time limit")
 
     async def aget_cq_event(self, timeout: Optional[float] = None) -> "CQ":
-        """get_cq_event, awaited: the fd watched with the loop's add_reader."""
+        """get_cq_event, awaited: the fd watched with the loop's add_reader.
+        Raises what get_cq_event raises."""
         return await self._aget_cq_event(timeout, (self,))
 
     async def _aget_cq_event(self, timeout: Optional[float], owners: Sequence[Resource]) -> "CQ":

@@ -38,7 +38,8 @@ class CQ(Resource):
     @classmethod
     def wrap(cls, handle: int, channel: Optional[CompChannel] = None) -> "CQ":
         """A CQ object over an ibv_cq made with the raw layer: closing it
-        does not destroy the C one."""
+        does not destroy the C one.
+        Raises nothing."""
         return cls(handle, (), channel, owned=False)
 
     def _destroy(self) -> None:
@@ -62,7 +63,8 @@ class CQ(Resource):
             _release(qp._sq, wc.wr_id)
 
     def poll(self, max: int = 16) -> List[ibv_wc]:
-        """Up to max completions (one ibv_poll_cq), reaped."""
+        """Up to max completions (one ibv_poll_cq), reaped.
+        Raises OSError (ibv_poll_cq's errno), ValueError (closed)."""
         arr = (ibv_wc * max)()
         n = _poll_cq(self._h("ibv_poll_cq"), max, arr)
         if n < 0:
@@ -74,14 +76,18 @@ class CQ(Resource):
 
     def req_notify(self, solicited_only: bool = False) -> None:
         """Arms the CQ (ibv_req_notify_cq): its next completion (solicited
-        only: its next solicited one) makes an event on its channel."""
+        only: its next solicited one) makes an event on its channel.
+        Raises OSError (ibv_req_notify_cq's errno), ValueError (closed)."""
         _check_errno(_req_notify_cq(self._h("ibv_req_notify_cq"), int(solicited_only)), "ibv_req_notify_cq")
 
     def get(self, n: int = 1, timeout: Optional[float] = None) -> List[ibv_wc]:
         """Exactly n completions (polled, up to 16 at once), waiting up to
         timeout seconds in all (TimeoutError): on its channel's events when
         it has one (armed, polled again, then waited for), else polling
-        every millisecond."""
+        every millisecond.
+        Raises OSError (ibv_poll_cq's, ibv_req_notify_cq's or
+        ibv_get_cq_event's errno), TimeoutError (ETIMEDOUT), ValueError
+        (closed)."""
         deadline = _deadline(timeout)
         out: List[ibv_wc] = []
         while True:
@@ -101,7 +107,8 @@ class CQ(Resource):
 
     async def aget(self, n: int = 1, timeout: Optional[float] = None) -> List[ibv_wc]:
         """get, awaited: the channel's fd watched by the loop (without a
-        channel, asyncio.sleep between polls)."""
+        channel, asyncio.sleep between polls).
+        Raises what get raises."""
         import asyncio
         deadline = _deadline(timeout)
         out: List[ibv_wc] = []

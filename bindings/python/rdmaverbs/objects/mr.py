@@ -68,7 +68,8 @@ class MR(Resource):
     def wrap(cls, handle: int, memory: Any) -> "MR":
         """An MR object over an ibv_mr made with the raw layer, holding
         memory (a ctypes array or writable buffer): closing it does not
-        deregister the C one."""
+        deregister the C one.
+        Raises TypeError (not writable memory)."""
         mem, _ = _memory(memory)
         return cls(handle, (), mem, None, owned=False)
 
@@ -87,7 +88,8 @@ class MR(Resource):
         return self.addr + offset, n
 
     def sge(self, offset: int = 0, length: Optional[int] = None) -> Sge:
-        """(self, offset, length): a part of this MR for a work request."""
+        """(self, offset, length): a part of this MR for a work request.
+        Raises ValueError (outside the MR, or closed)."""
         self._span(offset, length)
         return (self, offset, self.length - offset if length is None else length)
 

@@ -120,7 +120,8 @@ class QP(Resource):
              srq: Optional[SRQ] = None) -> "QP":
         """A QP object over an ibv_qp made with the raw layer (its CQs' and
         SRQ's objects given, so that their completions let go of what it
-        holds): closing it does not destroy the C one."""
+        holds): closing it does not destroy the C one.
+        Raises nothing."""
         return cls(handle, (), send_cq, recv_cq, srq, owned=False)
 
     def _destroy(self) -> None:
@@ -140,13 +141,16 @@ class QP(Resource):
 
     @property
     def pending(self) -> Tuple[int, int]:
-        """(sends, receives) posted and held, their completions not reaped."""
+        """(sends, receives) posted and held, their completions not reaped.
+        Raises nothing."""
         return len(self._sq), len(self._rq)
 
     def post_send(self, wrs: Sequence[SendWR]) -> None:
         """The work requests, one list (next), one ibv_post_send; PostError
         (the provider's errno value): those from .index on were not
-        posted."""
+        posted.
+        Raises PostError (ibv_post_send's errno; .index), ValueError (outside
+        an MR, or closed)."""
         arr = (ibv_send_wr * len(wrs))()
         keep: List[Any] = []
         holds: List[Any] = []
@@ -181,7 +185,9 @@ class QP(Resource):
             raise PostError(err, "ibv_post_send", done)
 
     def post_recv(self, wrs: Sequence[RecvWR]) -> None:
-        """The receives, one list, one ibv_post_recv (PostError as post_send)."""
+        """The receives, one list, one ibv_post_recv (PostError as post_send).
+        Raises PostError (ibv_post_recv's errno; .index), ValueError (outside
+        an MR, or closed)."""
         arr, keep, holds = _recv_list(wrs, "ibv_post_recv")
         bad = C.c_void_p()
         err = _R.ibv_post_recv(self._h("ibv_post_recv"), arr, C.byref(bad))

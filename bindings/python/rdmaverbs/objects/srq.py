@@ -25,7 +25,8 @@ class SRQ(Resource):
 
     @classmethod
     def wrap(cls, handle: int) -> "SRQ":
-        """An SRQ object over an ibv_srq made with the raw layer."""
+        """An SRQ object over an ibv_srq made with the raw layer.
+        Raises nothing."""
         return cls(handle, (), owned=False)
 
     def _destroy(self) -> None:
@@ -39,12 +40,15 @@ class SRQ(Resource):
 
     @property
     def pending(self) -> int:
-        """Receives posted whose completion has not been reaped."""
+        """Receives posted whose completion has not been reaped.
+        Raises nothing."""
         return len(self._pending)
 
     def post_recv(self, wrs: Sequence[RecvWR]) -> None:
         """The receives, one list, one ibv_post_srq_recv (PostError: those
-        from .index on were not posted)."""
+        from .index on were not posted).
+        Raises PostError (ibv_post_srq_recv's errno; .index), ValueError
+        (wr_ids not distinct, outside an MR, or closed)."""
         ids = [w.wr_id for w in wrs]
         if len(set(ids)) != len(ids) or any(i in self._pending for i in ids):
             raise ValueError("an SRQ's receives posted and not reaped need distinct wr_ids")

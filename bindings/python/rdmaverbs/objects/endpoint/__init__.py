@@ -95,7 +95,9 @@ class Endpoint(_DataPath, _Connection, Resource):
         with its QP (on CQs and completion channels librdmacm makes), ready
         to connect(); or, passive, bound there, ready to listen() (the QP
         of each request's id made with these capabilities). Closing it is
-        rdma_destroy_ep."""
+        rdma_destroy_ep.
+        Raises OSError (rdma_getaddrinfo's or rdma_create_ep's errno: ENODEV,
+        EADDRNOTAVAIL, ...)."""
         res = _addrinfo(addr, port, passive)
         try:
             attr = ibv_qp_init_attr(cap=ibv_qp_cap(max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
@@ -109,7 +111,8 @@ class Endpoint(_DataPath, _Connection, Resource):
     @classmethod
     def wrap(cls, handle: int, channel: Optional[EventChannel] = None) -> "Endpoint":
         """An Endpoint over an id made with the raw layer: closing it does
-        not destroy the id (nor its QP)."""
+        not destroy the id (nor its QP).
+        Raises nothing."""
         return cls(handle, channel=channel, owned=False)
 
     def _destroy(self) -> None:
@@ -137,35 +140,47 @@ class Endpoint(_DataPath, _Connection, Resource):
 
     @property
     def verbs(self) -> int:
-        """The id's device context (struct ibv_context *), for the raw layer."""
+        """The id's device context (struct ibv_context *), for the raw layer.
+        Raises ValueError (closed)."""
         return self._id.verbs or 0
 
     @property
     def local_addr(self) -> Tuple[str, int]:
-        """(address, port) of this side (rdma_get_local_addr)."""
+        """(address, port) of this side (rdma_get_local_addr).
+        Raises OSError (EAFNOSUPPORT: neither IPv4 nor IPv6), ValueError
+        (closed)."""
         from ... import rdma_get_local_addr
         return _sockaddr(rdma_get_local_addr(self._h("rdma_get_local_addr")))
 
     @property
     def peer_addr(self) -> Tuple[str, int]:
+        """(address, port) of the peer (rdma_get_peer_addr).
+        Raises OSError (EAFNOSUPPORT: neither IPv4 nor IPv6), ValueError
+        (closed)."""
+        """(address, port) of the peer (rdma_get_peer_addr).
+        Raises OSError (EAFNOSUPPORT: neither IPv4 nor IPv6), ValueError
+        (closed)."""
         from ... import rdma_get_peer_addr
         return _sockaddr(rdma_get_peer_addr(self._h("rdma_get_peer_addr")))
 
     # -- objects made on the id's device --
 
     def alloc_pd(self) -> "PD":
-        """A protection domain on the id's device (ibv_alloc_pd)."""
+        """A protection domain on the id's device (ibv_alloc_pd).
+        Raises OSError (ibv_alloc_pd's errno), ValueError (closed)."""
         return PD(_check_ptr(_R.ibv_alloc_pd(self.verbs), "ibv_alloc_pd"), (self,))
 
     def create_comp_channel(self) -> "CompChannel":
-        """A completion channel on the id's device (its fd non-blocking)."""
+        """A completion channel on the id's device (its fd non-blocking).
+        Raises OSError (ibv_create_comp_channel's errno), ValueError (closed)."""
         return CompChannel(_check_ptr(_R.ibv_create_comp_channel(self.verbs), "ibv_create_comp_channel"),
                            (self,))
 
     def create_cq(self, cqe: int = 16, channel: Optional["CompChannel"] = None, context: int = 0,
                   vector: int = 0) -> "CQ":
         """A CQ of at least cqe entries (ibv_create_cq), its events (if a
-        channel is given) on that channel, with context as cq_context."""
+        channel is given) on that channel, with context as cq_context.
+        Raises OSError (ibv_create_cq's errno), ValueError (closed)."""
         ch = channel._h("ibv_create_cq") if channel is not None else None
         h = _check_ptr(_R.ibv_create_cq(self.verbs, cqe, context or None, ch, vector), "ibv_create_cq")
         return CQ(h, (self, channel), channel, context)
@@ -195,9 +210,10 @@ class Endpoint(_DataPath, _Connection, Resource):
     @property
     def qp(self) -> "QP":
         """The id's QP (made by create_qp, rdma_create_ep or rdma_get_request).
-        ValueError once it is closed (create_qp's: destroyed; the others
-        are destroyed with the id, and what was posted to them is held
-        until then: closing the object over one lets go of nothing)."""
+        Raises ValueError once it is closed (create_qp's: destroyed; the
+        others are destroyed with the id, and what was posted to them is
+        held until then: closing the object over one lets go of nothing),
+        before the id has one, or once the endpoint is closed."""
         qp = self._qp
         if qp is None or qp._closed:
             h = self._id.qp
@@ -242,13 +258,19 @@ class Endpoint(_DataPath, _Connection, Resource):
 
     def reg_msgs(self, buf: Buffer) -> "MR":
         """buf registered for sends and receives on the id's PD
-        (rdma_reg_msgs); an int is a size: zeroed memory made for it."""
+        (rdma_reg_msgs); an int is a size: zeroed memory made for it.
+        Raises OSError (rdma_reg_msgs's errno), TypeError (not writable
+        memory), ValueError (closed)."""
         return self._reg("rdma_reg_msgs", buf)
 
     def reg_read(self, buf: Buffer) -> "MR":
-        """buf registered for the peer's RDMA reads (rdma_reg_read)."""
+        """buf registered for the peer's RDMA reads (rdma_reg_read).
+        Raises OSError (rdma_reg_read's errno), TypeError (not writable
+        memory), ValueError (closed)."""
         return self._reg("rdma_reg_read", buf)
 
     def reg_write(self, buf: Buffer) -> "MR":
-        """buf registered for the peer's RDMA writes (rdma_reg_write)."""
+        """buf registered for the peer's RDMA writes (rdma_reg_write).
+        Raises OSError (rdma_reg_write's errno), TypeError (not writable
+        memory), ValueError (closed)."""
         return self._reg("rdma_reg_write", buf)

@@ -70,7 +70,10 @@ class _Connection(_Base):
 
     def get_event(self, timeout: Optional[float] = None) -> CMEvent:
         """This id's next rdma_cm event (acknowledged already); TimeoutError
-        when none comes within timeout seconds."""
+        when none comes within timeout seconds.
+        Raises OSError (rdma_get_cm_event's errno), TimeoutError (ETIMEDOUT),
+        ValueError (closed); ValueError for an Endpoint.create id before it
+        connects or accepts (its events are librdmacm's)."""
         self._check_open("rdma_get_cm_event")
         if self.channel is None:
             raise ValueError("rdma_get_cm_event: an Endpoint made by rdma_create_ep has no events of its own "
@@ -78,7 +81,8 @@ class _Connection(_Base):
         return self.channel._next(cast("Endpoint", self), _deadline(timeout))
 
     async def aget_event(self, timeout: Optional[float] = None) -> CMEvent:
-        """get_event, awaited (the channel's fd watched by the loop)."""
+        """get_event, awaited (the channel's fd watched by the loop).
+        Raises what get_event raises."""
         self._check_open("rdma_get_cm_event")
         if self.channel is None:
             raise ValueError("rdma_get_cm_event: an Endpoint made by rdma_create_ep has no events of its own "
@@ -114,10 +118,16 @@ class _Connection(_Base):
 
     def expect(self, want: int, timeout: Optional[float] = None) -> CMEvent:
         """The next event, which must be `want` with status 0 (else
-        CMEventError)."""
+        CMEventError).
+        Raises CMEventError (another event, or a status: its errno) and what
+        get_event raises."""
         return self._expected(self.get_event(timeout), want)
 
     async def aexpect(self, want: int, timeout: Optional[float] = None) -> CMEvent:
+        """expect, awaited.
+        Raises what expect raises."""
+        """expect, awaited.
+        Raises what expect raises."""
         return self._expected(await self.aget_event(timeout), want)
 
     # -- connecting (event-driven ids; blocking and async) --
@@ -132,20 +142,29 @@ class _Connection(_Base):
 
     def resolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
         """rdma_resolve_addr then rdma_resolve_route, each awaited
-        (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds."""
+        (ADDR_RESOLVED, ROUTE_RESOLVED) within timeout seconds.
+        Raises OSError (rdma_getaddrinfo's, rdma_resolve_addr's or
+        rdma_resolve_route's errno), CMEventError (ADDR_ERROR, ROUTE_ERROR:
+        EHOSTUNREACH, ...), TimeoutError (ETIMEDOUT), ValueError (closed)."""
         self._start_resolve(addr, port, timeout)
         self._expected(self.get_event(timeout + 1), RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr")
         _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
         self._expected(self.get_event(timeout + 1), RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route")
 
     async def aresolve(self, addr: str, port: Union[int, str], timeout: float = 2.0) -> None:
+        """resolve, awaited.
+        Raises what resolve raises."""
+        """resolve, awaited.
+        Raises what resolve raises."""
         self._start_resolve(addr, port, timeout)
         self._expected(await self.aget_event(timeout + 1), RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr")
         _check_int(_R.rdma_resolve_route(self._h("rdma_resolve_route"), _ms(timeout)), "rdma_resolve_route")
         self._expected(await self.aget_event(timeout + 1), RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route")
 
     def bind(self, addr: Optional[str], port: Union[int, str]) -> None:
-        """rdma_bind_addr to addr:port (passive rdma_getaddrinfo)."""
+        """rdma_bind_addr to addr:port (passive rdma_getaddrinfo).
+        Raises OSError (rdma_getaddrinfo's or rdma_bind_addr's errno),
+        ValueError (closed)."""
         res = _addrinfo(addr, port, True)
         try:
             src = rdma_addrinfo.from_address(res.value).ai_src_addr
@@ -155,14 +174,17 @@ class _Connection(_Base):
 
     def listen(self, backlog: int = 1) -> None:
         """rdma_listen: connection requests come (get_request, or iterate
-        the endpoint)."""
+        the endpoint).
+        Raises OSError (rdma_listen's errno), ValueError (closed)."""
         _check_int(_R.rdma_listen(self._h("rdma_listen"), backlog), "rdma_listen")
         self._listening = True
 
     def get_request(self, timeout: Optional[float] = None) -> "Endpoint":
         """The next connection request, as a new Endpoint (event-driven: a
         CONNECT_REQUEST event; made by rdma_create_ep: rdma_get_request,
-        with its QP)."""
+        with its QP).
+        Raises OSError (rdma_get_request's or rdma_get_cm_event's errno),
+        CMEventError, TimeoutError (ETIMEDOUT), ValueError (closed)."""
         if self.channel is None:
             from . import Endpoint
             _readable(rdma_event_channel.from_address(self._id.channel).fd, _deadline(timeout),
@@ -174,7 +196,9 @@ class _Connection(_Base):
 
     async def aget_request(self, timeout: Optional[float] = None) -> "Endpoint":
         """get_request, awaited (made by rdma_create_ep: the listener's own
-        channel watched by the loop, then rdma_get_request)."""
+        channel watched by the loop, then rdma_get_request).
+        Raises OSError (rdma_get_request's or rdma_get_cm_event's errno),
+        CMEventError, TimeoutError (ETIMEDOUT), ValueError (closed)."""
         if self.channel is not None:
             return (await self.aexpect(RDMA_CM_EVENT_CONNECT_REQUEST, timeout)).id
         from . import Endpoint
@@ -195,7 +219,9 @@ class _Connection(_Base):
         """A listener's connection requests, one Endpoint each
         (get_request: made by Endpoint.create, with its QP; not accepted
         yet: post its receives, then accept), listening first if it does
-        not yet; it ends when the listener is closed."""
+        not yet; it ends when the listener is closed.
+        Raises (from the iteration) what get_request raises but the closed
+        error, which ends it."""
         if not self._listening:
             self.listen()
         while not self._closed:
@@ -207,7 +233,9 @@ class _Connection(_Base):
                 raise
 
     def __aiter__(self) -> AsyncIterator["Endpoint"]:
-        """The connection requests, as __iter__, awaited (aget_request)."""
+        """The connection requests, as __iter__, awaited (aget_request).
+        Raises (from the iteration) what aget_request raises but the closed
+        error, which ends it."""
         if not self._listening:
             self.listen()
         return self._requests()
@@ -227,7 +255,10 @@ class _Connection(_Base):
                 timeout: Optional[float] = 60.0) -> None:
         """rdma_connect, then ESTABLISHED awaited within timeout seconds
         (an Endpoint.create id's events moved onto a channel of its own
-        first: librdmacm would wait inside, without a limit)."""
+        first: librdmacm would wait inside, without a limit).
+        Raises OSError (rdma_connect's or rdma_migrate_id's errno),
+        CMEventError (REJECTED: ECONNREFUSED, ...), TimeoutError (ETIMEDOUT),
+        ValueError (closed)."""
         self._evented()
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
@@ -239,7 +270,11 @@ class _Connection(_Base):
                        timeout: Optional[float] = 60.0) -> None:
         """connect, awaited: ESTABLISHED within timeout seconds (an
         Endpoint.create id's events moved onto a channel of its own
-        first)."""
+        first).
+        Raises OSError (rdma_connect's or rdma_migrate_id's errno),
+        CMEventError (REJECTED: ECONNREFUSED, ...), TimeoutError (ETIMEDOUT),
+        ValueError (closed); ValueError for an id of the raw layer's without
+        an event channel."""
         self._async_evented("rdma_connect")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_connect(self._h("rdma_connect"), C.byref(p)), "rdma_connect")
@@ -249,7 +284,10 @@ class _Connection(_Base):
                rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                timeout: Optional[float] = 60.0) -> None:
         """rdma_accept, then ESTABLISHED awaited within timeout seconds (as
-        connect)."""
+        connect).
+        Raises OSError (rdma_accept's or rdma_migrate_id's errno),
+        CMEventError (another event: its errno), TimeoutError (ETIMEDOUT),
+        ValueError (closed)."""
         self._evented()
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
@@ -259,19 +297,26 @@ class _Connection(_Base):
     async def aaccept(self, *, responder_resources: int = 1, initiator_depth: int = 1, retry_count: int = 7,
                       rnr_retry_count: int = 7, private_data: Optional[bytes] = None,
                       timeout: Optional[float] = 60.0) -> None:
-        """accept, awaited (as aconnect)."""
+        """accept, awaited (as aconnect).
+        Raises what accept raises."""
         self._async_evented("rdma_accept")
         p, keep = _conn_param(responder_resources, initiator_depth, retry_count, rnr_retry_count, private_data)
         _check_int(_R.rdma_accept(self._h("rdma_accept"), C.byref(p)), "rdma_accept")
         self._expected(await self.aget_event(timeout), RDMA_CM_EVENT_ESTABLISHED, "rdma_accept")
 
     def disconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
-        """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited."""
+        """rdma_disconnect, then (event-driven, wait) DISCONNECTED awaited.
+        Raises OSError (rdma_disconnect's errno), CMEventError, TimeoutError
+        (ETIMEDOUT), ValueError (closed)."""
         _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
             self._expected(self.get_event(timeout), RDMA_CM_EVENT_DISCONNECTED, "rdma_disconnect")
 
     async def adisconnect(self, timeout: Optional[float] = 60.0, wait: bool = True) -> None:
+        """disconnect, awaited.
+        Raises what disconnect raises."""
+        """disconnect, awaited.
+        Raises what disconnect raises."""
         _check_int(_R.rdma_disconnect(self._h("rdma_disconnect")), "rdma_disconnect")
         if self.channel is not None and wait:
             self._expected(await self.aget_event(timeout), RDMA_CM_EVENT_DISCONNECTED, "rdma_disconnect")

@@ -41,7 +41,9 @@ class _DataPath(_Base):
                   wr_id: int = 0, flags: int = 0) -> None:
         """rdma_post_send of length bytes at offset of an MR (held until
         the send's completion is reaped); or of bytes, which needs
-        IBV_SEND_INLINE in flags (copied as it is posted)."""
+        IBV_SEND_INLINE in flags (copied as it is posted).
+        Raises OSError (rdma_post_send's errno), ValueError (outside the MR,
+        bytes without IBV_SEND_INLINE, or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -69,7 +71,9 @@ class _DataPath(_Base):
 
     def post_recv(self, mr: "MR", offset: int = 0, length: Optional[int] = None, *, wr_id: int = 0) -> None:
         """rdma_post_recv into length bytes at offset of mr (held until the
-        receive's completion is reaped)."""
+        receive's completion is reaped).
+        Raises OSError (rdma_post_recv's errno), ValueError (outside the MR,
+        or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -83,7 +87,9 @@ class _DataPath(_Base):
 
     def post_write(self, mr: "MR", remote_addr: int, rkey: int, offset: int = 0, length: Optional[int] = None,
                    *, wr_id: int = 0, flags: int = 0) -> None:
-        """rdma_post_write of mr's bytes to the peer's remote_addr (rkey)."""
+        """rdma_post_write of mr's bytes to the peer's remote_addr (rkey).
+        Raises OSError (rdma_post_write's errno), ValueError (outside the MR,
+        or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -94,7 +100,9 @@ class _DataPath(_Base):
 
     def post_read(self, mr: "MR", remote_addr: int, rkey: int, offset: int = 0, length: Optional[int] = None,
                   *, wr_id: int = 0, flags: int = 0) -> None:
-        """rdma_post_read of the peer's remote_addr (rkey) into mr."""
+        """rdma_post_read of the peer's remote_addr (rkey) into mr.
+        Raises OSError (rdma_post_read's errno), ValueError (outside the MR,
+        or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -104,7 +112,9 @@ class _DataPath(_Base):
         qp._sq.append((wr_id, mr))
 
     def post_sendv(self, sgl: Sequence[Sge], *, wr_id: int = 0, flags: int = 0) -> None:
-        """rdma_post_sendv over the SGEs (MR, offset, length)."""
+        """rdma_post_sendv over the SGEs (MR, offset, length).
+        Raises OSError (rdma_post_sendv's errno), ValueError (outside an MR,
+        or one or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -113,7 +123,9 @@ class _DataPath(_Base):
         qp._sq.append((wr_id, holds))
 
     def post_recvv(self, sgl: Sequence[Sge], *, wr_id: int = 0) -> None:
-        """rdma_post_recvv into the SGEs (MR, offset, length)."""
+        """rdma_post_recvv into the SGEs (MR, offset, length).
+        Raises OSError (rdma_post_recvv's errno), ValueError (outside an MR,
+        or one or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
             qp = self.qp
@@ -132,7 +144,10 @@ class _DataPath(_Base):
     def get_send_comp(self, timeout: Optional[float] = None) -> ibv_wc:
         """The next completion of the id's send CQ
         (rdma_get_send_comp_timeout), within timeout seconds (TimeoutError);
-        what it completes is let go; CompletionError for one in error."""
+        what it completes is let go; CompletionError for one in error.
+        Raises OSError (rdma_get_send_comp_timeout's errno), TimeoutError
+        (ETIMEDOUT), CompletionError (its status not IBV_WC_SUCCESS: EIO),
+        ValueError (closed)."""
         if self._closed:
             self._check_open("rdma_get_send_comp_timeout")
         wc = ibv_wc()
@@ -150,7 +165,10 @@ class _DataPath(_Base):
         return wc
 
     def get_recv_comp(self, timeout: Optional[float] = None) -> ibv_wc:
-        """The next completion of the id's receive CQ, as get_send_comp."""
+        """The next completion of the id's receive CQ, as get_send_comp.
+        Raises OSError (rdma_get_recv_comp_timeout's errno), TimeoutError
+        (ETIMEDOUT), CompletionError (its status not IBV_WC_SUCCESS: EIO),
+        ValueError (closed)."""
         if self._closed:
             self._check_open("rdma_get_recv_comp_timeout")
         wc = ibv_wc()
@@ -217,9 +235,13 @@ class _DataPath(_Base):
 
     async def aget_send_comp(self, timeout: Optional[float] = None) -> ibv_wc:
         """get_send_comp, awaited: the CQ armed and its channel's fd watched
-        by the loop (add_reader); the loop runs other tasks meanwhile."""
+        by the loop (add_reader); the loop runs other tasks meanwhile.
+        Raises what get_send_comp raises, and OSError (ibv_req_notify_cq's,
+        ibv_get_cq_event's or ibv_poll_cq's errno)."""
         return await self._acomp(False, timeout)
 
     async def aget_recv_comp(self, timeout: Optional[float] = None) -> ibv_wc:
-        """get_recv_comp, awaited (see aget_send_comp)."""
+        """get_recv_comp, awaited (see aget_send_comp).
+        Raises what get_recv_comp raises, and OSError (ibv_req_notify_cq's,
+        ibv_get_cq_event's or ibv_poll_cq's errno)."""
         return await self._acomp(True, timeout)
