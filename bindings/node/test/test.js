@@ -258,6 +258,36 @@ check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) === 'local protection error' 
   }
   check(syntax === 'ok', `node --check examples/hello.js: ${syntax}`);
 }
+// The reference, index.d.ts (with api.d.ts): every export of the package
+// declared; every function, method and constructor of index.d.ts says what
+// it throws (@throws in its doc comment).
+{
+  const dts = fs.readFileSync(`${__dirname}/../index.d.ts`, 'utf8');
+  const all = dts + fs.readFileSync(`${__dirname}/../api.d.ts`, 'utf8');
+  const undeclared = Object.keys(rv).filter((k) => !k.startsWith('_') &&
+    !new RegExp(`export declare (const|function|class) ${k}\\b`).test(all));
+  check(undeclared.length === 0, `every export declared in index.d.ts or api.d.ts (${undeclared.join(' ') || 'all'})`);
+  const lines = dts.split('\n');
+  const silent = [];
+  let doc = '';
+  let inDoc = false;
+  for (const line of lines) {
+    if (/^\s*\/\*\*/.test(line)) {
+      inDoc = true;
+      doc = '';
+    }
+    if (inDoc) {
+      doc += line;
+      if (line.includes('*/')) inDoc = false;
+      continue;
+    }
+    if (/^\s*(export declare function \w+|static \w+|constructor|\[Symbol\.asyncIterator\]|\w+)\(/.test(line) &&
+      !doc.includes('@throws')) silent.push(line.trim().slice(0, 40));
+    if (line.trim() && !/^\s*\/\//.test(line)) doc = '';
+  }
+  check(silent.length === 0, `every function, method and constructor of index.d.ts says what it throws (${
+    silent.join('; ') || 'all do'})`);
+}
 // A missing library: the error names it, where it was looked for, and what
 // provides it (a node of its own requires the package).
 {
