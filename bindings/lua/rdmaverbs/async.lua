@@ -88,11 +88,14 @@ return function(ctx)
     self.ready[#self.ready + 1] = { co, { n = select("#", ...), ... } }
     return co
   end
+  --- The scheduler's side of a wait, called in the coroutine: yields it
+  --- until w.fd is readable (true) or w.at passes (false).
   function Scheduler:wait(w)
     w.co = coroutine.running()
     self.waiting[w] = true
     return coroutine.yield()
   end
+  --- Makes w's wait return true at once (an object it waits on closed).
   function Scheduler:wake(w)
     if self.waiting[w] then
       self.waiting[w] = nil

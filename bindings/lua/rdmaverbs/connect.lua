@@ -113,6 +113,8 @@ return function(ctx)
     end
   end
 
+  --- A 32-bit value's bytes swapped: host to network order and back
+  --- (rv.ntohl), for imm_data.
   function O.htonl(v)
     return bit.bswap(v) % 0x100000000
   end

@@ -11,6 +11,8 @@ return function(ctx)
   local MR = class("MemoryRegion")
   local mr_native = setmetatable({}, { __mode = "k" })   -- MR -> its native
   local owner_of = setmetatable({}, { __mode = "k" })    -- MR of ep:reg -> its endpoint's set of them
+  --- Deregisters the MR once no posted work request holds it (an MR of
+  --- ep:reg() let go of by its endpoint): true, or nil, message, errno.
   function MR:close()
     local mrs = owner_of[self]
     if mrs then

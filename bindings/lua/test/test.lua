@@ -300,6 +300,25 @@ if env and env ~= "" then
   local maps = io.open("/proc/self/maps"):read("*a")
   check(maps:find(real, 1, true) ~= nil, "RDMAVERBS_LIBRARY's copy is the one mapped")
 end
+-- The reference: every public function of the objects (rdmaverbs/*.lua:
+-- rv.NAME, Class:NAME) has its --- comment.
+do
+  local silent = {}
+  for _, m in ipairs({ "errors", "async", "native", "mr", "work", "pd", "channel", "cq", "srq", "endpoint", "qp",
+                       "connect" }) do
+    local prev = ""
+    for line in io.lines("bindings/lua/rdmaverbs/" .. m .. ".lua") do
+      local name = line:match("^  function ([%w_]+[.:][%a][%w_]*)%(")
+      if name and not name:match("^Native") and not prev:match("^  %-%-%-") then
+        silent[#silent + 1] = m .. ": " .. name
+      end
+      if line:match("%S") then prev = line end
+    end
+  end
+  check(#silent == 0, "every public function of rdmaverbs/*.lua has its --- comment (" ..
+    (#silent > 0 and table.concat(silent, ", ") or "all do") .. ")")
+end
+
 -- A missing library: the error names it, where it was looked for, and what
 -- provides it (a LuaJIT of its own requires the module).
 do
