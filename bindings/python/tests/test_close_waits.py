@@ -14,7 +14,7 @@ import unittest
 from unittest import mock
 
 import rdmaverbs as rv
-from test_objects import Fakes
+from stand_in import Fakes
 
 # How soon "at once" is: far below every time limit of the waits (10 s).
 AT_ONCE = 0.5

@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 import rdmaverbs as rv
-from test_objects import RECORDER, Fakes
+from stand_in import RECORDER, Fakes
 
 
 class Messages(unittest.TestCase):

@@ -19,7 +19,7 @@ from unittest import mock
 
 import rdmaverbs as rv
 from rdmaverbs.objects.endpoint import connect as connect_module
-from test_objects import Fakes
+from stand_in import Fakes
 
 ALL = rv.IBV_ACCESS_LOCAL_WRITE | rv.IBV_ACCESS_REMOTE_READ | rv.IBV_ACCESS_REMOTE_WRITE | rv.IBV_ACCESS_REMOTE_ATOMIC
 
