@@ -71,6 +71,7 @@ java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs 
 java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
+	node --expose-gc bindings/node/test/closing.js &&
 	node bindings/node/test/simple.js &&
 	exec node bindings/node/test/close-waits.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;

@@ -150,4 +150,20 @@ function standIn() {
   return { o: require('rdmaverbs/objects.js')(fake), log, failNext, completions, done, control, make, memory };
 }
 
-module.exports = { standIn, offset };
+// Whether log destroys each thing made once, each after what depends on
+// it (deps: [dependent kind, its field, the kind it depends on]).
+function orderedBy(check, log, what) {
+  const made = log.filter((e) => e[0] === 'make');
+  const destroyed = new Map();
+  log.forEach((e, i) => {
+    if (e[0] === 'destroy') destroyed.set(e[2], (destroyed.get(e[2]) || []).concat(i));
+  });
+  const once = made.every((e) => (destroyed.get(e[2]) || []).length === 1) && destroyed.size === made.length;
+  check(once, `${what}: each of the ${made.length} C objects made destroyed once`);
+  return (dependent, dependency, why) => {
+    const d = destroyed.get(dependent), p = destroyed.get(dependency);
+    check(d && p && d[0] < p[0], `${what}: ${why}`);
+  };
+}
+
+module.exports = { standIn, offset, orderedBy };
