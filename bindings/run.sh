@@ -96,6 +96,7 @@ csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.lua &&
+	luajit bindings/lua/test/closing.lua &&
 	luajit bindings/lua/test/simple.lua && exec luajit bindings/lua/test/coroutines.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
