@@ -69,7 +69,9 @@ class Messages(unittest.TestCase):
         ep.close()
         for call, fn in ((lambda: cq.poll(), "ibv_poll_cq"), (lambda: cq.req_notify(), "ibv_req_notify_cq"),
                          (lambda: ep.get_recv_comp(1), "rdma_get_recv_comp_timeout"),
-                         (lambda: ep.disconnect(), "rdma_disconnect")):
+                         (lambda: ep.disconnect(), "rdma_disconnect"),
+                         (lambda: ep.post_recv(None), "rdma_post_recv"),
+                         (lambda: ep.post_send(b"x", flags=rv.IBV_SEND_INLINE), "rdma_post_send")):
             with self.assertRaises(ValueError) as e:
                 call()
             self.assertRegex(str(e.exception), f"^{fn}: .* is closed$")

@@ -46,6 +46,8 @@ class _DataPath(_Base):
         bytes without IBV_SEND_INLINE, or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_send")
             qp = self.qp
         if type(buf) is bytes and flags & _INLINE and not offset and length is None:   # the common inline send
             if _post_send(self._handle, wr_id, buf, len(buf), None, flags) < 0:
@@ -76,6 +78,8 @@ class _DataPath(_Base):
         or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_recv")
             qp = self.qp
         if length is not None and 0 <= offset and 0 <= length and offset + length <= mr.length and not mr._closed:
             addr, n = mr.addr + offset, length
@@ -92,6 +96,8 @@ class _DataPath(_Base):
         or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_write")
             qp = self.qp
         addr, n = mr._span(offset, length, "rdma_post_write")
         _check_int(_R.rdma_post_write(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
@@ -105,6 +111,8 @@ class _DataPath(_Base):
         or it or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_read")
             qp = self.qp
         addr, n = mr._span(offset, length, "rdma_post_read")
         _check_int(_R.rdma_post_read(self._handle, wr_id, addr, n, mr._handle, flags, remote_addr, rkey),
@@ -117,6 +125,8 @@ class _DataPath(_Base):
         or one or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_sendv")
             qp = self.qp
         arr, holds = _sges(sgl, "rdma_post_sendv")
         _check_int(_R.rdma_post_sendv(self._handle, wr_id, arr, len(sgl), flags), "rdma_post_sendv")
@@ -128,6 +138,8 @@ class _DataPath(_Base):
         or one or the endpoint closed)."""
         qp = self._qp
         if qp is None or qp._closed:
+            if self._closed:
+                self._check_open("rdma_post_recvv")
             qp = self.qp
         arr, holds = _sges(sgl, "rdma_post_recvv")
         _check_int(_R.rdma_post_recvv(self._handle, wr_id, arr, len(sgl)), "rdma_post_recvv")
