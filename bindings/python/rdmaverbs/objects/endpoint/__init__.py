@@ -92,10 +92,12 @@ class Endpoint(_DataPath, _Connection, Resource):
                max_send_wr: int = 8, max_recv_wr: int = 8, max_send_sge: int = 1, max_recv_sge: int = 1,
                max_inline_data: int = 0, sq_sig_all: bool = True, qp_type: int = IBV_QPT_RC) -> "Endpoint":
         """rdma_getaddrinfo and rdma_create_ep: an id resolved to addr:port
-        with its QP (on CQs and completion channels librdmacm makes), ready
-        to connect(); or, passive, bound there, ready to listen() (the QP
-        of each request's id made with these capabilities). Closing it is
-        rdma_destroy_ep.
+        with its QP (on a send and a receive CQ, with their completion
+        channels, which librdmacm makes; every send signaled unless
+        sq_sig_all=False), ready for its receives to be posted, then to
+        connect(); or, passive, bound there, ready to listen() and be
+        iterated (the QP of each request's id made with these
+        capabilities). Closing it is rdma_destroy_ep.
         Raises OSError (rdma_getaddrinfo's or rdma_create_ep's errno: ENODEV,
         EADDRNOTAVAIL, ...)."""
         res = _addrinfo(addr, port, passive)
