@@ -488,16 +488,17 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
+	$(wildcard bindings/python/rdmaverbs/objects/*.py) $(wildcard bindings/python/rdmaverbs/objects/endpoint/*.py) \
 	bindings/python/rdmaverbs/py.typed
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
-	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js \
+	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
 	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
-$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
 	bindings/install.sh $(B) $*
 	touch $@

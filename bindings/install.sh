@@ -186,6 +186,7 @@ lua)
 	cat > prog.lua <<'EOF'
 local rv = require("rdmaverbs")
 assert(package.searchpath("rdmaverbs", package.path) == "./rdmaverbs.lua")
+assert(package.loaded["rdmaverbs.endpoint"] and package.searchpath("rdmaverbs.endpoint", package.path) == "./rdmaverbs/endpoint.lua")
 assert(rv.rdma_seterrno(0) == 0)
 assert(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == "local protection error")
 print("lua: installed: ok")

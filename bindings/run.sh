@@ -4,15 +4,18 @@
 # their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
 # .dll, the Rust examples):
 #
-#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async [ARGS...]
+#   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|hello|echo [ARGS...]
 #   run.sh --list                   the languages
 #   run.sh --verbs                  the languages with a verbs client
 #   run.sh --objects                those with the verbs exchange in their
 #                                   object API, both roles
 #   run.sh --async                  those with it in their async API too
-#   run.sh --echo                   those with a minimal RC echo server
-#                                   ("echo ADDR PORT"), as short as their
-#                                   README's client
+#   run.sh --hello                  those with a minimal client (hello ADDR
+#                                   PORT: its README's first example) and a
+#                                   minimal echo server (echo ADDR PORT) of
+#                                   rc-protocol.md's echo, against the C peer
+#   run.sh --echo                   those whose minimal echo server (echo
+#                                   ADDR PORT) serves one rdma_client
 #
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
@@ -35,15 +38,17 @@ LANGUAGES="python java node rust csharp lua"
 VERBS="python java node rust csharp lua"
 OBJECTS="python java node rust csharp lua"
 ASYNC="python node rust"
+HELLO="python node lua"
 ECHO="rust java csharp"
 case ${1:-} in
 --list) echo $LANGUAGES; exit 0 ;;
 --verbs) echo $VERBS; exit 0 ;;
 --objects) echo $OBJECTS; exit 0 ;;
 --async) echo $ASYNC; exit 0 ;;
+--hello) echo $HELLO; exit 0 ;;
 --echo) echo $ECHO; exit 0 ;;
 esac
-[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|echo [ARGS...]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|hello|echo [ARGS...]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 B=$(realpath "$1") lang=$2 what=$3
 shift 3
@@ -71,6 +76,8 @@ python:rc) exec "$PY" bindings/python/examples/rc.py "$@" ;;
 python:verbs) exec "$PY" bindings/python/examples/verbs.py "$@" ;;
 python:objects) exec "$PY" bindings/python/examples/verbs_objects.py "$@" ;;
 python:async) exec "$PY" bindings/python/examples/verbs_async.py "$@" ;;
+python:hello) exec "$PY" bindings/python/examples/hello.py "$@" ;;
+python:echo) exec "$PY" bindings/python/examples/echo_server.py "$@" ;;
 java:layout) exec $JAVA -cp "$BIND/rdmaverbs.jar:$JNA" org.rdmaverbs.Layout ;;
 java:test) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaverbs.BindingTest ;;
 java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
@@ -78,11 +85,16 @@ java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs 
 java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
 java:echo) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Echo "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
-node:test) node bindings/node/test/test.js && exec node --expose-gc bindings/node/test/objects.js ;;
+node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
+	node --expose-gc bindings/node/test/closing.js &&
+	node bindings/node/test/simple.js &&
+	exec node bindings/node/test/close-waits.js ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 node:objects) exec node bindings/node/examples/objects.js "$@" ;;
 node:async) exec node bindings/node/examples/async.js "$@" ;;
+node:hello) exec node bindings/node/examples/hello.js "$@" ;;
+node:echo) exec node bindings/node/examples/echo-server.js "$@" ;;
 rust:layout) exec "$RUST/layout" ;;
 rust:test)
 	cd bindings/rust &&
@@ -100,9 +112,13 @@ csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
 csharp:echo) exec mono "$BIND/Echo.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
-lua:test) luajit bindings/lua/test/test.lua && exec luajit bindings/lua/test/objects.lua ;;
+lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.lua &&
+	luajit bindings/lua/test/closing.lua &&
+	luajit bindings/lua/test/simple.lua && exec luajit bindings/lua/test/coroutines.lua ;;
 lua:rc) exec luajit bindings/lua/examples/rc.lua "$@" ;;
 lua:verbs) exec luajit bindings/lua/examples/verbs.lua "$@" ;;
 lua:objects) exec luajit bindings/lua/examples/objects.lua "$@" ;;
+lua:hello) exec luajit bindings/lua/examples/hello.lua "$@" ;;
+lua:echo) exec luajit bindings/lua/examples/echo-server.lua "$@" ;;
 *) echo "run.sh: no '$what' for '$lang' (languages: $LANGUAGES)" >&2; exit 2 ;;
 esac

@@ -47,19 +47,43 @@ for (const [name, keyword, fields] of structs) {
 }
 
 const library = process.env.RDMAVERBS_LIBRARY || 'librdmaverbs.so.1';
-const libs = {
-  rdmaverbs: koffi.load(library),
-  rdmacm: koffi.load('librdmacm.so.1'),
-  ibverbs: koffi.load('libibverbs.so.1'),
-};
-
-// librdmaverbs' functions by their symbol version: dlvsym on its handle.
 const libc = koffi.load('libc.so.6');
 const dl = {
   open: libc.func('void *dlopen(const char *file, int mode)'),
   vsym: libc.func('void *dlvsym(void *handle, const char *name, const char *version)'),
   error: libc.func('const char *dlerror(void)'),
+  strerror: libc.func('const char *strerror(int errnum)'),
 };
+
+// The library name, loaded; else an Error (.code 'ENOENT', .path) saying
+// which library was looked for, where, and what provides it (pkg).
+function load(name, pkg) {
+  try {
+    return koffi.load(name);
+  } catch (e) {
+    let where, fix;
+    if (name.includes('/')) {
+      where = name === process.env.RDMAVERBS_LIBRARY ? 'at the path RDMAVERBS_LIBRARY names' : 'at that path';
+      fix = 'set RDMAVERBS_LIBRARY to the path of a librdmaverbs.so.1 (a clone\'s build/lib, after make), ' +
+        `or unset it to use the installed one (the package ${pkg})`;
+    } else {
+      where = `by the dynamic loader, in LD_LIBRARY_PATH (${process.env.LD_LIBRARY_PATH || 'unset'}), ` +
+        '/etc/ld.so.cache and the system\'s library folders';
+      fix = `install the package ${pkg}` + (pkg === 'librdmaverbs1'
+        ? ', or set RDMAVERBS_LIBRARY to the path of one (a clone\'s build/lib/librdmaverbs.so.1, after make)' : '');
+    }
+    const error = new Error(`rdmaverbs: cannot load ${name}, looked for ${where} (${e.message}): ${fix}`);
+    Object.assign(error, { code: 'ENOENT', errno: -2, syscall: 'dlopen', path: name });
+    throw error;
+  }
+}
+const libs = {
+  rdmaverbs: load(library, 'librdmaverbs1'),
+  rdmacm: load('librdmacm.so.1', 'librdmacm1'),
+  ibverbs: load('libibverbs.so.1', 'libibverbs1'),
+};
+
+// librdmaverbs' functions by their symbol version: dlvsym on its handle.
 const RTLD_NOW = 2;
 const handle = dl.open(library, RTLD_NOW);
 if (handle === null) throw new Error(`rdmaverbs: ${dl.error()}`);
@@ -79,16 +103,22 @@ function versioned(proto, version, since) {
       throw e;
     };
   }
-  if (address === null) throw new Error(`rdmaverbs: ${library} has no ${name}@${version}`);
+  if (address === null) {
+    throw new Error(`rdmaverbs: ${library} has no ${name}@${version}: it is older than this package; install the ` +
+      'package librdmaverbs1 of this version, or set RDMAVERBS_LIBRARY to a newer build');
+  }
   addresses[name] = address;
   return koffi.decode(address, koffi.proto(proto));
 }
 
-/** A failed call: .syscall the function, .errno (negative) and .code. */
+/** A failed call: .syscall the function, .errno (negative) and .code; its
+ * message says them all ('ibv_post_send: ENOMEM (errno 12, Cannot allocate
+ * memory)'), and what else is known (detail: 'the CompletionQueue is
+ * closed'). */
 class RdmaVerbsError extends Error {
-  constructor(fn, errno) {
+  constructor(fn, errno, detail) {
     const code = util.getSystemErrorName(-errno);
-    super(`${fn}: ${code}`);
+    super(`${fn}: ${code} (errno ${errno}, ${dl.strerror(errno)})${detail ? `: ${detail}` : ''}`);
     this.name = 'RdmaVerbsError';
     this.syscall = fn;
     this.errno = -errno;
@@ -158,9 +188,9 @@ api.layout = function layout() {
   return out;
 };
 
-// The objects (objects.js): Endpoint, ProtectionDomain, MemoryRegion,
+// The objects (objects/): Endpoint, ProtectionDomain, MemoryRegion,
 // CompletionQueue, ... over these functions.
-Object.assign(api, require('./objects.js')(api));
+Object.assign(api, require('./objects/index.js')(api));
 
 module.exports = api;
 

@@ -418,6 +418,62 @@ for lang in $(bindings/run.sh --async); do
 	objects_row "$lang" async client
 	objects_row "$lang" async server
 done
+# The minimal programs (run.sh --hello): each README's first example, the
+# client, against the C echo server ("peer echo server", one connection),
+# which it sends "hello, server!" and prints what came back; and each
+# language's minimal echo server against the C echo client, which sends
+# 1 B, 4 KiB and 64 KiB, a connection each, and checks every byte of each
+# answer (bindings/rc-protocol.md, "The echo"); the server must still be
+# serving after them.
+hello_row() {	# LANGUAGE
+	local lang=$1 log=$OUT/$1-hello spid s
+	port=$((port + 1))
+	timeout 60 "$B/ours/peer" echo server 192.0.2.1 $port > "$log-server.log" 2>&1 &
+	spid=$!
+	if listening "$log-server.log"; then
+		timeout 60 bindings/run.sh "$B" "$lang" hello 192.0.2.1 $port > "$log-client.log" 2>&1 || kill $spid 2> /dev/null
+	else
+		echo "echo: the C server never listened" > "$log-client.log"
+		kill $spid 2> /dev/null
+	fi
+	wait $spid
+	s=$?
+	if [ $s -eq 0 ] && grep -qx "14 hello, server!" "$log-client.log" &&
+	   grep -qx "echo: PASS role=server messages=1 bytes=14" "$log-server.log"; then
+		row "$lang hello" client PASS 1 14
+	else
+		row "$lang hello" client FAIL - -
+		sed 's/^/    /' "$log"-*.log
+		fail=1
+	fi
+}
+echo_row() {	# LANGUAGE
+	local lang=$1 log=$OUT/$1-echo spid c=1 alive=no
+	port=$((port + 1))
+	timeout 120 bindings/run.sh "$B" "$lang" echo 192.0.2.1 $port > "$log-server.log" 2>&1 &
+	spid=$!
+	if listening "$log-server.log"; then
+		timeout 60 "$B/ours/peer" echo client 192.0.2.1 $port > "$log-client.log" 2>&1
+		c=$?
+		kill -0 $spid 2> /dev/null && alive=yes
+	else
+		echo "echo: the server never listened" > "$log-client.log"
+	fi
+	kill $spid 2> /dev/null
+	wait $spid
+	if [ $c -eq 0 ] && [ $alive = yes ] && grep -qx "echo: PASS role=client messages=3 bytes=69633" "$log-client.log"; then
+		row "$lang echo" server PASS 3 69633
+	else
+		row "$lang echo" server FAIL - -
+		echo "    (the server still serving after the client: $alive)"
+		sed 's/^/    /' "$log"-*.log
+		fail=1
+	fi
+}
+for lang in $(bindings/run.sh --hello); do
+	hello_row "$lang"
+	echo_row "$lang"
+done
 # ... and one preloaded, with counting on: Python's client. The binding's
 # librdmaverbs.so.1 sees the preload library's marker and leaves the
 # watching to it, which sees the calls through the wrapped ops: each counted

@@ -5,8 +5,12 @@
  * as the server against "peer client". With "verbs" first, the verbs
  * exchange of bindings/verbs-protocol.md instead (peer-verbs.c).
  *
+ * With "echo" first, the echo of bindings/rc-protocol.md's last section
+ * instead, against each language's minimal client and echo server.
+ *
  * Usage: peer server|client ADDR PORT
  *        peer verbs server|client ADDR PORT
+ *        peer echo server|client ADDR PORT
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,6 +71,94 @@ static void check_addr(struct sockaddr *sa, const char *addr, int port, const ch
 	      (port < 0 || ntohs(in->sin_port) == port), which);
 }
 
+/* The echo (bindings/rc-protocol.md, "The echo"): one message a connection,
+ * sent back as it came. The client sends 1 B, 4 KiB and 64 KiB, each on a
+ * connection of its own, and checks every byte of each answer; the server
+ * answers one connection and checks nothing (its client does). */
+#define ECHO_MAX 65536
+
+static struct rdma_cm_id *echo_ep(const char *addr, const char *port, int passive)
+{
+	struct rdma_addrinfo hints, *res;
+	struct ibv_qp_init_attr attr;
+	struct rdma_cm_id *id;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_flags = passive ? RAI_PASSIVE : 0;
+	if (rdma_getaddrinfo(addr, port, &hints, &res))
+		die("rdma_getaddrinfo");
+	memset(&attr, 0, sizeof(attr));
+	attr.cap.max_send_wr = attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+	attr.qp_type = IBV_QPT_RC;
+	attr.sq_sig_all = 1;
+	if (rdma_create_ep(&id, res, NULL, &attr))
+		die("rdma_create_ep");
+	rdma_freeaddrinfo(res);
+	return id;
+}
+
+static int echo_peer(const char *which, const char *addr, const char *port)
+{
+	static uint8_t buf[ECHO_MAX], back[ECHO_MAX];
+	static const uint32_t sizes[] = { 1, 4096, ECHO_MAX };
+	struct rdma_cm_id *listen, *id;
+	struct ibv_mr *mr, *back_mr;
+	struct ibv_wc wc;
+	uint32_t k, j, total = 0;
+
+	role = which;
+	if (!strcmp(which, "server")) {
+		listen = echo_ep(addr, port, 1);
+		if (rdma_listen(listen, 1))
+			die("rdma_listen");
+		printf("echo: listening on %s %s\n", addr, port);
+		fflush(stdout);
+		if (rdma_get_request(listen, &id))
+			die("rdma_get_request");
+		mr = rdma_reg_msgs(id, buf, ECHO_MAX);
+		if (!mr || rdma_post_recv(id, (void *)1, buf, ECHO_MAX, mr) || rdma_accept(id, NULL))
+			die("rdma_reg_msgs, rdma_post_recv or rdma_accept");
+		if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+			die("the message's completion");
+		total = wc.byte_len;
+		if (rdma_post_send(id, (void *)2, buf, total, mr, 0) || rdma_get_send_comp(id, &wc) != 1 ||
+		    wc.status != IBV_WC_SUCCESS)
+			die("the answer");
+		printf("echo: PASS role=server messages=1 bytes=%u\n", total);
+		rdma_disconnect(id);
+		rdma_dereg_mr(mr);
+		rdma_destroy_ep(id);
+		rdma_destroy_ep(listen);
+		return 0;
+	}
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		id = echo_ep(addr, port, 0);
+		for (j = 0; j < sizes[k]; j++)
+			buf[j] = (uint8_t)(0x31 + 13 * k + 7 * j);
+		memset(back, 0, sizeof(back));
+		mr = rdma_reg_msgs(id, buf, sizes[k]);
+		back_mr = rdma_reg_msgs(id, back, ECHO_MAX);
+		if (!mr || !back_mr || rdma_post_recv(id, (void *)1, back, ECHO_MAX, back_mr) || rdma_connect(id, NULL))
+			die("rdma_reg_msgs, rdma_post_recv or rdma_connect");
+		if (rdma_post_send(id, (void *)2, buf, sizes[k], mr, 0) || rdma_get_send_comp(id, &wc) != 1 ||
+		    wc.status != IBV_WC_SUCCESS)
+			die("the message");
+		if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+			die("the answer's completion");
+		check(wc.byte_len == sizes[k], "the answer's length is not the message's");
+		check(!memcmp(back, buf, sizes[k]), "the answer's bytes are not the message's");
+		total += sizes[k];
+		rdma_disconnect(id);
+		rdma_dereg_mr(mr);
+		rdma_dereg_mr(back_mr);
+		rdma_destroy_ep(id);
+	}
+	printf("echo: PASS role=client messages=3 bytes=%u\n", total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rdma_addrinfo hints, *res;
@@ -83,8 +175,10 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && !strcmp(argv[1], "verbs") && (!strcmp(argv[2], "server") || !strcmp(argv[2], "client")))
 		return verbs_peer(argv[2], argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "echo") && (!strcmp(argv[2], "server") || !strcmp(argv[2], "client")))
+		return echo_peer(argv[2], argv[3], argv[4]);
 	if (argc != 4 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
-		fprintf(stderr, "usage: peer server|client ADDR PORT\n       peer verbs server|client ADDR PORT\n");
+		fprintf(stderr, "usage: peer server|client ADDR PORT\n       peer verbs|echo server|client ADDR PORT\n");
 		return 2;
 	}
 	role = argv[1];

@@ -114,8 +114,8 @@ do
 end
 local wc = rv.new("ibv_wc")
 local e, msg = errno_of(rv.rdma_post_send(nil, nil, nil, 0, nil, 0))
-check(e == rv.EINVAL and msg == "rdma_post_send: Invalid argument",
-  "rdma_post_send(NULL, ...): nil, 'rdma_post_send: Invalid argument', EINVAL")
+check(e == rv.EINVAL and msg == "rdma_post_send: EINVAL (Invalid argument)",
+  "rdma_post_send(NULL, ...): nil, 'rdma_post_send: EINVAL (Invalid argument)', EINVAL")
 check(errno_of(rv.rdma_get_send_comp_timeout(nil, wc, 0)) == rv.EINVAL,
   "rdma_get_send_comp_timeout(NULL, ...): EINVAL")
 check(errno_of(rv.rdma_get_local_addr(nil)) == rv.EINVAL, "rdma_get_local_addr(NULL): EINVAL")
@@ -226,7 +226,7 @@ do
   -- Failures: the provider's errno value, *bad_wr its first request; NULL refused.
   rec.recorder_fail(rv.ENOMEM)
   local r, msg, errno = rv.ibv_post_send(qp, w + 2, bad)
-  check(r == nil and errno == rv.ENOMEM and msg == "ibv_post_send: Cannot allocate memory" and bad[0] == ffi.cast("void *", w + 2)
+  check(r == nil and errno == rv.ENOMEM and msg == "ibv_post_send: ENOMEM (Cannot allocate memory)" and bad[0] == ffi.cast("void *", w + 2)
     and rec.recorder_posts() == 1, "ibv_post_send failing with ENOMEM: nil, message, ENOMEM; *bad_wr the request")
   check(errno_of(rv.ibv_post_send(nil, w, bad)) == rv.EINVAL and rv.raw.ibv_post_send(qp, nil, bad) == rv.EINVAL,
     "ibv_post_send(NULL, ...): EINVAL; raw, a NULL list: EINVAL returned")
@@ -297,7 +297,7 @@ do
     "ibv_advise_mr and ibv_wr_set_sge_list with a count past the array: an error, the provider not called")
   rec.recorder_fail(rv.ENOMEM)
   local r2, msg2, errno2 = rv.ibv_advise_mr(pd, 0, 0, { a }, 1)
-  check(r2 == nil and errno2 == rv.ENOMEM and msg2 == "ibv_advise_mr: Cannot allocate memory" and rec.recorder_posts() == posts,
+  check(r2 == nil and errno2 == rv.ENOMEM and msg2 == "ibv_advise_mr: ENOMEM (Cannot allocate memory)" and rec.recorder_posts() == posts,
     "ibv_advise_mr failing with ENOMEM (its errno value): nil, message, ENOMEM")
   check(errno_of(rv.ibv_req_notify_cq(nil, 0)) == rv.EINVAL, "ibv_req_notify_cq(NULL): EINVAL")
   check(rv.ibv_inc_rkey(0x123456ff) == 0x12345600
@@ -323,5 +323,50 @@ if env and env ~= "" then
   local maps = io.open("/proc/self/maps"):read("*a")
   check(maps:find(real, 1, true) ~= nil, "RDMAVERBS_LIBRARY's copy is the one mapped")
 end
+-- The reference: every public function of the objects (rdmaverbs/*.lua:
+-- rv.NAME, Class:NAME) has its --- comment.
+do
+  local silent = {}
+  for _, m in ipairs({ "errors", "async", "native", "mr", "work", "pd", "channel", "cq", "srq", "endpoint", "qp",
+                       "connect" }) do
+    local prev = ""
+    for line in io.lines("bindings/lua/rdmaverbs/" .. m .. ".lua") do
+      local name = line:match("^  function ([%w_]+[.:][%a][%w_]*)%(")
+      if name and not name:match("^Native") and not prev:match("^  %-%-%-") then
+        silent[#silent + 1] = m .. ": " .. name
+      end
+      if line:match("%S") then prev = line end
+    end
+  end
+  check(#silent == 0, "every public function of rdmaverbs/*.lua has its --- comment (" ..
+    (#silent > 0 and table.concat(silent, ", ") or "all do") .. ")")
+end
+
+-- A missing library: the error names it, where it was looked for, and what
+-- provides it (a LuaJIT of its own requires the module).
+do
+  local function loading(env)
+    local p = io.popen(env .. " luajit -e 'require(\"rdmaverbs\")' 2>&1")
+    local out = p:read("*a")
+    p:close()
+    return out
+  end
+  local out = loading("RDMAVERBS_LIBRARY=/nonexistent/librdmaverbs.so.1")
+  check(out:find("rdmaverbs: cannot load /nonexistent/librdmaverbs.so.1, looked for at the path RDMAVERBS_LIBRARY names",
+    1, true) and out:find("librdmaverbs1", 1, true),
+    "RDMAVERBS_LIBRARY naming no file: the error says which, where, and what provides it: " .. out:match("^[^\n]*"))
+  local probe = io.popen("env -u RDMAVERBS_LIBRARY LD_LIBRARY_PATH=/nonexistent luajit -e " ..
+    "'print(pcall(require(\"ffi\").load, \"librdmaverbs.so.1\"))' 2>&1"):read("*a")
+  if probe:find("^true") then
+    print("lua: skipped: librdmaverbs.so.1 is installed, the loader finds it")
+  else
+    out = loading("env -u RDMAVERBS_LIBRARY LD_LIBRARY_PATH=/nonexistent")
+    check(out:find("by the dynamic loader, in LD_LIBRARY_PATH (/nonexistent)", 1, true) and
+      out:find("install the package librdmaverbs1, or set RDMAVERBS_LIBRARY", 1, true),
+      "no librdmaverbs.so.1 the loader finds: the error says where it looked, and the package: " ..
+      out:match("^[^\n]*"))
+  end
+end
+
 if failures > 0 then os.exit(1) end
 print("lua: all checks passed")

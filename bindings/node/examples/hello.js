@@ -1,15 +1,15 @@
 const rv = require('rdmaverbs');
 
 async function client(host, port) {
-  const ep = await rv.connect(host, port, { timeout: 5000 });   // its own PD, CQs and QP
+  const ep = await rv.createEndpoint(host, port, { timeout: 5000 });   // its own PD, send and receive CQs, QP
   try {
-    const recv = ep.reg(Buffer.alloc(16)), send = ep.reg(Buffer.from('hello, server!\n\0'));
-    ep.postRecv({ wrId: 1, sg: [recv] });
-    ep.postSend({ wrId: 2, sg: [send], flags: rv.IBV_SEND_SIGNALED });
-    await ep.sendCq.next(1, { timeout: 5000 });
+    const reply = ep.reg(Buffer.alloc(64));
+    ep.postRecv({ wrId: 1, sg: [reply] });                // before the connection: the answer has its place
+    await ep.connect({}, { timeout: 5000 });
+    ep.postSend({ wrId: 2, sg: [ep.reg(Buffer.from('hello, server!'))] });   // signaled: every send is, by default
+    await ep.sendCq.next(1, { timeout: 5000 });           // RdmaVerbsError ETIMEDOUT after 5 s
     const [wc] = await ep.recvCq.next(1, { timeout: 5000 });
-    console.log(rv.ibv_wc_status_str(wc.status), wc.byte_len);
-    await ep.disconnect({ timeout: 5000 });
+    console.log(wc.byte_len, reply.buffer.toString('latin1', 0, wc.byte_len));   // 14 hello, server!
   } finally {
     ep.close();   // the QP, the id, and what it made (PD, CQs, MRs), each in its turn
   }

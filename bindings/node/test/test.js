@@ -269,6 +269,62 @@ check(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) === 'local protection error' 
   }
   check(syntax === 'ok', `node --check examples/hello.js: ${syntax}`);
 }
+// The reference, index.d.ts (with api.d.ts): every export of the package
+// declared; every function, method and constructor of index.d.ts says what
+// it throws (@throws in its doc comment).
+{
+  const dts = fs.readFileSync(`${__dirname}/../index.d.ts`, 'utf8');
+  const all = dts + fs.readFileSync(`${__dirname}/../api.d.ts`, 'utf8');
+  const undeclared = Object.keys(rv).filter((k) => !k.startsWith('_') &&
+    !new RegExp(`export declare (const|function|class) ${k}\\b`).test(all));
+  check(undeclared.length === 0, `every export declared in index.d.ts or api.d.ts (${undeclared.join(' ') || 'all'})`);
+  const lines = dts.split('\n');
+  const silent = [];
+  let doc = '';
+  let inDoc = false;
+  for (const line of lines) {
+    if (/^\s*\/\*\*/.test(line)) {
+      inDoc = true;
+      doc = '';
+    }
+    if (inDoc) {
+      doc += line;
+      if (line.includes('*/')) inDoc = false;
+      continue;
+    }
+    if (/^\s*(export declare function \w+|static \w+|constructor|\[Symbol\.asyncIterator\]|\w+)\(/.test(line) &&
+      !doc.includes('@throws')) silent.push(line.trim().slice(0, 40));
+    if (line.trim() && !/^\s*\/\//.test(line)) doc = '';
+  }
+  check(silent.length === 0, `every function, method and constructor of index.d.ts says what it throws (${
+    silent.join('; ') || 'all do'})`);
+}
+// A missing library: the error names it, where it was looked for, and what
+// provides it (a node of its own requires the package).
+{
+  const loading = (env) => {
+    const e = { ...process.env, ...env };
+    for (const k of Object.keys(e)) if (e[k] === undefined) delete e[k];
+    try {
+      execFileSync(process.execPath, ['-e', 'require("rdmaverbs")'], { env: e, stdio: 'pipe' });
+      return 'loaded';
+    } catch (x) {
+      return `${x.stderr}`.split('\n').find((l) => l.startsWith('Error: ')) || `${x.stderr}`;
+    }
+  };
+  let line = loading({ RDMAVERBS_LIBRARY: '/nonexistent/librdmaverbs.so.1' });
+  check(line.startsWith('Error: rdmaverbs: cannot load /nonexistent/librdmaverbs.so.1, looked for at the path ' +
+    'RDMAVERBS_LIBRARY names') && line.includes('librdmaverbs1'),
+  `RDMAVERBS_LIBRARY naming no file: the error says which, where, and what provides it: ${line}`);
+  line = loading({ RDMAVERBS_LIBRARY: undefined, LD_LIBRARY_PATH: '/nonexistent' });
+  if (line === 'loaded') {
+    console.log('node: skipped: librdmaverbs.so.1 is installed, the loader finds it');
+  } else {
+    check(line.includes('by the dynamic loader, in LD_LIBRARY_PATH (/nonexistent)') &&
+      line.includes('install the package librdmaverbs1, or set RDMAVERBS_LIBRARY'),
+    `no librdmaverbs.so.1 the loader finds: the error says where it looked, and the package: ${line}`);
+  }
+}
 if (process.env.RDMAVERBS_LIBRARY) {
   const real = fs.realpathSync(process.env.RDMAVERBS_LIBRARY);
   check(fs.readFileSync('/proc/self/maps', 'utf8').includes(real), "RDMAVERBS_LIBRARY's copy is the one mapped");

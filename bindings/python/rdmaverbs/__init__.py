@@ -46,10 +46,33 @@ if TYPE_CHECKING:   # the functions made below, as _functions.pyi declares them
     from ._functions import raw
 
 LIBRARY = os.environ.get("RDMAVERBS_LIBRARY") or "librdmaverbs.so.1"
+
+
+def _load(name: str, package: str) -> ctypes.CDLL:
+    """The library name, loaded; else OSError (ENOENT) saying which library
+    was looked for, where, and what provides it."""
+    try:
+        return ctypes.CDLL(name, use_errno=True)
+    except OSError as e:
+        if "/" in name:
+            where = "at the path RDMAVERBS_LIBRARY names" if name == os.environ.get("RDMAVERBS_LIBRARY") else \
+                "at that path"
+            fix = (f"set RDMAVERBS_LIBRARY to the path of a librdmaverbs.so.1 (a clone's build/lib, after make), "
+                   f"or unset it to use the installed one (the package {package})")
+        else:
+            where = (f"by the dynamic loader, in LD_LIBRARY_PATH ({os.environ.get('LD_LIBRARY_PATH') or 'unset'}), "
+                     f"/etc/ld.so.cache and the system's library folders")
+            fix = f"install the package {package}"
+            if package == "librdmaverbs1":
+                fix += (", or set RDMAVERBS_LIBRARY to the path of one (a clone's build/lib/librdmaverbs.so.1, "
+                        "after make)")
+        raise OSError(errno.ENOENT, f"rdmaverbs: cannot load {name}, looked for {where} ({e}): {fix}") from e
+
+
 _LIBS = {
-    "rdmaverbs": ctypes.CDLL(LIBRARY, use_errno=True),
-    "rdmacm": ctypes.CDLL("librdmacm.so.1", use_errno=True),
-    "ibverbs": ctypes.CDLL("libibverbs.so.1", use_errno=True),
+    "rdmaverbs": _load(LIBRARY, "librdmaverbs1"),
+    "rdmacm": _load("librdmacm.so.1", "librdmacm1"),
+    "ibverbs": _load("libibverbs.so.1", "libibverbs1"),
 }
 _libc = ctypes.CDLL("libc.so.6")
 _libc.dlvsym.restype = ctypes.c_void_p
@@ -67,7 +90,9 @@ def _versioned(lib: ctypes.CDLL, name: str, version: str, restype: Any, argtypes
     if address:
         return ctypes.CFUNCTYPE(restype, *argtypes, use_errno=True)(address)
     if since is None:
-        raise AttributeError(f"{lib._name}: no {name}@{version}")
+        raise AttributeError(f"rdmaverbs: {lib._name} has no {name}@{version}: it is older than this package; "
+                             f"install the package librdmaverbs1 of this version, or set RDMAVERBS_LIBRARY "
+                             f"to a newer build")
     return _Missing(name, restype, argtypes,
                     f"{name} is not in {lib._name}: it came with rdma-core {since}, and this build of "
                     f"rdmaverbs was made against an older rdma-core's headers (rebuild it against "
@@ -162,7 +187,7 @@ def _wrapped(name: str, fn: Any, error: Optional[str], arrays: Sequence[Tuple[in
                     _copy_back(given[i], args[i])
         err = _failed(error, r)
         if err:
-            raise OSError(err, f"{name}: {os.strerror(err)}")
+            raise OSError(err, f"{name}: {errno.errorcode.get(err, f'errno {err}')} ({os.strerror(err)})")
         return r.decode() if text and r is not None else r
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"{name}, as the C function" + (f": {note}" if note else "") + _FAILS[error]
