@@ -16,9 +16,10 @@
 //!    names (but `NOT_EXPORTED`) go to `OUT_DIR/unknown.txt`, which a unit
 //!    test requires to be empty.
 //!
-//! It also tells the crate the headers' rdma-core release, as pkg-config
-//! has it (`RDMAVERBS_RDMA_CORE`, empty if unknown), for the tests that
-//! hold the table's `since` to it.
+//! 3. The headers' rdma-core release, as pkg-config has libibverbs: the
+//!    cfg `rdma_core_N` for each behaviour change of `CHANGES` it reaches,
+//!    and `RDMAVERBS_RDMA_CORE` for the tests that hold the table's `since`
+//!    to it.
 //!
 //! The compiler is `CC` (else `cc`), with `CPPFLAGS` and `pkg-config
 //! --cflags libibverbs librdmacm`, the flags a program built here gets.
@@ -103,15 +104,22 @@ fn main() {
     }
     std::fs::write(out.join("unknown.txt"), unknown.join("\n")).unwrap();
 
-    let names: Vec<&str> = ROWS.iter().map(|r| r.name).collect();
-    println!("cargo::metadata=rows={}", names.join(","));
-    println!("cargo::metadata=present={}", present.join(","));
-    cfgs::emit(&names, &present);
-
-    println!(
-        "cargo::rustc-env=RDMAVERBS_RDMA_CORE={}",
-        release().unwrap_or_default()
+    // The rows' cfgs, and those of the behaviour changes the headers'
+    // release reaches (rdma_core_39).
+    let release = release().expect(
+        "pkg-config --modversion libibverbs: the build needs rdma-core's release, for the \
+         behaviour of the originals that changed (abi/src/table.rs, CHANGES)",
     );
+    let changes: Vec<String> = CHANGES.iter().map(|c| format!("rdma_core_{}", c.1)).collect();
+    let mut names: Vec<&str> = ROWS.iter().map(|r| r.name).collect();
+    names.extend(changes.iter().map(String::as_str));
+    let mut set = present;
+    set.extend(CHANGES.iter().zip(&changes).filter(|(c, _)| release >= c.1).map(|(_, n)| n.as_str()));
+    println!("cargo::metadata=rows={}", names.join(","));
+    println!("cargo::metadata=present={}", set.join(","));
+    cfgs::emit(&names, &set);
+
+    println!("cargo::rustc-env=RDMAVERBS_RDMA_CORE={release}");
     bindings(&flags, &out);
     println!("cargo::rustc-link-lib=ibverbs");
 }

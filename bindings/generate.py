@@ -1167,7 +1167,8 @@ def main():
         sys.stdout.write(layout_c())
         return 0
     if arg == ["--absent"]:
-        print("\n".join(absent()))
+        for name in absent():
+            print(name)
         return 0
     if arg == ["--symbols"]:
         for f in functions():

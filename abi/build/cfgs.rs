@@ -1,7 +1,8 @@
 // The cfgs of the function table's rows, shared by the build scripts of the
 // three crates of the library (`include!`d: `abi/build.rs`, and through the
 // `links` metadata it sets, `observe/build.rs` and the top crate's
-// `build.rs`): each row's name is a cfg, set when the build has the row.
+// `build.rs`): each row's name is a cfg, set when the build has the row;
+// and `rdma_core_N`, set when the headers' release reaches N (CHANGES).
 
 /// Declares the cfg of every row of `rows` and sets those of `present`.
 pub fn emit(rows: &[&str], present: &[&str]) {

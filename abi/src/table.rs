@@ -179,6 +179,18 @@ pub const NODES: &[(&str, &str, &str)] = &[
     ("RDMAVERBS_1.4", "infiniband/verbs.h", "-"),
 ];
 
+/// The changes of an original's behaviour, each with the rdma-core release
+/// that made it: a build against an older header keeps the older
+/// behaviour, as the inline original compiled from that header does. The
+/// build script sets the cfg `rdma_core_N` for each release N of the list
+/// that the headers' release reaches (pkg-config's libibverbs version).
+pub const CHANGES: &[(&str, u32, &str)] = &[(
+    "ibv_bind_mw",
+    39,
+    "checks the bind itself: EINVAL for an address or a length without an MR, \
+     EPERM for an MR of another PD (before: the provider's checks only)",
+)];
+
 /// The `static inline` functions of `<infiniband/verbs.h>` that are not
 /// exported: `verbs_get_ctx`, the container-of helper that hands out
 /// libibverbs' private `struct verbs_context`, and `__ibv_get_device_list`,

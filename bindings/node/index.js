@@ -48,10 +48,19 @@ for (const [name, keyword, fields] of structs) {
 
 const library = process.env.RDMAVERBS_LIBRARY || 'librdmaverbs.so.1';
 const libc = koffi.load('libc.so.6');
+// glibc before 2.34 (Debian 11) keeps dlopen and dlvsym in libdl.
+const libdl = (() => {
+  try {
+    libc.func('void *dlvsym(void *handle, const char *name, const char *version)');
+    return libc;
+  } catch {
+    return koffi.load('libdl.so.2');
+  }
+})();
 const dl = {
-  open: libc.func('void *dlopen(const char *file, int mode)'),
-  vsym: libc.func('void *dlvsym(void *handle, const char *name, const char *version)'),
-  error: libc.func('const char *dlerror(void)'),
+  open: libdl.func('void *dlopen(const char *file, int mode)'),
+  vsym: libdl.func('void *dlvsym(void *handle, const char *name, const char *version)'),
+  error: libdl.func('const char *dlerror(void)'),
   strerror: libc.func('const char *strerror(int errnum)'),
 };
 

@@ -4,6 +4,7 @@
 # this build has its lists, empty).
 # Usage: awk -f functions-h.awk abi/exports.tsv build/exports.tsv
 BEGIN { FS = "\t" }
+/^# rdma-core: / { core = substr($0, 14) }
 /^#/ || $1 == "name" { next }
 FNR == NR {
 	if (!($2 in seen)) { seen[$2] = 1; nodes[++n] = $2; if ($6 == "-") byversion = byversion (byversion ? " " : "") $2 }
@@ -42,10 +43,14 @@ END {
 	print " * RDMAVERBS_NODE_name (its version node, a string) for each; and"
 	print " * for every row of the table, RDMAVERBS_IF_name(x): x where this build"
 	print " * has it, nothing where it lacks it (for a list that names one)."
+	print " * RDMAVERBS_RDMA_CORE is the headers' release (for an original whose"
+	print " * behaviour changed: abi/src/table.rs, CHANGES);"
 	print " * RDMAVERBS_BY_VERSION_ONLY names the nodes that no header declares:"
 	print " * a test reaches those functions by dlvsym."
 	print " */\n#ifndef RDMAVERBS_FUNCTIONS_H\n#define RDMAVERBS_FUNCTIONS_H\n"
 	printf "#define RDMAVERBS_BY_VERSION_ONLY \"%s\"\n", byversion
+	printf "/* The rdma-core release of the headers the build compiled against. */\n"
+	printf "#define RDMAVERBS_RDMA_CORE %s\n", core
 	for (i = 1; i <= n; i++) { k = nodes[i]; name = k; sub(/^RDMAVERBS_/, "", name); gsub(/\./, "_", name); lists(name, k, k) }
 	for (o in origin) { h = tolower(o); sub(/_h$/, ".h", h); lists(o, o, "the static inline functions of " h) }
 	printf "\n/* Every export. */\n#define RDMAVERBS_FUNCTIONS(X)%s\n", all

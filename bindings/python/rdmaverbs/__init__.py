@@ -75,6 +75,8 @@ _LIBS = {
     "ibverbs": _load("libibverbs.so.1", "libibverbs1"),
 }
 _libc = ctypes.CDLL("libc.so.6")
+if not hasattr(_libc, "dlvsym"):    # glibc before 2.34 (Debian 11) keeps it in libdl
+    _libc = ctypes.CDLL("libdl.so.2")
 _libc.dlvsym.restype = ctypes.c_void_p
 _libc.dlvsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
 

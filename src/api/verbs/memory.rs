@@ -128,8 +128,9 @@ pub unsafe extern "C" fn ibv_inc_rkey(rkey: u32) -> u32 {
 }
 
 /// `ibv_bind_mw()`: binds a type 1 memory window through `qp`; 0 or an
-/// errno value: `EINVAL` for another type, or a length or address without
-/// an MR; `EPERM` for an MR of another PD.
+/// errno value: `EINVAL` for another type; from rdma-core 39's header on,
+/// as its original, also `EINVAL` for a length or address without an MR
+/// and `EPERM` for an MR of another PD (before, the provider's checks).
 ///
 /// # Safety
 /// `qp`, `mw` and `mw_bind` NULL (`EINVAL`) or live and valid.
@@ -162,12 +163,17 @@ unsafe fn bind_mw(qp: *mut ibv_qp, mw: *mut ibv_mw, mw_bind: *mut ibv_mw_bind) -
         if (*mw).type_ != rdmaverbs_abi::verbs::IBV_MW_TYPE_1 {
             return libc::EINVAL;
         }
-        if info.mr.is_null() && (info.addr != 0 || info.length != 0) {
-            return libc::EINVAL;
+        #[cfg(rdma_core_39)]
+        {
+            if info.mr.is_null() && (info.addr != 0 || info.length != 0) {
+                return libc::EINVAL;
+            }
+            if !info.mr.is_null() && (*mw).pd != (*info.mr).pd {
+                return libc::EPERM;
+            }
         }
-        if !info.mr.is_null() && (*mw).pd != (*info.mr).pd {
-            return libc::EPERM;
-        }
+        #[cfg(not(rdma_core_39))]
+        let _ = info;
         context_op!(mw, bind_mw)(qp, mw, mw_bind)
     }
 }
