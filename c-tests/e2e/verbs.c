@@ -256,7 +256,18 @@ static const uint32_t p2_size[P2_N] = { 4096, 7, 64, 1000, 2500, 1 };
 #define CRECV_ID(j) (0xc100u + (j))	/* client receive j */
 #define P1_ID(k) (0xa100u + (k))
 #define P2_ID(j) (0xb200u + (j))
-enum { OS_WRITE = 0xa300, OS_READ, OS_FADD, OS_CAS, OS_CAS_FAIL, OS_DONE };
+enum { OS_WRITE = 0xa300, OS_READ, OS_FADD, OS_CAS, OS_CAS_FAIL, OS_DONE, OS_FLUSH };
+
+/* A build against rdma-core 45's header or later also flushes the window it
+ * wrote (ibv_wr_flush, RDMAVERBS_1.4): the server registers it for that,
+ * the client's QP is created with it. */
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+#define WIN_FLUSH IBV_ACCESS_FLUSH_GLOBAL
+#define QP_FLUSH IBV_QP_EX_WITH_FLUSH
+#else
+#define WIN_FLUSH 0
+#define QP_FLUSH 0
+#endif
 enum { S_WRITE = 0xb400, S_READ, S_FADD, S_CAS, S_BYE };
 
 /* A side's remote memory, in the connection's private data. */
@@ -277,6 +288,9 @@ static const char *opcode_name(unsigned op)
 	case IBV_WC_FETCH_ADD: return "FETCH_ADD";
 	case IBV_WC_RECV: return "RECV";
 	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	case IBV_WC_FLUSH: return "FLUSH";
+#endif
 	default: return "other";
 	}
 }
@@ -555,7 +569,7 @@ static void server(const char *addr, const char *port)
 	rmr = reg(pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
 	smr = reg(pd, sbuf, sizeof(sbuf), 0);
 	wmr = reg(pd, win, sizeof(win),
-		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | WIN_FLUSH);
 	cmr = reg(pd, &ctr, sizeof(ctr), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	bmr = reg(pd, back, sizeof(back), IBV_ACCESS_LOCAL_WRITE);
 	xmr = reg(pd, results, sizeof(results), IBV_ACCESS_LOCAL_WRITE);
@@ -854,7 +868,7 @@ static void client(const char *addr, const char *port)
 	qattr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 			       IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
 			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-			       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+			       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | QP_FLUSH;
 	CHECK((qp = v.ibv_create_qp_ex(ctx, &qattr)), "ibv_create_qp_ex");
 	CHECK((qpx = ibv_qp_to_qp_ex(qp)), "ibv_qp_to_qp_ex");
 	cap = qp_cap(qp);
@@ -1061,6 +1075,18 @@ static void client(const char *addr, const char *port)
 	CHECK(results[0] == S_INIT && results[1] == S_INIT + S_ADD && results[2] == S_SWAP,
 	      "the atomics' old values");
 	verified(3, 24);
+#ifdef RDMAVERBS_HAS_ibv_wr_flush
+	/* 3b. The window written, flushed to global visibility (rdma-core 45). */
+	v.ibv_wr_start(qpx);
+	qpx->wr_id = OS_FLUSH;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	v.ibv_wr_flush(qpx, theirs.win_rkey, theirs.win_addr, WIN, IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+	ret = v.ibv_wr_complete(qpx);
+	CHECK(ret == 0, "ibv_wr_complete of the flush returned %d", ret);
+	next_ex(scq, &c, "flush");
+	check_comp("flush of the window", 0, &c, OS_FLUSH, IBV_WC_FLUSH, -1, qp->qp_num);
+	verified(1, 0);
+#endif
 	memcpy(inline_msg, "DONE", 4);
 	memset(inline_msg + 4, 0, 12);
 	v.ibv_wr_start(qpx);

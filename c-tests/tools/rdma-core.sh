@@ -15,7 +15,11 @@
 # then a build against an older release runs its fake-provider suites
 # against each newer libibverbs (Debian 11's in 12, 13 and unstable; 12's,
 # the host's build, in 13 and unstable) without anything rebuilt; and the
-# Debian 13 build is packaged (dpkg-buildpackage) and lintian-checked.
+# Debian 13 build is packaged (dpkg-buildpackage) and lintian-checked, and
+# booted: a Soft-RoCE guest whose root is Debian 13's (its kernel, 6.12, its
+# libibverbs and librxe) runs the RC and verbs-exports rows of that build,
+# ours and stock (c-tests/e2e/release-guest.sh; the flush of rdma-core 45
+# among them).
 # A root that cannot be made today is reported and skipped; one that was
 # made and fails, fails. Needs root.
 # Usage: rdma-core.sh BUILD_DIR
@@ -39,7 +43,8 @@ BASE="build-essential pkg-config clang libclang-dev libibverbs-dev librdmacm-dev
 	python3 gdb man-db groff-base binutils luajit"
 declare -A EXTRA=(
 	[bullseye]=""
-	[trixie]="cargo rustc debhelper dpkg-dev fakeroot lintian"
+	[trixie]="cargo rustc debhelper dpkg-dev fakeroot lintian
+		linux-image-amd64 kmod iproute2 rdma-core rdmacm-utils busybox-static"
 	[sid]="cargo rustc"
 )
 SUITES=${RDMA_CORE_SUITES:-bullseye trixie sid}	# (one or two of them while working on them)
@@ -140,6 +145,24 @@ if [ -e "$OUT/bullseye/rdmaverbs/build/fake/verbs" ]; then
 	else
 		bad "the bullseye build's fake-provider suites against bookworm's libibverbs ($OUT/bullseye-in-bookworm.log)"
 		grep -E 'FAIL|rror' "$OUT/bullseye-in-bookworm.log" | head -n 15 | sed 's/^/    /'
+	fi
+fi
+
+# A Soft-RoCE guest booted from the Debian 13 root (its kernel, libibverbs,
+# librxe): the RC and verbs-exports rows of its build, ours and stock.
+if [ -n "${ROOT[trixie]:-}" ] && [ -e "$OUT/trixie/rdmaverbs/build/exports.tsv" ]; then
+	t0=$SECONDS tree=$OUT/trixie/rdmaverbs
+	mkdir -p "$OUT/trixie-guest"
+	if RUN_ENV="CARGO_HOME=$tree/debian/cargo-home" in_root "${ROOT[trixie]}" "$TOP" \
+		"cd '$tree' && make build/ours/e2e build/stock/e2e build/ours/verbs build/stock/verbs" \
+		> "$OUT/trixie-guest.log" 2>&1 &&
+	   (cd "$tree" && "$TOP/c-tests/tools/run-guest.sh" -r "${ROOT[trixie]}" -t 600 \
+		c-tests/e2e/release-guest.sh "$tree/build" "$OUT/trixie-guest") >> "$OUT/trixie-guest.log" 2>&1; then
+		ok "Debian 13's Soft-RoCE guest: its build's rows, ours and stock the same ($((SECONDS - t0)) s)"
+		grep '^release-e2e: ' "$OUT/trixie-guest.log" | sed 's/^/    /'
+	else
+		bad "Debian 13's Soft-RoCE guest ($OUT/trixie-guest.log):"
+		grep -E '^release-e2e: |error|FAIL' "$OUT/trixie-guest.log" | head -n 30 | sed 's/^/    /'
 	fi
 fi
 

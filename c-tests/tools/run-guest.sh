@@ -7,7 +7,7 @@
 # a QEMU socket link on 127.0.0.1 (see ../shared/reference/two-hosts.md and
 # run-pair.sh), and rxe0 on it at the address of -a.
 #
-# usage: run-guest.sh [-m MEM] [-t SECS] [-w DIR]... [-e VAR]... [-v]
+# usage: run-guest.sh [-m MEM] [-t SECS] [-w DIR]... [-e VAR]... [-v] [-r ROOT]
 #                     [-l listen=127.0.0.1:PORT|connect=127.0.0.1:PORT -a ADDR -M N] SCRIPT [ARGS...]
 #   -m MEM   guest memory (default 1G; 256M was enough for rdma_server/client)
 #   -t SECS  hard timeout for the whole VM run (default 600); exit 124 when hit
@@ -20,6 +20,9 @@
 #   -l SPEC  a virtio network card on a QEMU socket link (SPEC as -netdev socket
 #            takes it: listen=127.0.0.1:PORT or connect=127.0.0.1:PORT)
 #   -a ADDR  the card's address (192.0.2.0/24 only); -M N its MAC's last digit
+#   -r ROOT  the guest's root is ROOT, a root of another Debian release
+#            (c-tests/tools/roots.sh), booted with its own newest kernel and
+#            modules; the current folder and each -w DIR are the host's
 # Inside the guest: cwd = the host cwd, user root, device rxe0 on dummy0,
 # address 192.0.2.1 (guest-only; the guest has no NIC, nothing leaves it);
 # with -l, rxe0 on the card at ADDR, the card's name in $RDMAVERBS_NETDEV.
@@ -33,18 +36,19 @@ PATH=${PATH:-}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 die() { echo "run-guest.sh: error: $*" >&2; exit 2; }
 
-mem=1G; tmo=600; verbose=; rwdirs=(); passvars=(); link=; addr=192.0.2.1; mac=1
-while getopts "m:t:w:e:vl:a:M:h" opt; do
+mem=1G; tmo=600; verbose=; rwdirs=(); passvars=(); link=; addr=192.0.2.1; mac=1; root=
+while getopts "m:t:w:e:vl:a:M:r:h" opt; do
   case $opt in
     m) mem=$OPTARG ;;
     t) tmo=$OPTARG ;;
-    w) [ -d "$OPTARG" ] || die "-w $OPTARG: not a directory"; rwdirs+=("--rwdir=$(realpath "$OPTARG")") ;;
+    w) [ -d "$OPTARG" ] || die "-w $OPTARG: not a directory"; rwdirs+=("$(realpath "$OPTARG")") ;;
     e) passvars+=("$OPTARG") ;;
     v) verbose=--verbose ;;
     l) link=$OPTARG ;;
     a) addr=$OPTARG ;;
     M) mac=$OPTARG ;;
-    h) sed -n '2,25p' "$0"; exit 0 ;;
+    r) root=$(realpath "$OPTARG") && [ -d "$root/boot" ] || die "-r $OPTARG: no root with a /boot" ;;
+    h) sed -n '2,28p' "$0"; exit 0 ;;
     *) die "bad option (see -h)" ;;
   esac
 done
@@ -66,21 +70,33 @@ fi
 [ -n "$VNG" ] && [ -x "$VNG" ] || die "vng not found: install it with 'python3 -m pip install virtme-ng' (PyPI)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found: apt-get install -y qemu-system-x86"
 if [ -z "${KERNEL:-}" ]; then
-  KERNEL=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n1)
+  KERNEL=$(ls "$root"/boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n1)
 fi
-[ -n "$KERNEL" ] && [ -r "$KERNEL" ] || die "no /boot/vmlinuz-*-amd64 kernel: apt-get install -y linux-image-amd64"
+[ -n "$KERNEL" ] && [ -r "$KERNEL" ] || die "no $root/boot/vmlinuz-*-amd64 kernel: apt-get install -y linux-image-amd64"
 kver=${KERNEL#*/vmlinuz-}
-ls /lib/modules/"$kver"/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko* >/dev/null 2>&1 \
-  || die "kernel $kver has no rdma_rxe module under /lib/modules/$kver"
+ls "$root"/lib/modules/"$kver"/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko* >/dev/null 2>&1 \
+  || die "kernel $kver has no rdma_rxe module under $root/lib/modules/$kver"
 for t in rdma ip modprobe; do
-  command -v $t >/dev/null || die "'$t' not found: apt-get install -y iproute2 kmod rdma-core"
+  [ -n "$root" ] || command -v $t >/dev/null || die "'$t' not found: apt-get install -y iproute2 kmod rdma-core"
+  [ -z "$root" ] || [ -x "$root/usr/bin/$t" ] || [ -x "$root/usr/sbin/$t" ] || [ -x "$root/sbin/$t" ] ||
+    die "'$t' not in $root: its packages iproute2 kmod rdma-core"
 done
-ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 \
+ls "$root"/usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 \
   || die "rxe userspace provider missing: apt-get install -y ibverbs-providers rdma-core"
 
-# --- guest wrapper (under /tmp: visible in the guest, created before boot) ---
-work=$(mktemp -d /tmp/run-guest.XXXXXX) || die "mktemp failed"
+# --- guest wrapper (under /tmp, of ROOT with -r: visible in the guest, created before boot) ---
+work=$(mktemp -d "$root/tmp/run-guest.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$work"' EXIT
+# The host's folders the guest writes to, at the same paths (with -r, the
+# current folder too, the tree the script runs in).
+[ -z "$root" ] || rwdirs+=("$PWD")
+vngdirs=()
+for d in "${rwdirs[@]}"; do
+  [ -z "$root" ] || mkdir -p "$root$d"
+  vngdirs+=("--rwdir=$d=$d")
+done
+vngroot=()
+[ -z "$root" ] || vngroot=(--root "$root")
 {
   echo 'set -e'
   for v in "${passvars[@]}"; do
@@ -133,8 +149,9 @@ GUEST
 nic=()
 [ -n "$link" ] && nic=("--qemu-opts=-netdev socket,id=w0,$link -device virtio-net-pci,netdev=w0,mac=52:54:00:00:00:0$mac")
 echo "run-guest.sh: booting $KERNEL under QEMU (TCG, $mem; about 20 s) to run $script" >&2
-timeout -k 10 "$tmo" "$VNG" --run "$KERNEL" --user root --disable-kvm --force-9p \
-  --memory "$mem" --append tsc=reliable $verbose "${rwdirs[@]}" "${nic[@]}" --exec "bash $work/guest.sh" </dev/null 2>&1 | cat
+timeout -k 10 "$tmo" "$VNG" --run "$KERNEL" "${vngroot[@]}" --user root --disable-kvm --force-9p \
+  --memory "$mem" --append tsc=reliable $verbose "${vngdirs[@]}" "${nic[@]}" \
+  --exec "bash ${work#"$root"}/guest.sh" </dev/null 2>&1 | cat
 rc=${PIPESTATUS[0]}
 [ "$rc" = 124 ] && echo "run-guest.sh: VM timed out after ${tmo}s" >&2
 exit "$rc"
