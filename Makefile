@@ -50,7 +50,8 @@ PKG_CONFIG ?= pkg-config
 
 B          := build
 LIB        := $(B)/lib
-RUST_A     := target/release/$(NAME).a
+# The archive of the library's crate, rdmaverbs-lib (its lib: rdmaverbs_lib).
+RUST_A     := target/release/librdmaverbs_lib.a
 # The native libraries the static archive needs, as rustc prints them.
 NATIVE     := target/release/native-static-libs.txt
 # make test-mutant (run by cargo test for make mutants) links the archive
@@ -413,7 +414,7 @@ test-valgrind: $(B)/fake/differential $(B)/fake/robustness $(B)/example-uninstal
 # statically, built with libFuzzer's coverage instrumentation, so the fuzzer
 # is guided by its branches too. (-rdynamic: the test finds the address
 # functions by name, as a program would.)
-FUZZ_A     := target/fuzz/$(NAME).a
+FUZZ_A     := target/fuzz/librdmaverbs_lib.a
 SANCOV     := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=3 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
 	-Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares
@@ -575,7 +576,7 @@ MUTANTS_JOBS ?= 2
 MUTANTS_ARGS ?=
 # The library's three crates, each mutant tested by the tests of all three
 # (the top crate's test runs the C tests, which see every crate's code).
-MUTATED    := $(foreach p,rdmaverbs rdmaverbs-observe rdmaverbs-abi,-p $(p) --test-package $(p))
+MUTATED    := $(foreach p,rdmaverbs-lib rdmaverbs-observe rdmaverbs-abi,-p $(p) --test-package $(p))
 mutants: $(LIBRARY) $(TOOLS)
 	command -v cargo-mutants > /dev/null || $(CARGO) install --locked cargo-mutants@27.1.0
 	@# the names found unviable by every run since the last full one (cargo-mutants keeps
@@ -588,9 +589,9 @@ mutants: $(LIBRARY) $(TOOLS)
 	mkdir -p target/mutants.tmp
 	TMPDIR=$(CURDIR)/target/mutants.tmp NATIVE_LIBS="$$(cat $(NATIVE))" TOOLS_FROM=$(CURDIR)/$(B)/bin \
 		$(CARGO) mutants $(MUTATED) \
-		--features rdmaverbs/c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
+		--features rdmaverbs-lib/c-tests --jobs $(MUTANTS_JOBS) --timeout 45 --output $(B) $(MUTANTS_ARGS); \
 		rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || [ $$rc -eq 3 ] || exit $$rc
-	$(CARGO) mutants $(MUTATED) --features rdmaverbs/c-tests --list > $(B)/mutants.list
+	$(CARGO) mutants $(MUTATED) --features rdmaverbs-lib/c-tests --list > $(B)/mutants.list
 	cat $(B)/mutants.out/unviable.txt >> $(B)/mutants.unviable
 	python3 c-tests/tools/mutants.py $(B)/mutants.out > MUTANTS.md
 
@@ -666,7 +667,7 @@ $(B)/bench/libshim-assert.so: c-tests/original.c c-tests/original.h $(GEN_H)
 
 # librdmaverbs without the USDT probes compiled in (cargo's feature
 # "probes" off), for the benchmark's column of what the probes cost.
-NOPROBES_A := target/noprobes/release/$(NAME).a
+NOPROBES_A := target/noprobes/release/librdmaverbs_lib.a
 $(NOPROBES_A): FORCE
 	$(CARGO) rustc --release --locked --lib --crate-type staticlib --no-default-features \
 		--target-dir target/noprobes

@@ -17,10 +17,10 @@ fn c_tests_on_the_fake_provider() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("librdmaverbs-") && name.ends_with(".a")
+            name.starts_with("librdmaverbs_lib-") && name.ends_with(".a")
         })
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .expect("no librdmaverbs-*.a beside the test");
+        .expect("no librdmaverbs_lib-*.a beside the test");
     let mut make = std::process::Command::new("make");
     make.current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("-s")

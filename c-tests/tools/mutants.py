@@ -120,7 +120,7 @@ def main():
     p("# Mutation testing")
     p()
     p("`make mutants` (cargo-mutants over the library's three crates, `src/`, `observe/` and")
-    p("`abi/`, each mutant tested by `cargo test --features rdmaverbs/c-tests` of the three: their")
+    p("`abi/`, each mutant tested by `cargo test --features rdmaverbs-lib/c-tests` of the three: their")
     p("Rust unit tests, then the C tests on the fake provider against the library cargo built")
     p("of the mutant, `make test-mutant`); this file is written by")
     p("`c-tests/tools/mutants.py` from its last run. A mutant is caught when the tests fail")

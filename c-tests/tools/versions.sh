@@ -37,7 +37,7 @@ done < <(sed -n 's/^Provides: *bundled(crate(\([^)]*\))) = \(.*\)/\1 \2/p' $spec
 # ... and every crate linked into the library or the commands is declared
 # (but those of this source tree, such as format/, which cargo tree shows
 # with their path).
-linked=$(cargo tree --locked -p rdmaverbs -p rdmaverbs-tools -e normal --prefix none --format '{p}' 2>/dev/null |
+linked=$(cargo tree --locked -p rdmaverbs-lib -p rdmaverbs-tools -e normal --prefix none --format '{p}' 2>/dev/null |
 	awk 'NF && $NF != "(proc-macro)" && $0 !~ / \(\// { print $1 }' | sort -u)
 declared=$(sed -n 's/^Provides: *bundled(crate(\([^)]*\))).*/\1/p' $spec | sort -u)
 [ -n "$linked" ] && [ "$linked" = "$declared" ] && ok "$spec declares every crate linked in: $(echo $linked)" ||
