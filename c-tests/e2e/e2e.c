@@ -899,6 +899,20 @@ static void *iwarp_server(void *arg)
 	return NULL;
 }
 
+/* The completion of a request the peer answers with a TERMINATE: siw
+ * completes a send or a write once TCP has it, so it is successful, unless
+ * the TERMINATE came first, which makes it a local QP operation error (seen
+ * both ways in one boot, stock and ours alike). Which one is siw's race,
+ * not the library's: it is checked to be one of the two and printed, not
+ * compared. */
+static void siw_race(const char *what, int ret, const struct ibv_wc *wc)
+{
+	obs("%s: rdma_get_send_comp returns %d, the request's wr_id", what, ret);
+	printf("note: %s: status %s\n", what, ibv_wc_status_str(wc->status));
+	CHECK(wc->status == IBV_WC_SUCCESS || wc->status == IBV_WC_LOC_QP_OP_ERR,
+	      "%s: status %s", what, ibv_wc_status_str(wc->status));
+}
+
 /* After a completion that ends the connection on iWARP (the peer answers
  * with a TERMINATE): the connection manager's event (the id's own channel,
  * waited on 10 s at most; read here, so the caller must not wait for it
@@ -1010,8 +1024,7 @@ static void iwarp_client(void)
 	CHECK(ret == 0, "the send");
 	ret = rdma_get_send_comp(id, &wc);
 	CHECK(ret == 1 && wc.wr_id == (uintptr_t)&ctx[1], "its completion");
-	obs("the send no receive waits for: rdma_get_send_comp returns %d, status %s", ret,
-	    ibv_wc_status_str(wc.status));
+	siw_race("the send no receive waits for", ret, &wc);
 	after_terminate(id, "after the send no receive waits for");
 	verified(1, 0);
 	sem_post(&client_done);
@@ -1032,8 +1045,7 @@ static void iwarp_client(void)
 	obs("write with a wrong rkey: rdma_post_write returns %d", ret);
 	ret = rdma_get_send_comp(id, &wc);
 	CHECK(ret == 1 && wc.wr_id == (uintptr_t)&ctx[3], "the write's completion");
-	obs("write with a wrong rkey: rdma_get_send_comp returns %d, status %s", ret,
-	    ibv_wc_status_str(wc.status));
+	siw_race("write with a wrong rkey", ret, &wc);
 	after_terminate(id, "after the write with a wrong rkey");
 	verified(1, 0);
 	sem_post(&client_done);
