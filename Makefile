@@ -9,8 +9,9 @@
 #   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
-#   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh)
-#   make e2e-pair        two Soft-RoCE guests joined by a link, under faults
+#   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh), its last rows on soft-iWARP
+#   make e2e-pair        two Soft-RoCE guests joined by a link, under faults (on soft-iWARP too)
+#   make siw-module      siw.ko for the guests' kernel, built and cached (c-tests/tools/build-siw.sh)
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= BINDIR= INCLUDEDIR= MANDIR=
 #   make uninstall       removes what install put there
 #   make header          regenerates the generated files (see src/tests/generated.rs)
@@ -94,7 +95,7 @@ RV_LIBS     = $(shell $(TEST_PC) --libs rdmaverbs)
 STOCK_CFLAGS = $(shell $(PKG_CONFIG) --cflags librdmacm libibverbs)
 STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 
-.PHONY: all FORCE header example e2e e2e-host e2e-pair demo deps check test test-quick test-rust \
+.PHONY: all FORCE header example e2e e2e-host e2e-pair siw-module demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
@@ -633,11 +634,15 @@ $(B)/stock/%: c-tests/e2e/%.c
 # librdmaverbs.so.1's exports of the same names, found by dlvsym in the
 # library that VERBS_LIBRARY names (ours: nothing of librdmaverbs linked).
 # -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
-$(B)/ours/verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
-$(B)/ours/verbs: $(LIBRARY)
-$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c $(GEN_H)
+# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/siw.sh), is built
+# the same way.
+$(B)/ours/verbs $(B)/ours/siw-verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
+$(B)/ours/verbs $(B)/ours/siw-verbs: $(LIBRARY)
+$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c
+$(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/siw-verbs.c
+$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs-table.h $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs.c $(STOCK_LIBS) -ldl
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/$(@F).c $(STOCK_LIBS) -ldl
 
 $(B)/example-uninstalled: $(B)/ours/example
 	cp $< $@
@@ -768,8 +773,8 @@ example: all
 
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 
-E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer verbs) \
-	$(addprefix $(B)/stock/,e2e pingpong wire exapi open10 verbs) \
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer verbs siw-verbs) \
+	$(addprefix $(B)/stock/,e2e pingpong wire exapi open10 verbs siw-verbs) \
 	$(BINDINGS)
 
 # One guest, then two (never beside each other: two guests share the cores).
@@ -784,6 +789,13 @@ e2e-host: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
 
 e2e-pair: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
 	c-tests/e2e/pair.sh $(B)
+
+# Soft-iWARP for the guests (e2e.sh and pair.sh build it too): Debian's
+# kernels have no siw, so it is built from linux-source-X.Y against
+# linux-headers-KVER, of the guests' kernel's own version, and cached in
+# /var/cache/rdmaverbs (root) or $$XDG_CACHE_HOME/rdmaverbs.
+siw-module:
+	c-tests/tools/build-siw.sh
 
 # The README's first command: install what is missing, build, boot the
 # guest, run the demo session in it.

@@ -9,13 +9,25 @@
  * Lines starting "obs:" are what the two builds must report identically;
  * the last line is "RESULT <scenario> PASS|FAIL msgs=N bytes=M".
  *
+ * On an iWARP device (soft-iWARP, c-tests/e2e/siw.sh) rc, vector and srq run
+ * as they are. In onesided the client sends first, a message the server
+ * waits for before it sends the keys (on iWARP the side that connects
+ * speaks first: siw leaves a message that comes before the client's QP is
+ * ready unread until more data comes), and reads back with one SGE a read
+ * (iWARP's RDMA read has one sink SGE: siw fills the first of three and
+ * reports success, which is observed, both builds alike). ud and errors
+ * are RoCE's; the iwarp scenario is what iWARP refuses or does instead: a
+ * UD endpoint, requests past the provider's limits, a send no receive
+ * waits for, a write with a wrong key.
+ *
  * Usage: e2e SCENARIO PORT [server|client]
- *   (rc, vector, onesided, srq, ud, errors). With a role, only that side
+ *   (rc, vector, onesided, srq, ud, errors, iwarp). With a role, only that side
  *   runs, for two hosts (c-tests/e2e/pair-guest.sh): the server listens on
  *   192.0.2.1 and prints "listening"; the client connects to it once told.
  *   The errors scenario needs both sides in one process.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdarg.h>
@@ -127,6 +139,12 @@ static void comp(struct rdma_cm_id *id, int send, void *ctx, struct ibv_wc *wc,
 	CHECK(wc->status == IBV_WC_SUCCESS, "%s: completion status %s", what,
 	      ibv_wc_status_str(wc->status));
 	CHECK(wc->wr_id == (uintptr_t)ctx, "%s: wr_id is not the context posted", what);
+}
+
+/* An iWARP device (siw), not RoCE (rxe). */
+static int is_iwarp(struct rdma_cm_id *id)
+{
+	return id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
 }
 
 static struct rdma_addrinfo *resolve(int passive, int udp)
@@ -399,19 +417,28 @@ struct remote { uint64_t addr; uint32_t wkey, rkey; };
 static void *onesided_server(void *arg)
 {
 	struct rdma_cm_id *id = accept_one(0, 1);
-	static char target[OS_LEN], done[8];
+	static char target[OS_LEN], done[8], go[8];
 	static struct remote info;
-	static int info_ctx, done_ctx;
+	static int info_ctx, done_ctx, go_ctx;
 	struct ibv_mr *wmr = rdma_reg_write(id, target, sizeof(target));
 	struct ibv_mr *rmr = rdma_reg_read(id, target, sizeof(target));
 	struct ibv_mr *imr = rdma_reg_msgs(id, &info, sizeof(info));
 	struct ibv_mr *dmr = rdma_reg_msgs(id, done, sizeof(done));
+	struct ibv_mr *gmr = rdma_reg_msgs(id, go, sizeof(go));
 	struct ibv_wc wc;
 
 	(void)arg;
-	CHECK(wmr && rmr && imr && dmr, "registration");
+	CHECK(wmr && rmr && imr && dmr && gmr, "registration");
+	if (is_iwarp(id))	/* the client speaks first */
+		CHECK(!rdma_post_recv(id, &go_ctx, go, sizeof(go), gmr), "post recv");
 	CHECK(!rdma_post_recv(id, &done_ctx, done, sizeof(done), dmr), "post recv");
 	CHECK(!rdma_accept(id, conn_param()), "rdma_accept");
+	if (is_iwarp(id)) {
+		comp(id, 0, &go_ctx, &wc, "go message");
+		CHECK(wc.byte_len == 3 && !memcmp(go, "go", 3), "the go message");
+		obs("iWARP: the client's go message came first");
+	}
+	rdma_dereg_mr(gmr);
 	info.addr = (uintptr_t)target;
 	info.wkey = wmr->rkey;
 	info.rkey = rmr->rkey;
@@ -429,6 +456,46 @@ static void *onesided_server(void *arg)
 	rdma_disconnect(id);
 	rdma_destroy_ep(id);
 	return NULL;
+}
+
+/* iWARP: an RDMA read has one sink SGE (max_sge_rd 1). rdma_post_readv of
+ * the three SGEs: what it returns, the completion, the bytes that land in
+ * each SGE (of a zeroed buffer). Then the SGEs become one of 2048 bytes,
+ * which the caller reads with. (The buffer is filled with 0xee first:
+ * what the read left alone shows.) */
+static void onesided_iwarp_readv(struct rdma_cm_id *id, void *ctx, struct ibv_sge *sge,
+				 char *dst, struct remote info)
+{
+	struct ibv_device_attr da;
+	struct ibv_wc wc;
+	uint32_t k, i, from = 0;
+	int ret;
+
+	CHECK(!ibv_query_device(id->verbs, &da), "ibv_query_device");
+	obs("iWARP: the device's max_sge_rd is %d", da.max_sge_rd);
+	memset(dst, 0xee, 2048);
+	ret = rdma_post_readv(id, ctx, sge, 3, 0, info.addr + 2048, info.rkey);
+	obs("rdma_post_readv of 3 SGEs (1000/48/1000): returns %d", ret);
+	if (ret == 0) {
+		ret = rdma_get_send_comp(id, &wc);
+		CHECK(ret == 1 && wc.wr_id == (uintptr_t)ctx, "the 3-SGE read's completion");
+		obs("rdma_post_readv of 3 SGEs: status %s, opcode %s, byte_len %u",
+		    ibv_wc_status_str(wc.status), wc.opcode == IBV_WC_RDMA_READ ? "RDMA_READ" : "other",
+		    wc.byte_len);
+	}
+	for (k = 0; k < 3; from += sge[k].length, k++) {
+		const uint8_t *p = (const uint8_t *)(uintptr_t)sge[k].addr;
+		uint32_t read = 0, untouched = 0;
+
+		while (read < sge[k].length && p[read] == pattern(2, from + read))
+			read++;
+		for (i = read; i < sge[k].length; i++)
+			untouched += p[i] == 0xee;
+		obs("rdma_post_readv of 3 SGEs: SGE %u (%u bytes): the first %u the peer's, "
+		    "%u of the rest untouched", k, sge[k].length, read, untouched);
+	}
+	memset(dst, 0, 2048);
+	sge[0].length = 2048;
 }
 
 static void onesided_client(void)
@@ -449,6 +516,10 @@ static void onesided_client(void)
 	CHECK(smr && dmr && imr, "registration");
 	CHECK(!rdma_post_recv(id, &ctx[0], &info, sizeof(info), imr), "post recv");
 	CHECK(!rdma_connect(id, conn_param()), "rdma_connect");
+	if (is_iwarp(id)) {	/* the client speaks first */
+		CHECK(!rdma_post_send(id, &ctx[1], "go", 3, NULL, IBV_SEND_INLINE), "send go");
+		comp(id, 1, &ctx[1], &wc, "send go");
+	}
 	comp(id, 0, &ctx[0], &wc, "receive keys");
 	fill(src, 2048, 1);
 	fill(src + 2048, 2048, 2);
@@ -476,12 +547,15 @@ static void onesided_client(void)
 		sge[k].length = part[k];
 		sge[k].lkey = dmr->lkey;
 	}
-	CHECK(!rdma_post_readv(id, &ctx[4], sge, 3, 0, info.addr + 2048, info.rkey),
-	      "rdma_post_readv");
+	if (is_iwarp(id))
+		onesided_iwarp_readv(id, &ctx[4], sge, dst + 2048, info);
+	CHECK(!rdma_post_readv(id, &ctx[4], sge, is_iwarp(id) ? 1 : 3, 0, info.addr + 2048,
+			       info.rkey), "rdma_post_readv");
 	comp(id, 1, &ctx[4], &wc, "rdma_post_readv");
 	expect(dst + 2048, 2048, 2, 0, "read back by rdma_post_readv");
 	verified(2, OS_LEN);
-	obs("rdma_post_read and rdma_post_readv read back the %d bytes written", OS_LEN);
+	obs("rdma_post_read and rdma_post_readv read back the %d bytes written%s", OS_LEN,
+	    is_iwarp(id) ? " (rdma_post_readv into one SGE: iWARP)" : "");
 	CHECK(!rdma_post_send(id, &ctx[0], "done", 5, NULL, IBV_SEND_INLINE), "send done");
 	comp(id, 1, &ctx[0], &wc, "send done");
 	obs("client rdma_dereg_mr: %d %d %d", rdma_dereg_mr(smr), rdma_dereg_mr(dmr),
@@ -781,6 +855,205 @@ static void errors_client(void)
 	rdma_destroy_ep(id);
 }
 
+/* ---- iwarp: what an iWARP device refuses or does instead ---- */
+
+static void refused(const char *what, int ret, int err);
+
+/* The server: a connection with no receive posted; then one that gives
+ * the client a key once the client has spoken (iWARP: the client first). */
+static void *iwarp_server(void *arg)
+{
+	static char target[256], go[8];
+	static struct remote info;
+	static int ctx, go_ctx;
+	struct rdma_cm_id *id;
+	struct ibv_mr *wmr, *imr, *gmr;
+	struct ibv_wc wc;
+
+	(void)arg;
+	id = accept_one(0, 1);
+	CHECK(!rdma_accept(id, conn_param()), "rdma_accept");
+	close_listeners();	/* the port is listened on again below */
+	sem_wait(&client_done);
+	rdma_disconnect(id);
+	rdma_destroy_ep(id);
+
+	id = accept_one(0, 1);
+	wmr = rdma_reg_write(id, target, sizeof(target));
+	imr = rdma_reg_msgs(id, &info, sizeof(info));
+	gmr = rdma_reg_msgs(id, go, sizeof(go));
+	CHECK(wmr && imr && gmr, "registration");
+	CHECK(!rdma_post_recv(id, &go_ctx, go, sizeof(go), gmr), "post recv");
+	CHECK(!rdma_accept(id, conn_param()), "rdma_accept");
+	comp(id, 0, &go_ctx, &wc, "go message");
+	info.addr = (uintptr_t)target;
+	info.wkey = wmr->rkey;
+	CHECK(!rdma_post_send(id, &ctx, &info, sizeof(info), imr, 0), "send key");
+	comp(id, 1, &ctx, &wc, "send key");
+	sem_wait(&client_done);
+	rdma_dereg_mr(wmr);
+	rdma_dereg_mr(imr);
+	rdma_dereg_mr(gmr);
+	rdma_disconnect(id);
+	rdma_destroy_ep(id);
+	return NULL;
+}
+
+/* The completion of a request the peer answers with a TERMINATE: siw
+ * completes a send or a write once TCP has it, so it is successful, unless
+ * the TERMINATE came first, which makes it a local QP operation error (seen
+ * both ways in one boot, stock and ours alike). Which one is siw's race,
+ * not the library's: it is checked to be one of the two and printed, not
+ * compared. */
+static void siw_race(const char *what, int ret, const struct ibv_wc *wc)
+{
+	obs("%s: rdma_get_send_comp returns %d, the request's wr_id", what, ret);
+	printf("note: %s: status %s\n", what, ibv_wc_status_str(wc->status));
+	CHECK(wc->status == IBV_WC_SUCCESS || wc->status == IBV_WC_LOC_QP_OP_ERR,
+	      "%s: status %s", what, ibv_wc_status_str(wc->status));
+}
+
+/* After a completion that ends the connection on iWARP (the peer answers
+ * with a TERMINATE): the connection manager's event (the id's own channel,
+ * waited on 10 s at most; read here, so the caller must not wait for it
+ * again in rdma_disconnect), then a send posted and the send CQ polled for
+ * 2 s, not waited on (siw leaves a request posted to a QP in error
+ * unanswered: rdma_get_send_comp would wait for ever). */
+static void after_terminate(struct rdma_cm_id *id, const char *what)
+{
+	static int ctx;
+	struct pollfd p = { .fd = id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct ibv_wc wc;
+	double end;
+	int ret, err, n = 0;
+
+	CHECK(poll(&p, 1, 10000) == 1, "%s: no connection event within 10 s", what);
+	CHECK(!rdma_get_cm_event(id->channel, &ev), "rdma_get_cm_event");
+	obs("%s: the connection manager's event: %s", what, rdma_event_str(ev->event));
+	rdma_ack_cm_event(ev);
+	errno = 0;
+	ret = rdma_post_send(id, &ctx, "x", 2, NULL, IBV_SEND_INLINE);
+	err = errno;
+	refused(what, ret, err);
+	for (end = now() + 2; ret == 0 && n == 0 && now() < end;) {
+		n = ibv_poll_cq(id->send_cq, 1, &wc);
+		if (n == 0)
+			usleep(1000);
+	}
+	if (ret == 0 && n == 1)
+		obs("%s: its completion: status %s", what, ibv_wc_status_str(wc.status));
+	else if (ret == 0)
+		obs("%s: ibv_poll_cq for 2 s: %d", what, n);
+}
+
+/* The value and errno of a call, as obs prints them: errno by number too
+ * (siw's library returns its errors negated, -EINVAL, which rdma_seterrno
+ * leaves in errno as they are). */
+static void refused(const char *what, int ret, int err)
+{
+	obs("%s: returns %d, errno %d (%s)", what, ret, ret ? err : 0, ret ? strerror(err) : "-");
+}
+
+static void iwarp_client(void)
+{
+	static char src[256];
+	static struct remote info;
+	static int ctx[4];
+	struct rdma_addrinfo hints, *res;
+	struct ibv_qp_init_attr attr;
+	struct ibv_device_attr da;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	struct rdma_cm_id *id;
+	struct ibv_mr *smr, *imr;
+	struct ibv_sge sge[64];
+	struct ibv_wc wc;
+	char big[256];
+	int k, ret;
+
+	/* 1: a UD endpoint (iWARP is connected only) */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_port_space = RDMA_PS_UDP;
+	hints.ai_qp_type = IBV_QPT_UD;
+	CHECK(!rdma_getaddrinfo(ADDR, port, &hints, &res), "rdma_getaddrinfo (UD)");
+	qp_attr(&attr, 1);
+	errno = 0;
+	ret = rdma_create_ep(&id, res, NULL, &attr);
+	refused("rdma_create_ep of a UD endpoint", ret, errno);
+	CHECK(ret == -1, "a UD endpoint on iWARP");
+	rdma_freeaddrinfo(res);
+
+	/* 2: the limits, on a connected RC QP: one SGE more than the device
+	 * takes, an empty receive, inline data one byte too long; the server
+	 * posts no receive, so a send that is taken meets none. */
+	id = client_ep(0);
+	CHECK(is_iwarp(id), "the device is not iWARP");
+	CHECK(!rdma_connect(id, conn_param()), "rdma_connect");
+	CHECK(!ibv_query_device(id->verbs, &da), "ibv_query_device");
+	CHECK(!ibv_query_qp(id->qp, &qa, IBV_QP_CAP, &qia), "ibv_query_qp");
+	obs("device: max_sge %d, max_sge_rd %d, atomic_cap %d; QP: max_send_sge %u, "
+	    "max_recv_sge %u, max_inline_data %u", da.max_sge, da.max_sge_rd, da.atomic_cap,
+	    qa.cap.max_send_sge, qa.cap.max_recv_sge, qa.cap.max_inline_data);
+	CHECK(da.max_sge < 63 && qa.cap.max_inline_data < sizeof(big), "limits");
+	for (k = 0; k < 64; k++)
+		sge[k] = (struct ibv_sge){ (uintptr_t)src, 1, 0 };
+	memset(big, 'x', sizeof(big));
+	errno = 0;
+	ret = rdma_post_sendv(id, &ctx[0], sge, da.max_sge + 1, 0);
+	refused("rdma_post_sendv of the device's max_sge+1 SGEs", ret, errno);
+	CHECK(ret == -1, "too many SGEs taken");
+	errno = 0;
+	ret = rdma_post_recvv(id, &ctx[0], sge, da.max_sge + 1);
+	refused("rdma_post_recvv of the device's max_sge+1 SGEs", ret, errno);
+	CHECK(ret == -1, "too many SGEs taken");
+	errno = 0;
+	ret = rdma_post_recvv(id, &ctx[0], sge, 0);
+	refused("rdma_post_recvv of no SGE", ret, errno);
+	errno = 0;
+	ret = rdma_post_send(id, &ctx[0], big, qa.cap.max_inline_data + 1, NULL, IBV_SEND_INLINE);
+	refused("rdma_post_send of max_inline_data+1 bytes inline", ret, errno);
+	CHECK(ret == -1, "inline data too long taken");
+	smr = rdma_reg_msgs(id, src, sizeof(src));
+	CHECK(smr, "rdma_reg_msgs");
+	for (k = 0; k <= (int)qa.cap.max_send_sge; k++)
+		sge[k] = (struct ibv_sge){ (uintptr_t)src + 16 * k, 16, smr->lkey };
+	errno = 0;
+	ret = rdma_post_sendv(id, &ctx[1], sge, (int)qa.cap.max_send_sge + 1, 0);
+	refused("rdma_post_sendv of the QP's max_send_sge+1 SGEs (no receive posted)", ret, errno);
+	CHECK(ret == 0, "the send");
+	ret = rdma_get_send_comp(id, &wc);
+	CHECK(ret == 1 && wc.wr_id == (uintptr_t)&ctx[1], "its completion");
+	siw_race("the send no receive waits for", ret, &wc);
+	after_terminate(id, "after the send no receive waits for");
+	verified(1, 0);
+	sem_post(&client_done);
+	rdma_dereg_mr(smr);
+	rdma_destroy_ep(id);	/* no rdma_disconnect: its event came */
+
+	/* 3: an RDMA write with a wrong key */
+	id = client_ep(0);
+	smr = rdma_reg_msgs(id, src, sizeof(src));
+	imr = rdma_reg_msgs(id, &info, sizeof(info));
+	CHECK(smr && imr, "registration");
+	CHECK(!rdma_post_recv(id, &ctx[2], &info, sizeof(info), imr), "post recv");
+	CHECK(!rdma_connect(id, conn_param()), "rdma_connect");
+	CHECK(!rdma_post_send(id, &ctx[0], "go", 3, NULL, IBV_SEND_INLINE), "send go");
+	comp(id, 1, &ctx[0], &wc, "send go");
+	comp(id, 0, &ctx[2], &wc, "receive key");
+	ret = rdma_post_write(id, &ctx[3], src, sizeof(src), smr, 0, info.addr, info.wkey ^ 0xff);
+	obs("write with a wrong rkey: rdma_post_write returns %d", ret);
+	ret = rdma_get_send_comp(id, &wc);
+	CHECK(ret == 1 && wc.wr_id == (uintptr_t)&ctx[3], "the write's completion");
+	siw_race("write with a wrong rkey", ret, &wc);
+	after_terminate(id, "after the write with a wrong rkey");
+	verified(1, 0);
+	sem_post(&client_done);
+	rdma_dereg_mr(smr);
+	rdma_dereg_mr(imr);
+	rdma_destroy_ep(id);	/* no rdma_disconnect: its event came */
+}
+
 static const struct {
 	const char *name;
 	void *(*server)(void *);
@@ -792,6 +1065,7 @@ static const struct {
 	{ "srq", srq_server, srq_client },
 	{ "ud", ud_server, ud_client },
 	{ "errors", errors_server, errors_client },
+	{ "iwarp", iwarp_server, iwarp_client },
 };
 
 int main(int argc, char **argv)

@@ -4,7 +4,8 @@
 # scenario of e2e.c built against our header ("ours") and against the stock
 # header ("stock"), and verbs.c's exchange through RDMAVERBS_1.3 (ours) and
 # through verbs.h's inline originals (stock). Both builds must pass and
-# report the same "obs:" lines.
+# report the same "obs:" lines. Last, the same programs on soft-iWARP
+# (siw.sh): the rxe devices go, siw0 comes on dummy0.
 # Prints a summary table; exits non-zero if anything failed.
 # Usage: guest.sh BUILD_DIR OUT_DIR
 set -u
@@ -23,7 +24,7 @@ mkdir -p "$OUT"
 # (bindings/run.sh reads JAVA).
 export JAVA="taskset -c 0 java"
 
-row() { rows+=("$(printf '%-15s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
+row() { rows+=("$(printf '%-22s %-12s %-5s %6s %9s' "$@")"); echo "e2e: $*"; }
 
 # Baseline: a broken guest is told apart from a broken library. Tried twice
 # (once, in a CI run, both sides of the very first connection of a boot hung
@@ -492,9 +493,12 @@ else
 	fail=1
 fi
 
+# Soft-iWARP: the same programs on siw, in this boot (siw.sh says which).
+. c-tests/e2e/siw.sh
+
 echo
-echo "Soft-RoCE end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
-printf '%-15s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
+echo "Soft-RoCE and soft-iWARP end-to-end summary (ours = built against librdmaverbs, stock = inline original)"
+printf '%-22s %-12s %-5s %6s %9s\n' scenario build result msgs bytes
 printf '%s\n' "${rows[@]}"
 n=$(printf '%s\n' "${rows[@]}" | grep -c ' PASS ')
 f=$(printf '%s\n' "${rows[@]}" | grep -c ' FAIL ')

@@ -9,7 +9,8 @@
 # and the stock one; wire.c's stream of 1,000 requests under each fault
 # (none, 1 % and 5 % loss each way, the link cut, the server process
 # killed, receiver not ready), both builds; the hunt for the stock client
-# stuck under loss; last, both builds at once while host A powers off.
+# stuck under loss; the link cut and the server killed again on soft-iWARP
+# (siw-pair.sh); last, both builds at once while host A powers off.
 #
 # Usage: pair-guest.sh ROLE(a|b) OUT BUILD_DIR
 set -u
@@ -140,6 +141,10 @@ for t in $(seq 3); do
 	if grep -q STUCK "$out/hunt-$t.b.log" 2>/dev/null; then break; fi
 done
 netem off
+
+# 4b. Soft-iWARP (siw) on both hosts: the link cut and the server killed,
+# both builds (siw-pair.sh); rxe0 back after.
+. c-tests/e2e/siw-pair.sh
 
 # 5. Host A powers off with both builds mid-stream: both clients reach the
 # fault point, host A goes, the clients post the rest.

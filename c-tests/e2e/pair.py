@@ -7,6 +7,10 @@ builds must give the same results in each: e2e.c's obs: lines on each side,
 and wire.c's account (posted, OK, in error, lost, duplicates, bad data, and
 the error statuses) on the client. Lost must be 0 everywhere.
 
+The siw- faults ran on soft-iWARP (siw-pair.sh), the client with
+--stop-on-error: it may end with fewer than N posted ("stopped=1"), never
+with one lost.
+
 Usage: pair.py OUT    (exit status 1 if anything failed)
 """
 import glob
@@ -22,6 +26,8 @@ FAULTS = {
     "cut": "link cut mid-stream (the client's card down)",
     "kill": "server process killed mid-stream (SIGKILL)",
     "rnr": "receiver not ready (K receives in all; rnr_retry 2)",
+    "siw-cut": "soft-iWARP: link cut mid-stream (the client's card down)",
+    "siw-kill": "soft-iWARP: server process killed mid-stream (SIGKILL)",
     "poweroff": "server's guest powered off mid-stream",
 }
 
@@ -103,16 +109,19 @@ def main():
                 ok = ok and cr.get("error") == "0" and bool(sr) and sr.get("end") == "done" \
                     and sr.get("bad") == "0" and sr.get("received") == str(len(range(0, n, 3))) \
                     and sr.get("writes_checked") == str(len(range(1, n, 3)))
+            elif f.startswith("siw-"):
+                # a request in error, or the connection's end seen first
+                ok = ok and (int(cr.get("error", 0)) > 0 or cr.get("stopped") == "1")
             else:
                 ok = ok and int(cr.get("error", 0)) > 0
             st = statuses(c)
-            accounts[v] = (cr and {k: cr.get(k) for k in ("posted", "ok", "error", "lost")}, st)
+            accounts[v] = (cr and {k: cr.get(k) for k in ("posted", "ok", "error", "lost", "stopped")}, st)
             if not cr or "failed" in cr:
                 row(f"wire {f}", v, False, (cr or {}).get("failed", "no result"))
                 table.append((f, v, None, st, sr))
                 continue
             row(f"wire {f}", v, ok, f"posted {cr['posted']}, ok {cr['ok']}, error "
-                f"{cr['error']}, lost {cr['lost']}")
+                f"{cr['error']}, lost {cr['lost']}" + (", then stopped" if cr.get("stopped") == "1" else ""))
             table.append((f, v, cr, st, sr))
         if len(accounts) == 2:
             row(f"wire {f}", "same", accounts["ours"] == accounts["stock"],
@@ -141,7 +150,10 @@ def main():
         if "hung" in read(f"{out}/wire-{f}-{v}.a.log"):
             end = re.search(r"RESULT (hung in \S+)", read(f"{out}/wire-{f}-{v}.a.log")).group(1) + \
                 " (watchdog)"
-        md.append(f"| {FAULTS[f]} | {v} | {cr['posted']} | {cr['ok']} | {errs} | "
+        why = re.search(r"^posting stopped: (.*)$", read(f"{out}/wire-{f}-{v}.b.log"), re.M)
+        posted = cr["posted"] + (f" (then stopped: {why.group(1) if why else '?'})"
+                                 if cr.get("stopped") == "1" else "")
+        md.append(f"| {FAULTS[f]} | {v} | {posted} | {cr['ok']} | {errs} | "
                   f"{cr['lost']} | {end} |")
     hunt = [f"Hunt for the stock client stuck under 5 % loss each way: {len(hunts)} runs of "
             f"the stock rdma_server/rdma_client, {len(stuck)} stuck."]

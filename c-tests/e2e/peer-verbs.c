@@ -7,6 +7,14 @@
  * them (rdma_create_qp), ibv_post_send, ibv_post_srq_recv, ibv_poll_cq,
  * ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events.
  *
+ * With VERBS_PROFILE=iwarp in the environment, the exchange's iWARP profile
+ * (soft-iWARP: c-tests/e2e/siw.sh; bindings/verbs-protocol.md): the client
+ * speaks first (its four sends before the keys), its three atomics become
+ * an RDMA read of the server's word, then a write of SWAP into it and a
+ * read back; the sends carry no immediate data; no completion has flags
+ * (no GRH), and the fields RC leaves unset are not checked (siw does not
+ * write them).
+ *
  * Built into peer (peer.c): peer verbs server|client ADDR PORT
  */
 #include <arpa/inet.h>
@@ -34,6 +42,7 @@
 #define WAIT_MS 60000
 
 static const char *role;
+static int iwarp;	/* VERBS_PROFILE=iwarp */
 
 static void die(const char *what)
 {
@@ -124,14 +133,21 @@ static void completion(const struct ibv_wc *wc, uint64_t wr_id, enum ibv_wc_opco
 		 wc->sl, wc->dlid_path_bits, wc->vendor_err, wr_id, op, len, flags, imm, qp_num);
 	check(wc->wr_id == wr_id && wc->status == IBV_WC_SUCCESS && wc->opcode == op && wc->byte_len == len &&
 	      wc->wc_flags == flags && ntohl(wc->imm_data) == imm && wc->qp_num == qp_num &&
-	      wc->vendor_err == 0 && wc->src_qp == 0 && wc->pkey_index == 0 && wc->slid == 0 &&
-	      wc->sl == 0 && wc->dlid_path_bits == 0, what);
+	      wc->vendor_err == 0 && (iwarp || (wc->src_qp == 0 && wc->pkey_index == 0 && wc->slid == 0 &&
+	      wc->sl == 0 && wc->dlid_path_bits == 0)), what);
 }
 
-/* A receive's flags: GRH (RoCE), WITH_IMM with immediate data. */
+/* A receive's flags: GRH (RoCE), WITH_IMM with immediate data; none on
+ * iWARP. */
 static unsigned int recv_flags(int with_imm)
 {
-	return IBV_WC_GRH | (with_imm ? IBV_WC_WITH_IMM : 0);
+	return iwarp ? 0 : IBV_WC_GRH | (with_imm ? IBV_WC_WITH_IMM : 0);
+}
+
+/* The immediate data a receive carries: none on iWARP. */
+static uint32_t imm_of(uint32_t imm)
+{
+	return iwarp ? 0 : imm;
 }
 
 /* The objects of one side: made on the id's context, the QP on them. */
@@ -183,8 +199,8 @@ static void objects(struct side *s)
 	s->qp_num = s->id->qp->qp_num;
 	s->recv_mr = reg(s->pd, s->recv, sizeof(s->recv), IBV_ACCESS_LOCAL_WRITE);
 	s->send_mr = reg(s->pd, s->send, sizeof(s->send), 0);
-	s->atom_mr = reg(s->pd, s->atom, sizeof(s->atom),
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_READ);
+	s->atom_mr = reg(s->pd, s->atom, sizeof(s->atom), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			 (iwarp ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_ATOMIC));
 	/* The SRQ's receives, one list: slot i, wr_id 0x100 + i. */
 	for (i = 0; i < SLOTS; i++) {
 		sge[i] = (struct ibv_sge){ (uintptr_t)(s->recv + SLOT * i), SLOT, s->recv_mr->lkey };
@@ -223,6 +239,7 @@ static void sends(struct side *s, int n, uint64_t wr_id, const uint32_t *lens, i
 	struct ibv_wc wc[5];
 	int k;
 
+	with_imm = with_imm && !iwarp;
 	memset(wr, 0, sizeof(wr));
 	for (k = 0; k < n; k++) {
 		uint8_t *at = s->send + SLOT * k;
@@ -275,6 +292,44 @@ static uint64_t from_le(const uint8_t *at, int n)
 static const uint32_t CLIENT_LENS[4] = { 64, 64, 64, 64 };
 static const uint32_t SERVER_LENS[5] = { 8, 16, 24, 32, 40 };
 
+/* Step 1, the server's: the keys (the word's address, its rkey, its value). */
+static void server_keys(struct side *s)
+{
+	uint32_t len = SLOT;
+
+	memset(s->send, 0, SLOT);
+	le(s->send, (uintptr_t)&s->atom[0], 8);
+	le(s->send + 8, s->atom_mr->rkey, 4);
+	le(s->send + 16, INITIAL, 8);
+	sends(s, 1, 0x200, &len, 0, 0, 0, 0);
+}
+
+/* Step 3, the client's: four sends into the server's SRQ, two SGEs each,
+ * immediate data. */
+static void client_sends(struct side *s)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		fill(s->send + SLOT * k, SLOT, 0xc1, k);
+	sends(s, 4, 0x300, CLIENT_LENS, 1, 0xc0de0000, 0, 1);
+}
+
+/* iWARP: the server waits (WAIT_MS at most) for the client's write of
+ * SWAP into its word before step 4, so that the five do not join the keys
+ * in the client's first poll (on RoCE the client's four sends come
+ * between). */
+static void swapped(struct side *s)
+{
+	struct timespec pause = { 0, 1000000 };
+	int spins = 0;
+
+	while (*(volatile uint64_t *)&s->atom[0] != SWAP) {
+		check(++spins < WAIT_MS, "the client's write of SWAP did not come within the wait");
+		nanosleep(&pause, NULL);
+	}
+}
+
 static int server(const char *addr, const char *port)
 {
 	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP }, *res;
@@ -300,18 +355,20 @@ static int server(const char *addr, const char *port)
 	if (rdma_accept(s.id, &param))
 		die("rdma_accept");
 	event(ch, RDMA_CM_EVENT_ESTABLISHED, s.id, NULL);
-	/* 1. Keys: the word's address, its rkey, its value. */
-	memset(s.send, 0, SLOT);
-	le(s.send, (uintptr_t)&s.atom[0], 8);
-	le(s.send + 8, s.atom_mr->rkey, 4);
-	le(s.send + 16, INITIAL, 8);
-	sends(&s, 1, 0x200, &done, 0, 0, 0, 0);
+	/* 1. Keys: the word's address, its rkey, its value (on iWARP after
+	 * step 3: the client speaks first). */
+	if (!iwarp)
+		server_keys(&s);
 	/* 3. The client's four sends into the SRQ, immediate data 0xc0de0000 + k. */
 	completions(s.rcq, 4, wc);
 	for (k = 0; k < 4; k++) {
-		completion(&wc[k], 0x100 + (uint64_t)k, IBV_WC_RECV, SLOT, recv_flags(1), 0xc0de0000 + (uint32_t)k,
-			   s.qp_num);
+		completion(&wc[k], 0x100 + (uint64_t)k, IBV_WC_RECV, SLOT, recv_flags(1),
+			   imm_of(0xc0de0000 + (uint32_t)k), s.qp_num);
 		same(s.recv + SLOT * k, SLOT, 0xc1, k);
+	}
+	if (iwarp) {
+		server_keys(&s);
+		swapped(&s);
 	}
 	/* 4. Five sends, the last solicited: the client's event. */
 	for (k = 0; k < 5; k++)
@@ -357,6 +414,17 @@ static int next_event(struct side *s, int solicited_only, struct ibv_wc *wc)
 	return n;
 }
 
+/* Steps 4 and 5, the client's receives: the next event (RoCE); on iWARP
+ * the n completions polled (siw, Linux 6.1, signals no solicited
+ * completion: a CQ armed for them never gives the event). */
+static int received(struct side *s, int n, struct ibv_wc *wc)
+{
+	if (!iwarp)
+		return next_event(s, 0, wc);
+	completions(s->rcq, n, wc);
+	return n;
+}
+
 static int client(const char *addr, const char *port)
 {
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
@@ -386,6 +454,9 @@ static int client(const char *addr, const char *port)
 	if (rdma_connect(s.id, &param))
 		die("rdma_connect");
 	event(ch, RDMA_CM_EVENT_ESTABLISHED, s.id, NULL);
+	/* On iWARP the client speaks first: step 3 now. */
+	if (iwarp)
+		client_sends(&s);
 	/* 1. Keys, the first event; armed again for solicited completions only. */
 	n = next_event(&s, 1, wc);
 	check(n == 1, "the keys' event: not one completion");
@@ -393,9 +464,30 @@ static int client(const char *addr, const char *port)
 	word = from_le(s.recv, 8);
 	rkey = (uint32_t)from_le(s.recv + 8, 4);
 	check(from_le(s.recv + 16, 8) == INITIAL, "the word's value is not the initial one");
-	/* 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one. */
+	/* 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one.
+	 * iWARP has none: a read of the word; then one list of a write of SWAP
+	 * and a read back (siw completes a write as it sends it, a read when
+	 * the answer comes: in one list with a read before it, the write's
+	 * completion would come first). */
 	memset(wr, 0, sizeof(wr));
-	for (k = 0; k < 3; k++) {
+	for (k = 0; iwarp && k < 3; k++) {
+		s.atom[k] = k == 1 ? SWAP : 0;
+		sge[k] = (struct ibv_sge){ (uintptr_t)&s.atom[k], 8, s.atom_mr->lkey };
+		wr[k].wr_id = 0x700 + (uint64_t)k;
+		wr[k].sg_list = &sge[k];
+		wr[k].num_sge = 1;
+		wr[k].opcode = k == 1 ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+		wr[k].send_flags = IBV_SEND_SIGNALED;
+		wr[k].wr.rdma.remote_addr = word;
+		wr[k].wr.rdma.rkey = rkey;
+		wr[k].next = k == 1 ? &wr[k + 1] : NULL;
+	}
+	if (iwarp) {
+		verb(ibv_post_send(s.id->qp, wr, &bad), "ibv_post_send");
+		completions(s.scq, 1, wc);
+		completion(&wc[0], 0x700, IBV_WC_RDMA_READ, 8, 0, 0, s.qp_num);
+	}
+	for (k = 0; !iwarp && k < 3; k++) {
 		s.atom[k] = 0;
 		sge[k] = (struct ibv_sge){ (uintptr_t)&s.atom[k], 8, s.atom_mr->lkey };
 		wr[k].wr_id = 0x700 + (uint64_t)k;
@@ -409,30 +501,31 @@ static int client(const char *addr, const char *port)
 		wr[k].wr.atomic.swap = k == 1 ? SWAP : k == 2 ? STALE_SWAP : 0;
 		wr[k].next = k < 2 ? &wr[k + 1] : NULL;
 	}
-	verb(ibv_post_send(s.id->qp, wr, &bad), "ibv_post_send");
-	completions(s.scq, 3, wc);
-	completion(&wc[0], 0x700, IBV_WC_FETCH_ADD, 8, 0, 0, s.qp_num);
-	completion(&wc[1], 0x701, IBV_WC_COMP_SWAP, 8, 0, 0, s.qp_num);
-	completion(&wc[2], 0x702, IBV_WC_COMP_SWAP, 8, 0, 0, s.qp_num);
-	check(s.atom[0] == INITIAL && s.atom[1] == INITIAL + ADD && s.atom[2] == SWAP,
+	verb(ibv_post_send(s.id->qp, iwarp ? &wr[1] : wr, &bad), "ibv_post_send");
+	completions(s.scq, iwarp ? 2 : 3, iwarp ? &wc[1] : wc);
+	if (!iwarp)
+		completion(&wc[0], 0x700, IBV_WC_FETCH_ADD, 8, 0, 0, s.qp_num);
+	completion(&wc[1], 0x701, iwarp ? IBV_WC_RDMA_WRITE : IBV_WC_COMP_SWAP, 8, 0, 0, s.qp_num);
+	completion(&wc[2], 0x702, iwarp ? IBV_WC_RDMA_READ : IBV_WC_COMP_SWAP, 8, 0, 0, s.qp_num);
+	check(s.atom[0] == INITIAL && s.atom[1] == (iwarp ? SWAP : INITIAL + ADD) && s.atom[2] == SWAP,
 	      "the atomics' old values are not the word's");
-	/* 3. Four sends into the server's SRQ, two SGEs each, immediate data. */
-	for (k = 0; k < 4; k++)
-		fill(s.send + SLOT * k, SLOT, 0xc1, k);
-	sends(&s, 4, 0x300, CLIENT_LENS, 1, 0xc0de0000, 0, 1);
+	/* 3. Four sends into the server's SRQ, two SGEs each, immediate data
+	 * (done already on iWARP). */
+	if (!iwarp)
+		client_sends(&s);
 	/* 4. The server's five, the event at the solicited last: five at once. */
-	n = next_event(&s, 0, wc);
+	n = received(&s, 5, wc);
 	check(n == 5, "the solicited event: not five completions in one poll");
 	for (k = 0; k < 5; k++) {
 		completion(&wc[k], 0x101 + (uint64_t)k, IBV_WC_RECV, SERVER_LENS[k], recv_flags(1),
-			   0x5e4d0000 + (uint32_t)k, s.qp_num);
+			   imm_of(0x5e4d0000 + (uint32_t)k), s.qp_num);
 		same(s.recv + SLOT * (1 + k), SERVER_LENS[k], 0x51, k);
 	}
 	/* 5. DONE, and the server's DONE with the word's last value. */
 	memset(s.send, 0, SLOT);
 	memcpy(s.send, "DONE", 4);
 	sends(&s, 1, 0x500, &done, 0, 0, 0, 0);
-	n = next_event(&s, 0, wc);
+	n = received(&s, 1, wc);
 	check(n == 1, "the DONE event: not one completion");
 	completion(&wc[0], 0x106, IBV_WC_RECV, SLOT, recv_flags(0), 0, s.qp_num);
 	check(!memcmp(s.recv + 6 * SLOT, "DONE", 4) && from_le(s.recv + 6 * SLOT + 8, 8) == SWAP,
@@ -451,5 +544,6 @@ static int client(const char *addr, const char *port)
 int verbs_peer(const char *which, const char *addr, const char *port)
 {
 	role = which;
+	iwarp = getenv("VERBS_PROFILE") && !strcmp(getenv("VERBS_PROFILE"), "iwarp");
 	return strcmp(which, "server") ? client(addr, port) : server(addr, port);
 }

@@ -4,6 +4,7 @@
  *
  *   wire server PORT [--recv-limit K] [--rnr-retry R] [--time-limit S]
  *   wire client ADDR PORT N K FAULT [--sends-only] [--rnr-retry R] [--time-limit S]
+ *                                   [--stop-on-error]
  *
  * The client posts N requests over one RC connection, in turn a send (a
  * message carrying its number and a checksum), an RDMA write (into the
@@ -30,6 +31,14 @@
  * status is 0 only when P = N = O + E. Without a fault it ends with a "done" message carrying
  * N, and the server checks every write slot too.
  *
+ * --stop-on-error (soft-iWARP, c-tests/e2e/siw-pair.sh): the client posts
+ * nothing more once a request has come back in error, or once the
+ * connection manager has an event for the id (its channel readable: the
+ * connection is gone; the event is read and printed). siw answers no request posted to a QP already in
+ * the error state, not even with a flush (Linux 6.1): such a request would
+ * be lost by the provider, not by the program. The account then ends with
+ * "stopped=1" and P < N is no failure.
+ *
  * The server posts receives (at most --recv-limit in all: the rest of the
  * sends find none, RNR), checks every message's checksum, and prints
  *
@@ -55,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -297,7 +307,7 @@ static struct {
 	struct rdma_cm_id *id;
 	const struct regions *reg;
 	struct ibv_mr *rmr, *wmr, *smr;
-	int n, sends_only, wait_ms;
+	int n, sends_only, wait_ms, stop_on_error, stopped;
 	long ok, err, dup, bad_data, outstanding;
 	long statuses[32];
 	enum state st[MAX_N + 2];
@@ -370,12 +380,36 @@ static int reap(void)
 	return 1;
 }
 
+/* With --stop-on-error: whether to post no more (a request came back in
+ * error, or the connection manager has an event: the connection is gone). */
+static int stop_posting(void)
+{
+	struct pollfd p = { .fd = c.id->channel->fd, .events = POLLIN };
+
+	if (!c.stop_on_error || c.stopped)
+		return c.stopped;
+	if (c.err) {
+		c.stopped = 1;
+		printf("posting stopped: a request came back in error\n");
+	} else if (poll(&p, 1, 0) == 1) {
+		struct rdma_cm_event *ev;
+
+		c.stopped = 1;
+		if (rdma_get_cm_event(c.id->channel, &ev))
+			die("rdma_get_cm_event");
+		printf("posting stopped: the connection manager's event %s, status %d\n",
+		       rdma_event_str(ev->event), ev->status);
+		rdma_ack_cm_event(ev);
+	}
+	return c.stopped;
+}
+
 /* Posts requests from `*next` up to `upto`, WINDOW at most outstanding, and
  * takes their completions; 0 when a wait gave up. */
 static int stream(int *next, int upto)
 {
-	while (*next < upto || c.outstanding) {
-		while (*next < upto && c.outstanding < WINDOW)
+	while ((*next < upto && !c.stopped) || c.outstanding) {
+		while (*next < upto && c.outstanding < WINDOW && !stop_posting())
 			post((*next)++, 0);
 		if (c.outstanding && !reap())
 			return 0;
@@ -406,7 +440,7 @@ static int wait_bound(struct ibv_qp *qp, int time_limit)
 }
 
 static int client(const char *addr, const char *port, int n, int k, const char *fault,
-		  int sends_only, int rnr_retry, int time_limit)
+		  int sends_only, int rnr_retry, int time_limit, int stop_on_error)
 {
 	struct rdma_addrinfo *res = resolve(addr, port, 0);
 	struct ibv_qp_init_attr attr;
@@ -416,6 +450,7 @@ static int client(const char *addr, const char *port, int n, int k, const char *
 
 	c.n = n;
 	c.sends_only = sends_only;
+	c.stop_on_error = stop_on_error;
 	qp_attr(&attr);
 	memset(&param, 0, sizeof(param));
 	param.responder_resources = param.initiator_depth = 4;
@@ -481,17 +516,18 @@ static int client(const char *addr, const char *port, int n, int k, const char *
 		if (c.statuses[i])
 			printf("error status %s: %ld\n", ibv_wc_status_str((enum ibv_wc_status)i),
 			       c.statuses[i]);
-	printf("RESULT client posted=%ld ok=%ld error=%ld lost=%ld duplicate=%ld bad_data=%ld\n",
-	       posted, c.ok, c.err, lost, c.dup, c.bad_data);
+	printf("RESULT client posted=%ld ok=%ld error=%ld lost=%ld duplicate=%ld bad_data=%ld "
+	       "stopped=%d\n", posted, c.ok, c.err, lost, c.dup, c.bad_data, c.stopped);
 	fflush(stdout);
 	/* rdma_seterrno, the 16th function, makes the account the exit status:
 	 * 0, or -1 with errno EIO. */
-	return rdma_seterrno(lost || c.dup || c.bad_data || posted != n ? EIO : 0) ? 1 : 0;
+	return rdma_seterrno(lost || c.dup || c.bad_data || (posted != n && !c.stopped) ? EIO : 0) ?
+	       1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	int i, recv_limit = -1, time_limit = 20, sends_only = 0, rnr_retry = 7;
+	int i, recv_limit = -1, time_limit = 20, sends_only = 0, rnr_retry = 7, stop_on_error = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
@@ -501,6 +537,8 @@ int main(int argc, char **argv)
 			time_limit = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--sends-only"))
 			sends_only = 1;
+		else if (!strcmp(argv[i], "--stop-on-error"))
+			stop_on_error = 1;
 		else if (!strcmp(argv[i], "--rnr-retry") && i + 1 < argc)
 			rnr_retry = atoi(argv[++i]);
 	}
@@ -511,10 +549,11 @@ int main(int argc, char **argv)
 
 		if (n < 1 || n > MAX_N || k < 0 || k > n)
 			return 2;
-		return client(argv[2], argv[3], n, k, argv[6], sends_only, rnr_retry, time_limit);
+		return client(argv[2], argv[3], n, k, argv[6], sends_only, rnr_retry, time_limit,
+			      stop_on_error);
 	}
 	fprintf(stderr, "usage: %s server PORT [--recv-limit K] [--rnr-retry R] [--time-limit S]\n"
 		"       %s client ADDR PORT N K none|cut|kill|wait [--sends-only] "
-		"[--rnr-retry R] [--time-limit S]\n", argv[0], argv[0]);
+		"[--rnr-retry R] [--time-limit S] [--stop-on-error]\n", argv[0], argv[0]);
 	return 2;
 }

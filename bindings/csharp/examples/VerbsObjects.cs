@@ -2,7 +2,10 @@
 // (RdmaVerbs' Endpoint, ProtectionDomain, MemoryRegion, ...): as the client
 // against the C server ("peer verbs server"), and as the server against the
 // C client ("peer verbs client"). Every object is disposed by using, in the
-// order C needs, whatever happens; every wait is bounded.
+// order C needs, whatever happens; every wait is bounded. VERBS_PROFILE=iwarp
+// in the environment: the exchange's iWARP profile (the client speaks first,
+// no atomics, no immediate data, no GRH; the fields RC leaves unset not
+// checked: siw does not write them).
 // Usage: mono VerbsObjects.exe client|server ADDR PORT
 using System;
 using System.Linq;
@@ -15,8 +18,21 @@ static class VerbsObjects
     const ulong INITIAL = 0x1122334455667788, ADD = 0x1000000000000001;
     const ulong SWAP = 0x0fedcba987654321, STALE_SWAP = 0xdeaddeaddeaddead;
     static readonly int[] SERVER_LENS = { 8, 16, 24, 32, 40 };
-    const int GRH = Rdma.IBV_WC_GRH, IMM = Rdma.IBV_WC_WITH_IMM;
+    static readonly bool IWARP = Environment.GetEnvironmentVariable("VERBS_PROFILE") == "iwarp";
+    static readonly int GRH = IWARP ? 0 : Rdma.IBV_WC_GRH, IMM = IWARP ? 0 : Rdma.IBV_WC_WITH_IMM;
     static string role;
+
+    /// <summary>A message with immediate data, or without on iWARP.</summary>
+    static SendWork SendImm(ulong wrId, uint imm, params Sge[] sges)
+    {
+        return IWARP ? SendWork.Send(wrId, sges) : SendWork.SendWithImm(wrId, imm, sges);
+    }
+
+    /// <summary>The immediate data a receive carries: none on iWARP.</summary>
+    static uint Imm(uint value)
+    {
+        return IWARP ? 0 : value;
+    }
 
     static void Check(bool ok, string what)
     {
@@ -30,7 +46,10 @@ static class VerbsObjects
     /// values where it does not (bindings/verbs-protocol.md).</summary>
     static void Completion(Completion c, ulong wrId, int opcode, int length, int flags, uint imm, QueuePair qp)
     {
-        var want = new Completion(wrId, Rdma.IBV_WC_SUCCESS, opcode, length, flags, imm, qp.QpNum, 0, 0, 0, 0, 0, 0);
+        var want = IWARP
+            ? new Completion(wrId, Rdma.IBV_WC_SUCCESS, opcode, length, flags, imm, qp.QpNum, 0, c.SrcQp, c.PkeyIndex,
+                             c.Slid, c.Sl, c.DlidPathBits)
+            : new Completion(wrId, Rdma.IBV_WC_SUCCESS, opcode, length, flags, imm, qp.QpNum, 0, 0, 0, 0, 0, 0);
         Check(c.Equals(want), c + " (" + c.StatusText + "); want " + want);
     }
 
@@ -57,8 +76,8 @@ static class VerbsObjects
             Srq = new SharedReceiveQueue(Pd, SLOTS, 1);
             Recv = new MemoryRegion(Pd, new byte[SLOTS * SLOT], Rdma.IBV_ACCESS_LOCAL_WRITE);
             Send = new MemoryRegion(Pd, new byte[5 * SLOT], 0);
-            Atom = new MemoryRegion(Pd, new byte[24], Rdma.IBV_ACCESS_LOCAL_WRITE | Rdma.IBV_ACCESS_REMOTE_ATOMIC
-                                    | Rdma.IBV_ACCESS_REMOTE_READ);
+            Atom = new MemoryRegion(Pd, new byte[24], Rdma.IBV_ACCESS_LOCAL_WRITE | Rdma.IBV_ACCESS_REMOTE_READ
+                                    | (IWARP ? Rdma.IBV_ACCESS_REMOTE_WRITE : Rdma.IBV_ACCESS_REMOTE_ATOMIC));
             Check(Atom.Address % 8 == 0, "the atomics' words are not 8-byte aligned");
             Qp = ep.CreateQp(new QpInit(Pd, Scq, Rcq) { Srq = Srq, MaxSendWr = 8, MaxSendSge = 2 });
             var q = System.Runtime.InteropServices.Marshal.PtrToStructure<ibv_qp>(Qp.Handle);
@@ -77,6 +96,14 @@ static class VerbsObjects
 
         /// <summary>The receive CQ's next event: acknowledged, the CQ armed
         /// again (solicitedOnly), then one poll of up to 8.</summary>
+        /// <summary>Steps 4 and 5: the receive CQ's next event (RoCE); on
+        /// iWARP its n completions by the bounded wait (siw, Linux 6.1,
+        /// signals no solicited completion).</summary>
+        public Completion[] Received(int n)
+        {
+            return IWARP ? Rcq.Poll(n, WAIT_MS) : NextEvent(false);
+        }
+
         public Completion[] NextEvent(bool solicitedOnly)
         {
             Rcq.WaitEvent(WAIT_MS);
@@ -107,12 +134,39 @@ static class VerbsObjects
         return Enumerable.Range(0, len).All(j => b[at + j] == (byte)(seed + 7 * k + j));
     }
 
+    /// <summary>3. Four sends into the server's SRQ, two SGEs each,
+    /// immediate data.</summary>
+    static void ClientSends(Side s)
+    {
+        var sends = new SendWork[4];
+        for (int k = 0; k < 4; k++) {
+            Fill(s.Send.Buffer, SLOT * k, SLOT, 0xc1, k);
+            sends[k] = SendImm((ulong)(0x300 + k), 0xc0de0000 + (uint)k, s.Send.Sge(SLOT * k, 16),
+                               s.Send.Sge(SLOT * k + 16, SLOT - 16));
+        }
+        var wc = s.Post(sends);
+        for (int k = 0; k < 4; k++)
+            Completion(wc[k], (ulong)(0x300 + k), Rdma.IBV_WC_SEND, SLOT, IMM, 0, s.Qp);
+    }
+
+    /// <summary>1. Keys: the word's address, its rkey, its value.</summary>
+    static void ServerKeys(Side s)
+    {
+        byte[] send = s.Send.Buffer;
+        Put(send, 0, BitConverter.GetBytes(s.Atom.Address));
+        Put(send, 8, BitConverter.GetBytes(s.Atom.Rkey));
+        Put(send, 16, BitConverter.GetBytes(INITIAL));
+        Completion(s.Post(SendWork.Send(0x200, s.Send.Sge(0, SLOT)))[0], 0x200, Rdma.IBV_WC_SEND, SLOT, 0, 0, s.Qp);
+    }
+
     static void Client(string addr, int port)
     {
         using (var ep = Endpoint.Resolve(addr, port, WAIT_MS)) {
             var s = new Side(ep);
             s.Rcq.Arm(false);
             ep.Connect(WAIT_MS);
+            if (IWARP)
+                ClientSends(s);    // the client speaks first
             // 1. Keys, the first event; armed again for solicited completions.
             var wc = s.NextEvent(true);
             Check(wc.Length == 1, "the keys' event: " + wc.Length + " completions");
@@ -122,37 +176,43 @@ static class VerbsObjects
             uint rkey = BitConverter.ToUInt32(recv, 8);
             Check(U64(recv, 16) == INITIAL, "the word's value is not the initial one");
             // 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one.
-            wc = s.Post(SendWork.FetchAdd(0x700, s.Atom.Sge(0, 8), word, rkey, ADD),
-                        SendWork.CompareSwap(0x701, s.Atom.Sge(8, 8), word, rkey, INITIAL + ADD, SWAP),
-                        SendWork.CompareSwap(0x702, s.Atom.Sge(16, 8), word, rkey, INITIAL + ADD, STALE_SWAP));
-            Completion(wc[0], 0x700, Rdma.IBV_WC_FETCH_ADD, 8, 0, 0, s.Qp);
-            Completion(wc[1], 0x701, Rdma.IBV_WC_COMP_SWAP, 8, 0, 0, s.Qp);
-            Completion(wc[2], 0x702, Rdma.IBV_WC_COMP_SWAP, 8, 0, 0, s.Qp);
+            // iWARP has none: a read of the word; then a write of SWAP and a
+            // read back, one list (a write completes as siw sends it: after a
+            // read in one list, its completion would come first).
             byte[] atom = s.Atom.Buffer;
-            Check(U64(atom, 0) == INITIAL && U64(atom, 8) == INITIAL + ADD && U64(atom, 16) == SWAP,
-                  "the atomics' old values are not the word's");
-            // 3. Four sends into the server's SRQ, two SGEs each, immediate data.
-            var sends = new SendWork[4];
-            for (int k = 0; k < 4; k++) {
-                Fill(s.Send.Buffer, SLOT * k, SLOT, 0xc1, k);
-                sends[k] = SendWork.SendWithImm((ulong)(0x300 + k), 0xc0de0000 + (uint)k, s.Send.Sge(SLOT * k, 16),
-                                                s.Send.Sge(SLOT * k + 16, SLOT - 16));
+            if (IWARP) {
+                Put(atom, 8, BitConverter.GetBytes(SWAP));
+                wc = s.Post(SendWork.Read(0x700, word, rkey, s.Atom.Sge(0, 8)))
+                      .Concat(s.Post(SendWork.Write(0x701, word, rkey, s.Atom.Sge(8, 8)),
+                                     SendWork.Read(0x702, word, rkey, s.Atom.Sge(16, 8)))).ToArray();
+                Completion(wc[0], 0x700, Rdma.IBV_WC_RDMA_READ, 8, 0, 0, s.Qp);
+                Completion(wc[1], 0x701, Rdma.IBV_WC_RDMA_WRITE, 8, 0, 0, s.Qp);
+                Completion(wc[2], 0x702, Rdma.IBV_WC_RDMA_READ, 8, 0, 0, s.Qp);
+            } else {
+                wc = s.Post(SendWork.FetchAdd(0x700, s.Atom.Sge(0, 8), word, rkey, ADD),
+                            SendWork.CompareSwap(0x701, s.Atom.Sge(8, 8), word, rkey, INITIAL + ADD, SWAP),
+                            SendWork.CompareSwap(0x702, s.Atom.Sge(16, 8), word, rkey, INITIAL + ADD, STALE_SWAP));
+                Completion(wc[0], 0x700, Rdma.IBV_WC_FETCH_ADD, 8, 0, 0, s.Qp);
+                Completion(wc[1], 0x701, Rdma.IBV_WC_COMP_SWAP, 8, 0, 0, s.Qp);
+                Completion(wc[2], 0x702, Rdma.IBV_WC_COMP_SWAP, 8, 0, 0, s.Qp);
             }
-            wc = s.Post(sends);
-            for (int k = 0; k < 4; k++)
-                Completion(wc[k], (ulong)(0x300 + k), Rdma.IBV_WC_SEND, SLOT, IMM, 0, s.Qp);
+            Check(U64(atom, 0) == INITIAL && U64(atom, 8) == (IWARP ? SWAP : INITIAL + ADD) && U64(atom, 16) == SWAP,
+                  "the atomics' old values are not the word's");
+            if (!IWARP)
+                ClientSends(s);
             // 4. The server's five, the event at the solicited last: five at once.
-            wc = s.NextEvent(false);
+            wc = s.Received(5);
             Check(wc.Length == 5, "the solicited event: " + wc.Length + " completions in one poll, not 5");
             for (int k = 0; k < 5; k++) {
-                Completion(wc[k], (ulong)(0x101 + k), Rdma.IBV_WC_RECV, SERVER_LENS[k], GRH | IMM, 0x5e4d0000 + (uint)k, s.Qp);
+                Completion(wc[k], (ulong)(0x101 + k), Rdma.IBV_WC_RECV, SERVER_LENS[k], GRH | IMM, Imm(0x5e4d0000 + (uint)k),
+                           s.Qp);
                 Check(Same(recv, SLOT * (1 + k), SERVER_LENS[k], 0x51, k), "a message byte differs");
             }
             // 5. DONE, and the server's DONE with the word's last value.
             Array.Clear(s.Send.Buffer, 0, SLOT);
             Put(s.Send.Buffer, 0, Encoding.ASCII.GetBytes("DONE"));
             Completion(s.Post(SendWork.Send(0x500, s.Send.Sge(0, SLOT)))[0], 0x500, Rdma.IBV_WC_SEND, SLOT, 0, 0, s.Qp);
-            wc = s.NextEvent(false);
+            wc = s.Received(1);
             Check(wc.Length == 1, "the DONE event: " + wc.Length + " completions");
             Completion(wc[0], 0x106, Rdma.IBV_WC_RECV, SLOT, GRH, 0, s.Qp);
             Check(Encoding.ASCII.GetString(recv, 6 * SLOT, 4) == "DONE" && U64(recv, 6 * SLOT + 8) == SWAP,
@@ -175,22 +235,31 @@ static class VerbsObjects
                 byte[] atom = s.Atom.Buffer, send = s.Send.Buffer, recv = s.Recv.Buffer;
                 Put(atom, 0, BitConverter.GetBytes(INITIAL));
                 ep.Accept(WAIT_MS);
-                // 1. Keys: the word's address, its rkey, its value.
-                Put(send, 0, BitConverter.GetBytes(s.Atom.Address));
-                Put(send, 8, BitConverter.GetBytes(s.Atom.Rkey));
-                Put(send, 16, BitConverter.GetBytes(INITIAL));
-                Completion(s.Post(SendWork.Send(0x200, s.Send.Sge(0, SLOT)))[0], 0x200, Rdma.IBV_WC_SEND, SLOT, 0, 0, s.Qp);
+                // 1. Keys (on iWARP after step 3: the client speaks first).
+                if (!IWARP)
+                    ServerKeys(s);
                 // 3. The client's four sends into the SRQ.
                 var wc = s.Rcq.Poll(4, WAIT_MS);
                 for (int k = 0; k < 4; k++) {
-                    Completion(wc[k], (ulong)(0x100 + k), Rdma.IBV_WC_RECV, SLOT, GRH | IMM, 0xc0de0000 + (uint)k, s.Qp);
+                    Completion(wc[k], (ulong)(0x100 + k), Rdma.IBV_WC_RECV, SLOT, GRH | IMM, Imm(0xc0de0000 + (uint)k), s.Qp);
                     Check(Same(recv, SLOT * k, SLOT, 0xc1, k), "a message byte differs");
+                }
+                if (IWARP) {
+                    ServerKeys(s);
+                    // The client's write of SWAP into the word, before step 4:
+                    // the five must not join the keys in its first poll (on
+                    // RoCE its four sends come between).
+                    var end = DateTime.UtcNow.AddMilliseconds(WAIT_MS);
+                    while (U64(atom, 0) != SWAP) {
+                        Check(DateTime.UtcNow < end, "the client's write of SWAP did not come within the wait");
+                        System.Threading.Thread.Sleep(1);
+                    }
                 }
                 // 4. Five sends, the last solicited: the client's event.
                 var five = new SendWork[5];
                 for (int k = 0; k < 5; k++) {
                     Fill(send, SLOT * k, SERVER_LENS[k], 0x51, k);
-                    five[k] = SendWork.SendWithImm((ulong)(0x300 + k), 0x5e4d0000 + (uint)k, s.Send.Sge(SLOT * k, SERVER_LENS[k]));
+                    five[k] = SendImm((ulong)(0x300 + k), 0x5e4d0000 + (uint)k, s.Send.Sge(SLOT * k, SERVER_LENS[k]));
                 }
                 five[4].Solicited();
                 wc = s.Post(five);

@@ -7,17 +7,19 @@ SRQ, the QP, MRs, each closed by `with` (the channel closes everything
 made on it, in the order verbs needs). The messages (the client's four,
 the server's five) go from MRs of their own that the program drops as
 soon as they are posted, after which it collects: the peer checks every
-byte.
+byte. VERBS_PROFILE=iwarp: the exchange's iWARP profile.
 
 Usage: verbs_objects.py client|server ADDR PORT
 """
 import struct
 import sys
+import time
 from typing import List
 
 import rdmaverbs as rv
-from verbs_common import (ADD, CQ_CONTEXT, INITIAL, RECV, ROLE, SERVER_LENS, SLOT, SLOTS, STALE_SWAP, SWAP,
-                          WAIT, check, collect, completion, dropped_sends, fail, pattern)
+from verbs_common import (ADD, ATOM_ACCESS, CQ_CONTEXT, INITIAL, IWARP, RECV, ROLE, SERVER_LENS, SLOT, SLOTS,
+                          STALE_SWAP, SWAP, WAIT, WITH_IMM, check, collect, completion, dropped_sends, fail, imm,
+                          pattern)
 
 
 class Side:
@@ -36,8 +38,7 @@ class Side:
               "the id's QP is not on the CQs and the SRQ given")
         self.recv = self.pd.reg_mr(SLOTS * SLOT, rv.IBV_ACCESS_LOCAL_WRITE)
         self.send = self.pd.reg_mr(5 * SLOT, 0)
-        self.atom = self.pd.reg_mr(24, rv.IBV_ACCESS_LOCAL_WRITE | rv.IBV_ACCESS_REMOTE_ATOMIC |
-                                   rv.IBV_ACCESS_REMOTE_READ)
+        self.atom = self.pd.reg_mr(24, ATOM_ACCESS)
         self.srq.post_recv([rv.RecvWR(0x100 + i, [self.recv.sge(SLOT * i, SLOT)]) for i in range(SLOTS)])
 
     def post(self, wrs: List[rv.SendWR]) -> List[rv.ibv_wc]:
@@ -58,6 +59,12 @@ class Side:
         cq.req_notify(solicited_only)
         return cq.poll(8)
 
+    def received(self, n: int) -> List[rv.ibv_wc]:
+        """Steps 4 and 5: the receive CQ's next event (RoCE); on iWARP its n
+        completions by the bounded wait (siw, Linux 6.1, signals no
+        solicited completion)."""
+        return self.rcq.get(n, WAIT) if IWARP else self.next_event(False)
+
     def sends(self, wc: List[rv.ibv_wc], wr_id: int, lens: List[int], flags: int) -> None:
         for k, n in enumerate(lens):
             completion(wc[k], wr_id + k, rv.IBV_WC_SEND, n, flags, 0, self.qp.qp_num)
@@ -70,6 +77,19 @@ def client(addr: str, port: str) -> None:
         s = Side(ep)
         s.rcq.req_notify()
         ep.connect(timeout=WAIT)
+
+        def sends() -> List[bytearray]:
+            """3. Four sends into the server's SRQ, two SGEs each, immediate
+            data; their buffers dropped once posted, the heap refilled
+            before they go."""
+            s.post_dropped(0xC1, [SLOT] * 4, True, 0x300, 0xC0DE0000, 0)
+            filler = collect()
+            s.sends(s.scq.get(4, WAIT), 0x300, [SLOT] * 4, WITH_IMM)
+            check(s.qp.pending == (0, 0), f"held after the completions: {s.qp.pending}")
+            return filler
+
+        if IWARP:       # the client speaks first
+            filler = sends()
         # 1. Keys, the first event; armed again for solicited completions only.
         wc = s.next_event(True)
         check(len(wc) == 1, f"the keys' event: {len(wc)} completions")
@@ -77,35 +97,43 @@ def client(addr: str, port: str) -> None:
         word, rkey, _, initial = struct.unpack_from("<QIIQ", s.recv.buf)
         check(initial == INITIAL, f"the word's value {initial:#x} is not the initial one")
         # 2. Atomics, one list: fetch-and-add, compare-and-swap, a stale one.
-        wrs = [rv.SendWR(0x700 + k, [s.atom.sge(8 * k, 8)],
-                         rv.IBV_WR_ATOMIC_CMP_AND_SWP if k else rv.IBV_WR_ATOMIC_FETCH_AND_ADD,
-                         rv.IBV_SEND_SIGNALED, remote_addr=word, rkey=rkey,
-                         compare_add=INITIAL + ADD if k else ADD, swap=(0, SWAP, STALE_SWAP)[k])
-               for k in range(3)]
-        wc = s.post(wrs)
-        for k, opcode in enumerate((rv.IBV_WC_FETCH_ADD, rv.IBV_WC_COMP_SWAP, rv.IBV_WC_COMP_SWAP)):
+        # iWARP has none: a read of the word; then a write of SWAP and a
+        # read back, one list (a write completes as siw sends it: after a
+        # read in one list, its completion would come first).
+        if IWARP:
+            struct.pack_into("<Q", s.atom.buf, 8, SWAP)
+            wc = s.post([rv.SendWR(0x700, [s.atom.sge(0, 8)], rv.IBV_WR_RDMA_READ, rv.IBV_SEND_SIGNALED,
+                                   remote_addr=word, rkey=rkey)])
+            wc += s.post([rv.SendWR(0x700 + k, [s.atom.sge(8 * k, 8)], op, rv.IBV_SEND_SIGNALED, remote_addr=word,
+                                    rkey=rkey) for k, op in ((1, rv.IBV_WR_RDMA_WRITE), (2, rv.IBV_WR_RDMA_READ))])
+            done_ops = (rv.IBV_WC_RDMA_READ, rv.IBV_WC_RDMA_WRITE, rv.IBV_WC_RDMA_READ)
+        else:
+            wrs = [rv.SendWR(0x700 + k, [s.atom.sge(8 * k, 8)],
+                             rv.IBV_WR_ATOMIC_CMP_AND_SWP if k else rv.IBV_WR_ATOMIC_FETCH_AND_ADD,
+                             rv.IBV_SEND_SIGNALED, remote_addr=word, rkey=rkey,
+                             compare_add=INITIAL + ADD if k else ADD, swap=(0, SWAP, STALE_SWAP)[k])
+                   for k in range(3)]
+            wc = s.post(wrs)
+            done_ops = (rv.IBV_WC_FETCH_ADD, rv.IBV_WC_COMP_SWAP, rv.IBV_WC_COMP_SWAP)
+        for k, opcode in enumerate(done_ops):
             completion(wc[k], 0x700 + k, opcode, 8, 0, 0, s.qp.qp_num)
         old = list(struct.unpack("<3Q", s.atom.buf))
-        check(old == [INITIAL, INITIAL + ADD, SWAP], f"the atomics' old values {[hex(v) for v in old]}")
-        # 3. Four sends into the server's SRQ, two SGEs each, immediate data;
-        # their buffers dropped once posted, the heap refilled before they go.
-        s.post_dropped(0xC1, [SLOT] * 4, True, 0x300, 0xC0DE0000, 0)
-        filler = collect()
-        s.sends(s.scq.get(4, WAIT), 0x300, [SLOT] * 4, rv.IBV_WC_WITH_IMM)
-        check(s.qp.pending == (0, 0), f"held after the completions: {s.qp.pending}")
+        check(old == [INITIAL, SWAP if IWARP else INITIAL + ADD, SWAP],
+              f"the atomics' old values {[hex(v) for v in old]}")
+        if not IWARP:
+            filler = sends()
         # 4. The server's five, the event at the last (solicited): five at once.
-        wc = s.next_event(False)
+        wc = s.received(5)
         check(len(wc) == 5, f"the solicited event: {len(wc)} completions in one poll, not 5")
         for k, n in enumerate(SERVER_LENS):
-            completion(wc[k], 0x101 + k, rv.IBV_WC_RECV, n, RECV | rv.IBV_WC_WITH_IMM, 0x5E4D0000 + k,
-                       s.qp.qp_num)
+            completion(wc[k], 0x101 + k, rv.IBV_WC_RECV, n, RECV | WITH_IMM, imm(0x5E4D0000 + k), s.qp.qp_num)
             check(bytes(s.recv.buf[SLOT * (1 + k):SLOT * (1 + k) + n]) == pattern(0x51, k, n),
                   f"message {k}: its bytes differ")
         # 5. DONE, and the server's DONE with the word's last value.
         s.send.buf[:SLOT] = b"DONE".ljust(SLOT, b"\0")
         completion(s.post([rv.SendWR(0x500, [s.send.sge(0, SLOT)], flags=rv.IBV_SEND_SIGNALED)])[0],
                    0x500, rv.IBV_WC_SEND, SLOT, 0, 0, s.qp.qp_num)
-        wc = s.next_event(False)
+        wc = s.received(1)
         check(len(wc) == 1, f"the DONE event: {len(wc)} completions")
         completion(wc[0], 0x106, rv.IBV_WC_RECV, SLOT, RECV, 0, s.qp.qp_num)
         done, final = struct.unpack_from("<4s4xQ", s.recv.buf, 6 * SLOT)
@@ -127,20 +155,33 @@ def server(addr: str, port: str) -> None:
         s = Side(ep)
         s.atom.buf[:8] = struct.pack("<Q", INITIAL)
         ep.accept(timeout=WAIT)
-        # 1. Keys: the word's address, its rkey, its value.
-        s.send.buf[:SLOT] = struct.pack("<QIIQ", s.atom.addr, s.atom.rkey, 0, INITIAL).ljust(SLOT, b"\0")
-        s.sends(s.post([rv.SendWR(0x200, [s.send.sge(0, SLOT)], flags=rv.IBV_SEND_SIGNALED)]), 0x200, [SLOT], 0)
+
+        def keys() -> None:
+            """1. Keys: the word's address, its rkey, its value."""
+            s.send.buf[:SLOT] = struct.pack("<QIIQ", s.atom.addr, s.atom.rkey, 0, INITIAL).ljust(SLOT, b"\0")
+            s.sends(s.post([rv.SendWR(0x200, [s.send.sge(0, SLOT)], flags=rv.IBV_SEND_SIGNALED)]), 0x200, [SLOT], 0)
+
+        if not IWARP:   # on iWARP the client speaks first: the keys after its four
+            keys()
         # 3. The client's four sends into the SRQ, immediate data 0xc0de0000 + k.
         wc = s.rcq.get(4, WAIT)
         for k in range(4):
-            completion(wc[k], 0x100 + k, rv.IBV_WC_RECV, SLOT, RECV | rv.IBV_WC_WITH_IMM, 0xC0DE0000 + k,
-                       s.qp.qp_num)
+            completion(wc[k], 0x100 + k, rv.IBV_WC_RECV, SLOT, RECV | WITH_IMM, imm(0xC0DE0000 + k), s.qp.qp_num)
             check(bytes(s.recv.buf[SLOT * k:SLOT * (k + 1)]) == pattern(0xC1, k, SLOT), "a message byte differs")
+        if IWARP:
+            keys()
+            # The client's write of SWAP into the word, before step 4: the
+            # five must not join the keys in its first poll (on RoCE its
+            # four sends come between).
+            deadline = time.monotonic() + WAIT
+            while struct.unpack_from("<Q", s.atom.buf)[0] != SWAP:
+                check(time.monotonic() < deadline, "the client's write of SWAP did not come within the wait")
+                time.sleep(0.001)
         # 4. Five sends, the last solicited: the client's event; their
         # buffers dropped once posted, the heap refilled before they go.
         s.post_dropped(0x51, list(SERVER_LENS), False, 0x300, 0x5E4D0000, rv.IBV_SEND_SOLICITED)
         filler = collect()
-        s.sends(s.scq.get(5, WAIT), 0x300, list(SERVER_LENS), rv.IBV_WC_WITH_IMM)
+        s.sends(s.scq.get(5, WAIT), 0x300, list(SERVER_LENS), WITH_IMM)
         check(s.qp.pending == (0, 0), f"held after the completions: {s.qp.pending}")
         # 5. DONE: the word is the compare-and-swap's; DONE and the word back.
         wc = s.rcq.get(1, WAIT)

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use rdmaverbs::raw;
-use rdmaverbs::{Completion, QpCap};
+use rdmaverbs::{Completion, IntoSges, QpCap, SendWr};
 
 pub const SLOT: usize = 64;
 pub const SLOTS: usize = 8;
@@ -38,6 +38,49 @@ pub const GRH: u32 = raw::IBV_WC_GRH as u32;
 pub const WITH_IMM: u32 = raw::IBV_WC_WITH_IMM as u32;
 pub const SEND: i32 = raw::IBV_WC_SEND;
 pub const RECV: i32 = raw::IBV_WC_RECV;
+
+/// The exchange's iWARP profile (VERBS_PROFILE=iwarp in the environment):
+/// the client speaks first, no atomics, no immediate data, no GRH; the
+/// fields RC leaves unset not checked (siw does not write them).
+pub fn iwarp() -> bool {
+    std::env::var("VERBS_PROFILE").is_ok_and(|p| p == "iwarp")
+}
+
+/// A receive's flags: GRH on RoCE, none on iWARP.
+pub fn grh() -> u32 {
+    if iwarp() {
+        0
+    } else {
+        GRH
+    }
+}
+
+/// WITH_IMM, for a message with immediate data: none on iWARP.
+pub fn with_imm() -> u32 {
+    if iwarp() {
+        0
+    } else {
+        WITH_IMM
+    }
+}
+
+/// The immediate data a receive carries: none on iWARP.
+pub fn imm(value: u32) -> u32 {
+    if iwarp() {
+        0
+    } else {
+        value
+    }
+}
+
+/// A message with immediate data, or without on iWARP.
+pub fn send_imm(wr_id: u64, imm: u32, bufs: impl IntoSges) -> SendWr {
+    if iwarp() {
+        SendWr::send(wr_id, bufs)
+    } else {
+        SendWr::send_with_imm(wr_id, imm, bufs)
+    }
+}
 
 /// The error of a check that failed.
 pub fn check(ok: bool, what: impl FnOnce() -> String) -> io::Result<()> {
@@ -77,6 +120,11 @@ pub fn completion(
             w.dlid_path_bits,
         ),
     );
+    let unset = if iwarp() {
+        (0, w.src_qp, w.pkey_index, w.slid, w.sl, w.dlid_path_bits)
+    } else {
+        (0, 0, 0, 0, 0, 0)
+    };
     let want = (
         wr_id,
         raw::IBV_WC_SUCCESS as u32,
@@ -85,7 +133,7 @@ pub fn completion(
         flags,
         imm,
         qp_num,
-        (0, 0, 0, 0, 0, 0),
+        unset,
     );
     check(got == want, || {
         format!("completion {got:x?}; want {want:x?} ({})", c.status())
