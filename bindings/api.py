@@ -1,6 +1,6 @@
 """The one description of what the bindings give, beside the library's own
-exports, which c-tests/functions.h lists with their C signatures (generated
-from abi/src/functions.rs, the library's one table of functions).
+exports, which abi/exports.tsv lists with their C signatures (generated
+from abi/src/table.rs, the library's one table of functions).
 
 generate.py turns both into each language's declarations, and into a C
 program that prints, from the system headers, the size of every struct
