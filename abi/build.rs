@@ -110,11 +110,20 @@ fn main() {
         "pkg-config --modversion libibverbs: the build needs rdma-core's release, for the \
          behaviour of the originals that changed (abi/src/table.rs, CHANGES)",
     );
-    let changes: Vec<String> = CHANGES.iter().map(|c| format!("rdma_core_{}", c.1)).collect();
+    let changes: Vec<String> = CHANGES
+        .iter()
+        .map(|c| format!("rdma_core_{}", c.1))
+        .collect();
     let mut names: Vec<&str> = ROWS.iter().map(|r| r.name).collect();
     names.extend(changes.iter().map(String::as_str));
     let mut set = present;
-    set.extend(CHANGES.iter().zip(&changes).filter(|(c, _)| release >= c.1).map(|(_, n)| n.as_str()));
+    set.extend(
+        CHANGES
+            .iter()
+            .zip(&changes)
+            .filter(|(c, _)| release >= c.1)
+            .map(|(_, n)| n.as_str()),
+    );
     println!("cargo::metadata=rows={}", names.join(","));
     println!("cargo::metadata=present={}", set.join(","));
     cfgs::emit(&names, &set);

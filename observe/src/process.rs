@@ -33,7 +33,8 @@ use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rdmaverbs_abi::sys::pthread_atfork;
 
-use crate::settings::{self, Trace, warn};
+use crate::settings::{self, Trace};
+use crate::trace::line::warn_setting;
 use crate::trace::{buffers, file, writer_thread};
 use crate::{count, gate, thread, trace};
 
@@ -79,7 +80,7 @@ fn load() {
             Trace::Stderr => trace::to_stderr(),
             Trace::File(path) => {
                 if let Err(why) = trace::to_file(path) {
-                    warn(c"RDMAVERBS_TRACE", v, why);
+                    warn_setting(c"RDMAVERBS_TRACE", v, why);
                 }
             }
         }
@@ -87,7 +88,7 @@ fn load() {
     if let Some(v) = stats {
         if let Some(session) = settings::stats_from(v, env.session) {
             if let Err(why) = count::publish(session) {
-                warn(c"RDMAVERBS_STATS", v, why);
+                warn_setting(c"RDMAVERBS_STATS", v, why);
             }
         }
     }

@@ -14,8 +14,7 @@ use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 use rdmaverbs_abi::sys::secure_getenv;
 
-use crate::trace::digits::HEX;
-use crate::trace::line::write_line;
+use crate::trace::line::warn_setting;
 
 /// Whether the per-function counters are kept.
 static STATS: AtomicBool = AtomicBool::new(false);
@@ -85,7 +84,7 @@ pub(crate) fn trace(v: &'static CStr) -> Trace {
         b"1" => Trace::Stderr,
         path if path.contains(&b'/') => Trace::File(v),
         _ => {
-            warn(
+            warn_setting(
                 c"RDMAVERBS_TRACE",
                 v,
                 "not 0, 1 or a path (a path has a '/', as ./FILE does); not tracing",
@@ -109,7 +108,7 @@ pub(crate) fn stats_from(v: &CStr, session: Option<&CStr>) -> Option<u64> {
             Some(session)
         }
         _ => {
-            warn(c"RDMAVERBS_STATS", v, "not 0 or 1; not counting");
+            warn_setting(c"RDMAVERBS_STATS", v, "not 0 or 1; not counting");
             None
         }
     }
@@ -120,7 +119,7 @@ pub(crate) fn stats_from(v: &CStr, session: Option<&CStr>) -> Option<u64> {
 pub(crate) fn spin_from(v: &CStr) {
     match parse_u32(v.to_bytes()).filter(|&n| n <= MAX_SPIN) {
         Some(n) => POLL_SPIN.store(n, Relaxed),
-        None => warn(
+        None => warn_setting(
             c"RDMAVERBS_POLL_SPIN",
             v,
             "not a number from 0 to 1000000000; 0",
@@ -160,28 +159,6 @@ fn parse_u64(s: &[u8]) -> Option<u64> {
         n = n * 10 + u64::from(c - b'0');
     }
     Some(n)
-}
-
-/// One warning line on stderr: `rdmaverbs: warning: VAR=value: what`, the
-/// value cut at 200 bytes and its control characters, backslashes and
-/// non-ASCII bytes escaped as `\xHH`, so that no value can forge a line.
-pub(crate) fn warn(var: &CStr, value: &CStr, what: &str) {
-    write_line(libc::STDERR_FILENO, |line| {
-        line.push(b"rdmaverbs: warning: ");
-        line.push(var.to_bytes());
-        line.push(b"=");
-        let value = value.to_bytes();
-        for &c in value.get(..200).unwrap_or(value) {
-            if c.is_ascii_graphic() && c != b'\\' || c == b' ' {
-                line.push(&[c]);
-            } else {
-                let hex = |d: u8| HEX.get(usize::from(d)).copied().unwrap_or(b'?');
-                line.push(&[b'\\', b'x', hex(c >> 4), hex(c & 15)]);
-            }
-        }
-        line.push(b": ");
-        line.push(what.as_bytes());
-    });
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@ use core::ffi::c_int;
 
 use super::export::{Refused, observed};
 use rdmaverbs_abi::sys::set_errno;
-use rdmaverbs_abi::verbs::ibv_mr;
 use rdmaverbs_observe::Call;
 use rdmaverbs_observe::Status;
 
@@ -48,13 +47,9 @@ impl Refused for c_int {
     }
 }
 
-impl Refused for *mut ibv_mr {
-    fn refused() -> Self {
-        invalid_ptr()
-    }
-}
-
-impl Refused for *mut libc::sockaddr {
+/// An object made, a registration, an address: NULL, with `errno =
+/// EINVAL`; for every pointer an export returns.
+impl<T> Refused for *mut T {
     fn refused() -> Self {
         invalid_ptr()
     }
@@ -95,20 +90,6 @@ values!(u8, u16, u32, u64);
 impl Refused for () {
     fn refused() -> Self {}
 }
-
-/// An object made: NULL, with `errno = EINVAL`.
-macro_rules! objects {
-    ($($t:ident),*) => {
-        $(
-            impl Refused for *mut rdmaverbs_abi::verbs::$t {
-                fn refused() -> Self {
-                    invalid_ptr()
-                }
-            }
-        )*
-    };
-}
-rdmaverbs_abi::object_results!(objects);
 
 /// Sets errno to a non-zero ret and returns -1; returns 0 for 0.
 ///

@@ -172,9 +172,9 @@ pub const WC_STATUS: [&str; 24] = [
 
 /// Calls `$m!` with the pointer types that the exports return for an
 /// object they create, allocate or open (NULL, with `errno`, on failure):
-/// the one list both the observer (how a result is shown) and the exports
-/// (how a refusal returns) take it from. `*mut ibv_mr` and `*mut sockaddr`
-/// are not in it: each is shown its own way.
+/// the observer's list of how such a result is shown (a refusal returns
+/// NULL for every pointer: `src/api/errno.rs`). `*mut ibv_mr` and `*mut
+/// sockaddr` are not in it: each is shown its own way.
 #[macro_export]
 macro_rules! object_results {
     ($m:ident) => {

@@ -40,8 +40,7 @@ use rdmaverbs_abi::sys::{PATH_MAX, StaticCell, descriptor, errno, fstat};
 
 use super::append::{plan, write_pieces};
 use super::buffers::spin_take;
-use super::line::{Line, room, write_line};
-use crate::settings::warn;
+use super::line::{Line, room, warn_setting, write_line};
 
 /// The trace's descriptor; [`CLOSED`] when not tracing.
 static FD: AtomicI32 = AtomicI32::new(CLOSED);
@@ -327,7 +326,7 @@ pub(crate) fn after_fork_in_child() {
         Ok(new) => FD.store(new, Relaxed),
         Err(why) => {
             FD.store(CLOSED, Relaxed);
-            warn(c"RDMAVERBS_TRACE", template, why);
+            warn_setting(c"RDMAVERBS_TRACE", template, why);
         }
     }
 }

@@ -11,14 +11,14 @@
 //! trace line's start (`rdmaverbs[TID]: NAME`) as two fixed 32-byte copies.
 
 use core::cell::Cell;
-use core::ffi::c_int;
+use core::ffi::{CStr, c_int};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::sys::{self, errno};
 
-use super::digits::{dec_len, hex_len, put_9, put_dec, put_hex};
+use super::digits::{HEX, dec_len, hex_len, put_9, put_dec, put_hex};
 use crate::thread::{Text, Thread};
 
 /// The longest line, with its newline; a longer one is cut.
@@ -351,6 +351,28 @@ pub(crate) fn write_all(fd: c_int, bytes: &[u8]) {
 /// One line on stderr, as is.
 pub fn warn_line(text: &[u8]) {
     write_line(libc::STDERR_FILENO, |line| line.push(text));
+}
+
+/// One warning line on stderr: `rdmaverbs: warning: VAR=value: what`, the
+/// value cut at 200 bytes and its control characters, backslashes and
+/// non-ASCII bytes escaped as `\xHH`, so that no value can forge a line.
+pub(crate) fn warn_setting(var: &CStr, value: &CStr, what: &str) {
+    write_line(libc::STDERR_FILENO, |line| {
+        line.push(b"rdmaverbs: warning: ");
+        line.push(var.to_bytes());
+        line.push(b"=");
+        let value = value.to_bytes();
+        for &c in value.get(..200).unwrap_or(value) {
+            if c.is_ascii_graphic() && c != b'\\' || c == b' ' {
+                line.push(&[c]);
+            } else {
+                let hex = |d: u8| HEX.get(usize::from(d)).copied().unwrap_or(b'?');
+                line.push(&[b'\\', b'x', hex(c >> 4), hex(c & 15)]);
+            }
+        }
+        line.push(b": ");
+        line.push(what.as_bytes());
+    });
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use core::ffi::c_int;
 
 use rdmaverbs_abi::functions::Func;
 use rdmaverbs_abi::verbs::{
-    ibv_context, ibv_cq, ibv_cq_ex, ibv_cq_init_attr_ex, ibv_modify_cq_attr, ibv_poll_cq as poll,
-    ibv_poll_cq_attr, ibv_req_notify_cq as notify, ibv_wc,
+    dispatch, ibv_context, ibv_cq, ibv_cq_ex, ibv_cq_init_attr_ex, ibv_modify_cq_attr,
+    ibv_poll_cq_attr, ibv_wc,
 };
 use rdmaverbs_abi::{ctx_op, object_op};
 use rdmaverbs_observe::{Call, ExOp, Op};
@@ -50,7 +50,7 @@ pub unsafe extern "C" fn ibv_poll_cq(
             if wc.is_null() {
                 unsafe { no_array(cq, num_entries) }
             } else {
-                unsafe { poll(cq, num_entries, wc) }
+                unsafe { dispatch::ibv_poll_cq(cq, num_entries, wc) }
             }
         }
     )
@@ -69,7 +69,7 @@ unsafe fn no_array(cq: *mut ibv_cq, num_entries: c_int) -> c_int {
         invalid()
     } else {
         // SAFETY: the caller's CQ; no completion is written with no room.
-        unsafe { poll(cq, num_entries, core::ptr::null_mut()) }
+        unsafe { dispatch::ibv_poll_cq(cq, num_entries, core::ptr::null_mut()) }
     }
 }
 
@@ -82,7 +82,7 @@ unsafe fn no_array(cq: *mut ibv_cq, num_entries: c_int) -> c_int {
 pub unsafe extern "C" fn ibv_req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
     // SAFETY: the caller's CQ, for the provider's own op.
     observed!(status IbvReqNotifyCq(cq, solicited_only), cq, Call::op(Op::ReqNotifyCq { cq }), unsafe {
-        notify(cq, solicited_only)
+        dispatch::ibv_req_notify_cq(cq, solicited_only)
     })
 }
 

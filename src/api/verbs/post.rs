@@ -11,8 +11,7 @@
 use core::ffi::c_int;
 
 use rdmaverbs_abi::verbs::{
-    ibv_ops_wr, ibv_post_recv as post_recv, ibv_post_send as post_send,
-    ibv_post_srq_recv as post_srq_recv, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wq,
+    dispatch, ibv_ops_wr, ibv_qp, ibv_recv_wr, ibv_send_wr, ibv_srq, ibv_wq,
 };
 use rdmaverbs_abi::{ctx_op, object_op};
 use rdmaverbs_observe::{Call, Op};
@@ -47,7 +46,7 @@ pub unsafe extern "C" fn ibv_post_send(
 ) -> c_int {
     // SAFETY: the caller's QP and list, for the provider's own op.
     observed!(status IbvPostSend(qp, wr, bad_wr), qp, Call::op(Op::PostSend { qp, wr }), {
-        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { post_send(qp, wr, bad_wr) } }
+        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { dispatch::ibv_post_send(qp, wr, bad_wr) } }
     }, null => not_posted(bad_wr, wr))
 }
 
@@ -63,7 +62,7 @@ pub unsafe extern "C" fn ibv_post_recv(
 ) -> c_int {
     // SAFETY: as in `ibv_post_send`.
     observed!(status IbvPostRecv(qp, wr, bad_wr), qp, Call::op(Op::PostRecv { qp, wr }), {
-        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { post_recv(qp, wr, bad_wr) } }
+        if wr.is_null() { not_posted(bad_wr, wr) } else { unsafe { dispatch::ibv_post_recv(qp, wr, bad_wr) } }
     }, null => not_posted(bad_wr, wr))
 }
 
@@ -82,7 +81,7 @@ pub unsafe extern "C" fn ibv_post_srq_recv(
         if recv_wr.is_null() {
             not_posted(bad_recv_wr, recv_wr)
         } else {
-            unsafe { post_srq_recv(srq, recv_wr, bad_recv_wr) }
+            unsafe { dispatch::ibv_post_srq_recv(srq, recv_wr, bad_recv_wr) }
         }
     }, null => not_posted(bad_recv_wr, recv_wr))
 }
