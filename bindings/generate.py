@@ -877,13 +877,13 @@ def rust(fns, consts):
             continue
         s += f"    // SAFETY: forwarded.\n    let r = unsafe {{ {c_fn}({call}) }};\n"
         if f.error == "int":
-            s += "    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }\n}\n"
+            s += f"    if r < 0 {{ Err(crate::last_call_error(\"{f.name}\")) }} else {{ Ok(r) }}\n}}\n"
         elif f.error == "ptr":
-            s += "    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }\n}\n"
+            s += f"    if r.is_null() {{ Err(crate::last_call_error(\"{f.name}\")) }} else {{ Ok(r) }}\n}}\n"
         elif f.error == "errno":
-            s += "    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }\n}\n"
+            s += f"    if r != 0 {{ Err(crate::call_error(\"{f.name}\", r)) }} else {{ Ok(r) }}\n}}\n"
         elif f.error == "neg":
-            s += "    if r < 0 {\n        Err(io::Error::from_raw_os_error(i32::try_from(-r).unwrap_or(i32::MAX)))\n"
+            s += f"    if r < 0 {{\n        Err(crate::call_error(\"{f.name}\", i32::try_from(-r).unwrap_or(i32::MAX)))\n"
             s += "    } else {\n        Ok(r)\n    }\n}\n"
         else:
             s += "    Ok(r)\n}\n"

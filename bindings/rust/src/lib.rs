@@ -38,6 +38,7 @@ pub use listener::Listener;
 pub use mr::window::{RemoteAddr, Window};
 pub use mr::{Access, Buf};
 pub use pd::{Context, Pd};
+pub use rdmaverbs_sys::{errno_of, CallError};
 pub use srq::Srq;
 pub use wr::{IntoSges, RecvWr, SendWr};
 

@@ -261,7 +261,7 @@ fn a_failed_post_hands_back_what_it_did_not_post() {
             ),
         ])
         .unwrap_err();
-    assert_eq!(e.error.raw_os_error(), Some(libc::ENOMEM));
+    assert_eq!(rdmaverbs::errno_of(&e.error), Some(libc::ENOMEM));
     assert_eq!(rec.posts(), posts, "nothing recorded");
     assert_eq!(ep.sends_posted(), 0);
     let back: Vec<(u64, Vec<u8>)> = e
@@ -318,7 +318,12 @@ fn atomics_carry_their_operands_and_a_failed_poll_its_errno() {
         )
     );
     rec.fail(libc::EIO);
-    assert_eq!(cq.poll(4).unwrap_err().raw_os_error(), Some(libc::EIO));
+    let e = cq.poll(4).unwrap_err();
+    assert_eq!(rdmaverbs::errno_of(&e), Some(libc::EIO));
+    assert_eq!(
+        e.to_string(),
+        "ibv_poll_cq: EIO (Input/output error, errno 5)"
+    );
     rec.complete_last();
     let done = cq.poll(4).unwrap();
     let got: Vec<(u64, WcOpcode, u64)> = done

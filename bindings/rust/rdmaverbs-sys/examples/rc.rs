@@ -24,7 +24,7 @@ fn ok<T>(what: &str, r: io::Result<T>) -> T {
 
 /// The errno of a failure, which must be `want`.
 fn refused<T>(what: &str, r: io::Result<T>, want: i32) {
-    let got = r.err().and_then(|e| e.raw_os_error());
+    let got = r.err().as_ref().and_then(rv::errno_of);
     if got != Some(want) {
         fail(format!("{what}: errno {got:?}, want {want}"));
     }

@@ -1504,7 +1504,7 @@ pub fn versioned() -> Vec<(&'static str, &'static str, *const c_void)> {
 pub unsafe fn rdma_seterrno(ret: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_seterrno(ret) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_seterrno")) } else { Ok(r) }
 }
 
 /// `rdma_reg_msgs`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -1514,7 +1514,7 @@ pub unsafe fn rdma_seterrno(ret: c_int) -> io::Result<c_int> {
 pub unsafe fn rdma_reg_msgs(id: *mut c_void, addr: *mut c_void, length: usize) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_reg_msgs(id, addr, length) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_reg_msgs")) } else { Ok(r) }
 }
 
 /// `rdma_reg_read`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -1524,7 +1524,7 @@ pub unsafe fn rdma_reg_msgs(id: *mut c_void, addr: *mut c_void, length: usize) -
 pub unsafe fn rdma_reg_read(id: *mut c_void, addr: *mut c_void, length: usize) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_reg_read(id, addr, length) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_reg_read")) } else { Ok(r) }
 }
 
 /// `rdma_reg_write`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -1534,7 +1534,7 @@ pub unsafe fn rdma_reg_read(id: *mut c_void, addr: *mut c_void, length: usize) -
 pub unsafe fn rdma_reg_write(id: *mut c_void, addr: *mut c_void, length: usize) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_reg_write(id, addr, length) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_reg_write")) } else { Ok(r) }
 }
 
 /// `rdma_dereg_mr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1544,7 +1544,7 @@ pub unsafe fn rdma_reg_write(id: *mut c_void, addr: *mut c_void, length: usize) 
 pub unsafe fn rdma_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_dereg_mr(mr) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_dereg_mr")) } else { Ok(r) }
 }
 
 /// `rdma_post_recvv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1569,7 +1569,7 @@ pub unsafe fn rdma_post_recvv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_recvv(id, context, sgl.as_ptr().cast_mut(), nsge) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_recvv")) } else { Ok(r) }
 }
 
 /// `rdma_post_sendv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1595,7 +1595,7 @@ pub unsafe fn rdma_post_sendv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_sendv(id, context, sgl.as_ptr().cast_mut(), nsge, flags) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_sendv")) } else { Ok(r) }
 }
 
 /// `rdma_post_readv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1620,7 +1620,7 @@ pub unsafe fn rdma_post_readv(id: *mut c_void, context: *mut c_void, sgl: &[ibv_
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_readv(id, context, sgl.as_ptr().cast_mut(), nsge, flags, remote_addr, rkey) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_readv")) } else { Ok(r) }
 }
 
 /// `rdma_post_writev`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1646,7 +1646,7 @@ pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_writev(id, context, sgl.as_ptr().cast_mut(), nsge, flags, remote_addr, rkey) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_writev")) } else { Ok(r) }
 }
 
 /// `rdma_post_recv`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1662,7 +1662,7 @@ pub unsafe fn rdma_post_writev(id: *mut c_void, context: *mut c_void, sgl: &[ibv
 pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_recv(id, context, addr, length, mr) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_recv")) } else { Ok(r) }
 }
 
 /// `rdma_post_send`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1679,7 +1679,7 @@ pub unsafe fn rdma_post_recv(id: *mut c_void, context: *mut c_void, addr: *mut c
 pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_send(id, context, addr, length, mr, flags) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_send")) } else { Ok(r) }
 }
 
 /// `rdma_post_read`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1695,7 +1695,7 @@ pub unsafe fn rdma_post_send(id: *mut c_void, context: *mut c_void, addr: *mut c
 pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_read(id, context, addr, length, mr, flags, remote_addr, rkey) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_read")) } else { Ok(r) }
 }
 
 /// `rdma_post_write`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1712,7 +1712,7 @@ pub unsafe fn rdma_post_read(id: *mut c_void, context: *mut c_void, addr: *mut c
 pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, remote_addr: u64, rkey: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_write(id, context, addr, length, mr, flags, remote_addr, rkey) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_write")) } else { Ok(r) }
 }
 
 /// `rdma_post_ud_send`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1729,7 +1729,7 @@ pub unsafe fn rdma_post_write(id: *mut c_void, context: *mut c_void, addr: *mut 
 pub unsafe fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mut c_void, length: usize, mr: *mut c_void, flags: c_int, ah: *mut c_void, remote_qpn: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_post_ud_send(id, context, addr, length, mr, flags, ah, remote_qpn) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_post_ud_send")) } else { Ok(r) }
 }
 
 /// `rdma_get_send_comp`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1739,7 +1739,7 @@ pub unsafe fn rdma_post_ud_send(id: *mut c_void, context: *mut c_void, addr: *mu
 pub unsafe fn rdma_get_send_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_send_comp(id, wc) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_send_comp")) } else { Ok(r) }
 }
 
 /// `rdma_get_recv_comp`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1749,7 +1749,7 @@ pub unsafe fn rdma_get_send_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
 pub unsafe fn rdma_get_recv_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_recv_comp(id, wc) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_recv_comp")) } else { Ok(r) }
 }
 
 /// `rdma_get_send_comp_timeout`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1759,7 +1759,7 @@ pub unsafe fn rdma_get_recv_comp(id: *mut c_void, wc: *mut ibv_wc) -> io::Result
 pub unsafe fn rdma_get_send_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeout_ms: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_send_comp_timeout(id, wc, timeout_ms) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_send_comp_timeout")) } else { Ok(r) }
 }
 
 /// `rdma_get_recv_comp_timeout`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -1769,7 +1769,7 @@ pub unsafe fn rdma_get_send_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
 pub unsafe fn rdma_get_recv_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeout_ms: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_recv_comp_timeout(id, wc, timeout_ms) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_recv_comp_timeout")) } else { Ok(r) }
 }
 
 /// `rdma_get_local_addr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -1779,7 +1779,7 @@ pub unsafe fn rdma_get_recv_comp_timeout(id: *mut c_void, wc: *mut ibv_wc, timeo
 pub unsafe fn rdma_get_local_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_local_addr(id) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_get_local_addr")) } else { Ok(r) }
 }
 
 /// `rdma_get_peer_addr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -1789,7 +1789,7 @@ pub unsafe fn rdma_get_local_addr(id: *mut c_void) -> io::Result<*mut c_void> {
 pub unsafe fn rdma_get_peer_addr(id: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_peer_addr(id) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_get_peer_addr")) } else { Ok(r) }
 }
 
 /// `ibv_wr_atomic_cmp_swp`; it returns no `Err`.
@@ -1989,7 +1989,7 @@ pub unsafe fn ibv_wr_start(qp: *mut c_void) {
 pub unsafe fn ibv_wr_complete(qp: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_wr_complete(qp) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_wr_complete", r)) } else { Ok(r) }
 }
 
 /// `ibv_wr_abort`; it returns no `Err`.
@@ -2207,7 +2207,7 @@ pub unsafe fn ibv_wc_read_tm_info(cq: *mut c_void, tm_info: *mut c_void) {
 pub unsafe fn ibv_post_wq_recv(wq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_wq_recv(wq, recv_wr, bad_recv_wr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_post_wq_recv", r)) } else { Ok(r) }
 }
 
 /// `___ibv_query_port`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2217,7 +2217,7 @@ pub unsafe fn ibv_post_wq_recv(wq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_r
 pub unsafe fn ___ibv_query_port(context: *mut c_void, port_num: u8, port_attr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::___ibv_query_port(context, port_num, port_attr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("___ibv_query_port", r)) } else { Ok(r) }
 }
 
 /// `ibv_query_gid_ex`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2227,7 +2227,7 @@ pub unsafe fn ___ibv_query_port(context: *mut c_void, port_num: u8, port_attr: *
 pub unsafe fn ibv_query_gid_ex(context: *mut c_void, port_num: u32, gid_index: u32, entry: *mut c_void, flags: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_query_gid_ex(context, port_num, gid_index, entry, flags) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_query_gid_ex", r)) } else { Ok(r) }
 }
 
 /// `ibv_query_gid_table`; a failure (a negative value) as the `io::Error` of minus that value.
@@ -2238,7 +2238,7 @@ pub unsafe fn ibv_query_gid_table(context: *mut c_void, entries: *mut c_void, ma
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_query_gid_table(context, entries, max_entries, flags) };
     if r < 0 {
-        Err(io::Error::from_raw_os_error(i32::try_from(-r).unwrap_or(i32::MAX)))
+        Err(crate::call_error("ibv_query_gid_table", i32::try_from(-r).unwrap_or(i32::MAX)))
     } else {
         Ok(r)
     }
@@ -2251,7 +2251,7 @@ pub unsafe fn ibv_query_gid_table(context: *mut c_void, entries: *mut c_void, ma
 pub unsafe fn ibv_create_flow(qp: *mut c_void, flow: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_flow(qp, flow) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_flow")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_flow`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2261,7 +2261,7 @@ pub unsafe fn ibv_create_flow(qp: *mut c_void, flow: *mut c_void) -> io::Result<
 pub unsafe fn ibv_destroy_flow(flow_id: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_flow(flow_id) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_flow", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_flow_action_esp`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2271,7 +2271,7 @@ pub unsafe fn ibv_destroy_flow(flow_id: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_create_flow_action_esp(ctx: *mut c_void, esp: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_flow_action_esp(ctx, esp) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_flow_action_esp")) } else { Ok(r) }
 }
 
 /// `ibv_modify_flow_action_esp`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2281,7 +2281,7 @@ pub unsafe fn ibv_create_flow_action_esp(ctx: *mut c_void, esp: *mut c_void) -> 
 pub unsafe fn ibv_modify_flow_action_esp(action: *mut c_void, esp: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_modify_flow_action_esp(action, esp) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_modify_flow_action_esp", r)) } else { Ok(r) }
 }
 
 /// `ibv_destroy_flow_action`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2291,7 +2291,7 @@ pub unsafe fn ibv_modify_flow_action_esp(action: *mut c_void, esp: *mut c_void) 
 pub unsafe fn ibv_destroy_flow_action(action: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_flow_action(action) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_flow_action", r)) } else { Ok(r) }
 }
 
 /// `ibv_open_xrcd`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2301,7 +2301,7 @@ pub unsafe fn ibv_destroy_flow_action(action: *mut c_void) -> io::Result<c_int> 
 pub unsafe fn ibv_open_xrcd(context: *mut c_void, xrcd_init_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_open_xrcd(context, xrcd_init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_open_xrcd")) } else { Ok(r) }
 }
 
 /// `ibv_close_xrcd`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2311,7 +2311,7 @@ pub unsafe fn ibv_open_xrcd(context: *mut c_void, xrcd_init_attr: *mut c_void) -
 pub unsafe fn ibv_close_xrcd(xrcd: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_close_xrcd(xrcd) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_close_xrcd", r)) } else { Ok(r) }
 }
 
 /// `__ibv_reg_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2321,7 +2321,7 @@ pub unsafe fn ibv_close_xrcd(xrcd: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn __ibv_reg_mr(pd: *mut c_void, addr: *mut c_void, length: usize, access: u32, is_access_const: c_int) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::__ibv_reg_mr(pd, addr, length, access, is_access_const) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("__ibv_reg_mr")) } else { Ok(r) }
 }
 
 /// `__ibv_reg_mr_iova`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2331,7 +2331,7 @@ pub unsafe fn __ibv_reg_mr(pd: *mut c_void, addr: *mut c_void, length: usize, ac
 pub unsafe fn __ibv_reg_mr_iova(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32, is_access_const: c_int) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::__ibv_reg_mr_iova(pd, addr, length, iova, access, is_access_const) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("__ibv_reg_mr_iova")) } else { Ok(r) }
 }
 
 /// `ibv_alloc_mw`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2341,7 +2341,7 @@ pub unsafe fn __ibv_reg_mr_iova(pd: *mut c_void, addr: *mut c_void, length: usiz
 pub unsafe fn ibv_alloc_mw(pd: *mut c_void, type_: u32) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_mw(pd, type_) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_mw")) } else { Ok(r) }
 }
 
 /// `ibv_dealloc_mw`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2351,7 +2351,7 @@ pub unsafe fn ibv_alloc_mw(pd: *mut c_void, type_: u32) -> io::Result<*mut c_voi
 pub unsafe fn ibv_dealloc_mw(mw: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_dealloc_mw(mw) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_dealloc_mw", r)) } else { Ok(r) }
 }
 
 /// `ibv_inc_rkey`; it returns no `Err`.
@@ -2370,7 +2370,7 @@ pub unsafe fn ibv_inc_rkey(rkey: u32) -> u32 {
 pub unsafe fn ibv_bind_mw(qp: *mut c_void, mw: *mut c_void, mw_bind: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_bind_mw(qp, mw, mw_bind) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_bind_mw", r)) } else { Ok(r) }
 }
 
 /// `ibv_advise_mr`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2389,7 +2389,7 @@ pub unsafe fn ibv_advise_mr(pd: *mut c_void, advice: u32, flags: u32, sg_list: &
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_advise_mr(pd, advice, flags, sg_list.as_ptr().cast_mut(), num_sge) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_advise_mr", r)) } else { Ok(r) }
 }
 
 /// `ibv_alloc_dm`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2399,7 +2399,7 @@ pub unsafe fn ibv_advise_mr(pd: *mut c_void, advice: u32, flags: u32, sg_list: &
 pub unsafe fn ibv_alloc_dm(context: *mut c_void, attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_dm(context, attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_dm")) } else { Ok(r) }
 }
 
 /// `ibv_free_dm`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2409,7 +2409,7 @@ pub unsafe fn ibv_alloc_dm(context: *mut c_void, attr: *mut c_void) -> io::Resul
 pub unsafe fn ibv_free_dm(dm: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_free_dm(dm) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_free_dm", r)) } else { Ok(r) }
 }
 
 /// `ibv_memcpy_to_dm`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2419,7 +2419,7 @@ pub unsafe fn ibv_free_dm(dm: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_memcpy_to_dm(dm: *mut c_void, dm_offset: u64, host_addr: *mut c_void, length: usize) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_memcpy_to_dm(dm, dm_offset, host_addr, length) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_memcpy_to_dm", r)) } else { Ok(r) }
 }
 
 /// `ibv_memcpy_from_dm`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2429,7 +2429,7 @@ pub unsafe fn ibv_memcpy_to_dm(dm: *mut c_void, dm_offset: u64, host_addr: *mut 
 pub unsafe fn ibv_memcpy_from_dm(host_addr: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_memcpy_from_dm(host_addr, dm, dm_offset, length) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_memcpy_from_dm", r)) } else { Ok(r) }
 }
 
 /// `ibv_alloc_null_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2439,7 +2439,7 @@ pub unsafe fn ibv_memcpy_from_dm(host_addr: *mut c_void, dm: *mut c_void, dm_off
 pub unsafe fn ibv_alloc_null_mr(pd: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_null_mr(pd) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_null_mr")) } else { Ok(r) }
 }
 
 /// `ibv_reg_dm_mr`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2449,7 +2449,7 @@ pub unsafe fn ibv_alloc_null_mr(pd: *mut c_void) -> io::Result<*mut c_void> {
 pub unsafe fn ibv_reg_dm_mr(pd: *mut c_void, dm: *mut c_void, dm_offset: u64, length: usize, access: u32) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_reg_dm_mr(pd, dm, dm_offset, length, access) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_reg_dm_mr")) } else { Ok(r) }
 }
 
 /// `ibv_create_cq_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2459,7 +2459,7 @@ pub unsafe fn ibv_reg_dm_mr(pd: *mut c_void, dm: *mut c_void, dm_offset: u64, le
 pub unsafe fn ibv_create_cq_ex(context: *mut c_void, cq_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_cq_ex(context, cq_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_cq_ex")) } else { Ok(r) }
 }
 
 /// `ibv_poll_cq`: up to num_entries completions into the array wc: how many; a negative value (the provider's) is a failure, with the errno left; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2478,7 +2478,7 @@ pub unsafe fn ibv_poll_cq(cq: *mut c_void, num_entries: c_int, wc: &mut [ibv_wc]
     }
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_poll_cq(cq, num_entries, wc.as_mut_ptr()) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("ibv_poll_cq")) } else { Ok(r) }
 }
 
 /// `ibv_req_notify_cq`: arms the CQ: the next completion (solicited_only: the next solicited one) makes an event on its completion channel; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2488,7 +2488,7 @@ pub unsafe fn ibv_poll_cq(cq: *mut c_void, num_entries: c_int, wc: &mut [ibv_wc]
 pub unsafe fn ibv_req_notify_cq(cq: *mut c_void, solicited_only: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_req_notify_cq(cq, solicited_only) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_req_notify_cq", r)) } else { Ok(r) }
 }
 
 /// `ibv_modify_cq`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2498,7 +2498,7 @@ pub unsafe fn ibv_req_notify_cq(cq: *mut c_void, solicited_only: c_int) -> io::R
 pub unsafe fn ibv_modify_cq(cq: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_modify_cq(cq, attr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_modify_cq", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_srq_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2508,7 +2508,7 @@ pub unsafe fn ibv_modify_cq(cq: *mut c_void, attr: *mut c_void) -> io::Result<c_
 pub unsafe fn ibv_create_srq_ex(context: *mut c_void, srq_init_attr_ex: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_srq_ex(context, srq_init_attr_ex) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_srq_ex")) } else { Ok(r) }
 }
 
 /// `ibv_get_srq_num`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2518,7 +2518,7 @@ pub unsafe fn ibv_create_srq_ex(context: *mut c_void, srq_init_attr_ex: *mut c_v
 pub unsafe fn ibv_get_srq_num(srq: *mut c_void, srq_num: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_get_srq_num(srq, srq_num) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_get_srq_num", r)) } else { Ok(r) }
 }
 
 /// `ibv_post_srq_recv`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2534,7 +2534,7 @@ pub unsafe fn ibv_get_srq_num(srq: *mut c_void, srq_num: *mut c_void) -> io::Res
 pub unsafe fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad_recv_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_srq_recv(srq, recv_wr, bad_recv_wr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_post_srq_recv", r)) } else { Ok(r) }
 }
 
 /// `ibv_post_srq_ops`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2550,7 +2550,7 @@ pub unsafe fn ibv_post_srq_recv(srq: *mut c_void, recv_wr: *mut ibv_recv_wr, bad
 pub unsafe fn ibv_post_srq_ops(srq: *mut c_void, op: *mut c_void, bad_op: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_srq_ops(srq, op, bad_op) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_post_srq_ops", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_qp_ex`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2560,7 +2560,7 @@ pub unsafe fn ibv_post_srq_ops(srq: *mut c_void, op: *mut c_void, bad_op: *mut *
 pub unsafe fn ibv_create_qp_ex(context: *mut c_void, qp_init_attr_ex: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_qp_ex(context, qp_init_attr_ex) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_qp_ex")) } else { Ok(r) }
 }
 
 /// `ibv_alloc_td`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2570,7 +2570,7 @@ pub unsafe fn ibv_create_qp_ex(context: *mut c_void, qp_init_attr_ex: *mut c_voi
 pub unsafe fn ibv_alloc_td(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_td(context, init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_td")) } else { Ok(r) }
 }
 
 /// `ibv_dealloc_td`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2580,7 +2580,7 @@ pub unsafe fn ibv_alloc_td(context: *mut c_void, init_attr: *mut c_void) -> io::
 pub unsafe fn ibv_dealloc_td(td: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_dealloc_td(td) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_dealloc_td", r)) } else { Ok(r) }
 }
 
 /// `ibv_alloc_parent_domain`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2590,7 +2590,7 @@ pub unsafe fn ibv_dealloc_td(td: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_alloc_parent_domain(context: *mut c_void, attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_parent_domain(context, attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_parent_domain")) } else { Ok(r) }
 }
 
 /// `ibv_query_rt_values_ex`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2600,7 +2600,7 @@ pub unsafe fn ibv_alloc_parent_domain(context: *mut c_void, attr: *mut c_void) -
 pub unsafe fn ibv_query_rt_values_ex(context: *mut c_void, values: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_query_rt_values_ex(context, values) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_query_rt_values_ex", r)) } else { Ok(r) }
 }
 
 /// `ibv_query_device_ex`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2610,7 +2610,7 @@ pub unsafe fn ibv_query_rt_values_ex(context: *mut c_void, values: *mut c_void) 
 pub unsafe fn ibv_query_device_ex(context: *mut c_void, input: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_query_device_ex(context, input, attr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_query_device_ex", r)) } else { Ok(r) }
 }
 
 /// `ibv_open_qp`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2620,7 +2620,7 @@ pub unsafe fn ibv_query_device_ex(context: *mut c_void, input: *mut c_void, attr
 pub unsafe fn ibv_open_qp(context: *mut c_void, qp_open_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_open_qp(context, qp_open_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_open_qp")) } else { Ok(r) }
 }
 
 /// `ibv_modify_qp_rate_limit`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2630,7 +2630,7 @@ pub unsafe fn ibv_open_qp(context: *mut c_void, qp_open_attr: *mut c_void) -> io
 pub unsafe fn ibv_modify_qp_rate_limit(qp: *mut c_void, attr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_modify_qp_rate_limit(qp, attr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_modify_qp_rate_limit", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_wq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2640,7 +2640,7 @@ pub unsafe fn ibv_modify_qp_rate_limit(qp: *mut c_void, attr: *mut c_void) -> io
 pub unsafe fn ibv_create_wq(context: *mut c_void, wq_init_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_wq(context, wq_init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_wq")) } else { Ok(r) }
 }
 
 /// `ibv_modify_wq`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2650,7 +2650,7 @@ pub unsafe fn ibv_create_wq(context: *mut c_void, wq_init_attr: *mut c_void) -> 
 pub unsafe fn ibv_modify_wq(wq: *mut c_void, wq_attr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_modify_wq(wq, wq_attr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_modify_wq", r)) } else { Ok(r) }
 }
 
 /// `ibv_destroy_wq`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2660,7 +2660,7 @@ pub unsafe fn ibv_modify_wq(wq: *mut c_void, wq_attr: *mut c_void) -> io::Result
 pub unsafe fn ibv_destroy_wq(wq: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_wq(wq) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_wq", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_rwq_ind_table`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -2670,7 +2670,7 @@ pub unsafe fn ibv_destroy_wq(wq: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_create_rwq_ind_table(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_rwq_ind_table(context, init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_rwq_ind_table")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_rwq_ind_table`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2680,7 +2680,7 @@ pub unsafe fn ibv_create_rwq_ind_table(context: *mut c_void, init_attr: *mut c_v
 pub unsafe fn ibv_destroy_rwq_ind_table(rwq_ind_table: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_rwq_ind_table(rwq_ind_table) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_rwq_ind_table", r)) } else { Ok(r) }
 }
 
 /// `ibv_post_send`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2697,7 +2697,7 @@ pub unsafe fn ibv_destroy_rwq_ind_table(rwq_ind_table: *mut c_void) -> io::Resul
 pub unsafe fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_send(qp, wr, bad_wr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_post_send", r)) } else { Ok(r) }
 }
 
 /// `ibv_post_recv`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2713,7 +2713,7 @@ pub unsafe fn ibv_post_send(qp: *mut c_void, wr: *mut ibv_send_wr, bad_wr: *mut 
 pub unsafe fn ibv_post_recv(qp: *mut c_void, wr: *mut ibv_recv_wr, bad_wr: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_post_recv(qp, wr, bad_wr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_post_recv", r)) } else { Ok(r) }
 }
 
 /// `ibv_is_qpt_supported`; it returns no `Err`.
@@ -2732,7 +2732,7 @@ pub unsafe fn ibv_is_qpt_supported(caps: u32, qpt: u32) -> c_int {
 pub unsafe fn ibv_create_counters(context: *mut c_void, init_attr: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_counters(context, init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_counters")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_counters`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2742,7 +2742,7 @@ pub unsafe fn ibv_create_counters(context: *mut c_void, init_attr: *mut c_void) 
 pub unsafe fn ibv_destroy_counters(counters: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_counters(counters) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_counters", r)) } else { Ok(r) }
 }
 
 /// `ibv_attach_counters_point_flow`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2752,7 +2752,7 @@ pub unsafe fn ibv_destroy_counters(counters: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_attach_counters_point_flow(counters: *mut c_void, attr: *mut c_void, flow: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_attach_counters_point_flow(counters, attr, flow) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_attach_counters_point_flow", r)) } else { Ok(r) }
 }
 
 /// `ibv_read_counters`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -2762,7 +2762,7 @@ pub unsafe fn ibv_attach_counters_point_flow(counters: *mut c_void, attr: *mut c
 pub unsafe fn ibv_read_counters(counters: *mut c_void, counters_value: *mut c_void, ncounters: u32, flags: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_read_counters(counters, counters_value, ncounters, flags) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_read_counters", r)) } else { Ok(r) }
 }
 
 /// `ibv_flow_label_to_udp_sport`; it returns no `Err`.
@@ -2797,7 +2797,7 @@ pub unsafe fn ibv_wr_flush(qp: *mut c_void, rkey: u32, remote_addr: u64, len: us
 pub unsafe fn ibv_query_comp_cntr_caps(context: *mut c_void, caps: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_query_comp_cntr_caps()?(context, caps) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_query_comp_cntr_caps", r)) } else { Ok(r) }
 }
 
 /// `rdma_getaddrinfo`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2807,7 +2807,7 @@ pub unsafe fn ibv_query_comp_cntr_caps(context: *mut c_void, caps: *mut c_void) 
 pub unsafe fn rdma_getaddrinfo(node: *const c_char, service: *const c_char, hints: *const rdma_addrinfo, res: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_getaddrinfo(node, service, hints, res) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_getaddrinfo")) } else { Ok(r) }
 }
 
 /// `rdma_freeaddrinfo`; it returns no `Err`.
@@ -2826,7 +2826,7 @@ pub unsafe fn rdma_freeaddrinfo(res: *mut c_void) {
 pub unsafe fn rdma_create_ep(id: *mut *mut c_void, res: *mut c_void, pd: *mut c_void, qp_init_attr: *mut ibv_qp_init_attr) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_create_ep(id, res, pd, qp_init_attr) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_create_ep")) } else { Ok(r) }
 }
 
 /// `rdma_destroy_ep`; it returns no `Err`.
@@ -2845,7 +2845,7 @@ pub unsafe fn rdma_destroy_ep(id: *mut c_void) {
 pub unsafe fn rdma_listen(id: *mut c_void, backlog: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_listen(id, backlog) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_listen")) } else { Ok(r) }
 }
 
 /// `rdma_get_request`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2855,7 +2855,7 @@ pub unsafe fn rdma_listen(id: *mut c_void, backlog: c_int) -> io::Result<c_int> 
 pub unsafe fn rdma_get_request(listen: *mut c_void, id: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_request(listen, id) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_request")) } else { Ok(r) }
 }
 
 /// `rdma_accept`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2865,7 +2865,7 @@ pub unsafe fn rdma_get_request(listen: *mut c_void, id: *mut *mut c_void) -> io:
 pub unsafe fn rdma_accept(id: *mut c_void, conn_param: *mut rdma_conn_param) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_accept(id, conn_param) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_accept")) } else { Ok(r) }
 }
 
 /// `rdma_connect`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2875,7 +2875,7 @@ pub unsafe fn rdma_accept(id: *mut c_void, conn_param: *mut rdma_conn_param) -> 
 pub unsafe fn rdma_connect(id: *mut c_void, conn_param: *mut rdma_conn_param) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_connect(id, conn_param) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_connect")) } else { Ok(r) }
 }
 
 /// `rdma_disconnect`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2885,7 +2885,7 @@ pub unsafe fn rdma_connect(id: *mut c_void, conn_param: *mut rdma_conn_param) ->
 pub unsafe fn rdma_disconnect(id: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_disconnect(id) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_disconnect")) } else { Ok(r) }
 }
 
 /// `rdma_get_src_port`: the local port in network byte order (src_port: in host order); it returns no `Err`.
@@ -2931,7 +2931,7 @@ pub unsafe fn dst_port(id: *mut c_void) -> u16 {
 pub unsafe fn rdma_create_event_channel() -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_create_event_channel() };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("rdma_create_event_channel")) } else { Ok(r) }
 }
 
 /// `rdma_destroy_event_channel`; it returns no `Err`.
@@ -2950,7 +2950,7 @@ pub unsafe fn rdma_destroy_event_channel(channel: *mut c_void) {
 pub unsafe fn rdma_create_id(channel: *mut c_void, id: *mut *mut c_void, context: *mut c_void, ps: u32) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_create_id(channel, id, context, ps) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_create_id")) } else { Ok(r) }
 }
 
 /// `rdma_destroy_id`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2960,7 +2960,7 @@ pub unsafe fn rdma_create_id(channel: *mut c_void, id: *mut *mut c_void, context
 pub unsafe fn rdma_destroy_id(id: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_destroy_id(id) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_destroy_id")) } else { Ok(r) }
 }
 
 /// `rdma_bind_addr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2970,7 +2970,7 @@ pub unsafe fn rdma_destroy_id(id: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn rdma_bind_addr(id: *mut c_void, addr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_bind_addr(id, addr) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_bind_addr")) } else { Ok(r) }
 }
 
 /// `rdma_resolve_addr`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2980,7 +2980,7 @@ pub unsafe fn rdma_bind_addr(id: *mut c_void, addr: *mut c_void) -> io::Result<c
 pub unsafe fn rdma_resolve_addr(id: *mut c_void, src_addr: *mut c_void, dst_addr: *mut c_void, timeout_ms: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_resolve_addr(id, src_addr, dst_addr, timeout_ms) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_resolve_addr")) } else { Ok(r) }
 }
 
 /// `rdma_resolve_route`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -2990,7 +2990,7 @@ pub unsafe fn rdma_resolve_addr(id: *mut c_void, src_addr: *mut c_void, dst_addr
 pub unsafe fn rdma_resolve_route(id: *mut c_void, timeout_ms: c_int) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_resolve_route(id, timeout_ms) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_resolve_route")) } else { Ok(r) }
 }
 
 /// `rdma_get_cm_event`: waits for the channel's next event; each is acknowledged (rdma_ack_cm_event) before its id is destroyed; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -3000,7 +3000,7 @@ pub unsafe fn rdma_resolve_route(id: *mut c_void, timeout_ms: c_int) -> io::Resu
 pub unsafe fn rdma_get_cm_event(channel: *mut c_void, event: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_get_cm_event(channel, event) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_get_cm_event")) } else { Ok(r) }
 }
 
 /// `rdma_ack_cm_event`; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -3010,7 +3010,7 @@ pub unsafe fn rdma_get_cm_event(channel: *mut c_void, event: *mut *mut c_void) -
 pub unsafe fn rdma_ack_cm_event(event: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_ack_cm_event(event) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_ack_cm_event")) } else { Ok(r) }
 }
 
 /// `rdma_event_str`; it returns no `Err`.
@@ -3036,7 +3036,7 @@ pub unsafe fn rdma_event_str(event: u32) -> String {
 pub unsafe fn rdma_create_qp(id: *mut c_void, pd: *mut c_void, qp_init_attr: *mut ibv_qp_init_attr) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::rdma_create_qp(id, pd, qp_init_attr) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("rdma_create_qp")) } else { Ok(r) }
 }
 
 /// `rdma_destroy_qp`; it returns no `Err`.
@@ -3071,7 +3071,7 @@ pub unsafe fn ibv_wc_status_str(status: u32) -> String {
 pub unsafe fn ibv_create_comp_channel(context: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_comp_channel(context) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_comp_channel")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_comp_channel`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3081,7 +3081,7 @@ pub unsafe fn ibv_create_comp_channel(context: *mut c_void) -> io::Result<*mut c
 pub unsafe fn ibv_destroy_comp_channel(channel: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_comp_channel(channel) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_comp_channel", r)) } else { Ok(r) }
 }
 
 /// `ibv_get_cq_event`: waits for an event on the channel: the CQ and its cq_context; each event is acknowledged (ibv_ack_cq_events) before the CQ is destroyed; a failure (a negative value) as the `io::Error` of errno, read right after the call.
@@ -3091,7 +3091,7 @@ pub unsafe fn ibv_destroy_comp_channel(channel: *mut c_void) -> io::Result<c_int
 pub unsafe fn ibv_get_cq_event(channel: *mut c_void, cq: *mut *mut c_void, cq_context: *mut *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_get_cq_event(channel, cq, cq_context) };
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r < 0 { Err(crate::last_call_error("ibv_get_cq_event")) } else { Ok(r) }
 }
 
 /// `ibv_ack_cq_events`; it returns no `Err`.
@@ -3110,7 +3110,7 @@ pub unsafe fn ibv_ack_cq_events(cq: *mut c_void, nevents: u32) {
 pub unsafe fn ibv_alloc_pd(context: *mut c_void) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_alloc_pd(context) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_alloc_pd")) } else { Ok(r) }
 }
 
 /// `ibv_dealloc_pd`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3120,7 +3120,7 @@ pub unsafe fn ibv_alloc_pd(context: *mut c_void) -> io::Result<*mut c_void> {
 pub unsafe fn ibv_dealloc_pd(pd: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_dealloc_pd(pd) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_dealloc_pd", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_cq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -3130,7 +3130,7 @@ pub unsafe fn ibv_dealloc_pd(pd: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_create_cq(context: *mut c_void, cqe: c_int, cq_context: *mut c_void, channel: *mut c_void, comp_vector: c_int) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_cq(context, cqe, cq_context, channel, comp_vector) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_cq")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_cq`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3140,7 +3140,7 @@ pub unsafe fn ibv_create_cq(context: *mut c_void, cqe: c_int, cq_context: *mut c
 pub unsafe fn ibv_destroy_cq(cq: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_cq(cq) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_cq", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_srq`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -3150,7 +3150,7 @@ pub unsafe fn ibv_destroy_cq(cq: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_create_srq(pd: *mut c_void, srq_init_attr: *mut ibv_srq_init_attr) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_srq(pd, srq_init_attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_srq")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_srq`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3160,7 +3160,7 @@ pub unsafe fn ibv_create_srq(pd: *mut c_void, srq_init_attr: *mut ibv_srq_init_a
 pub unsafe fn ibv_destroy_srq(srq: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_srq(srq) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_srq", r)) } else { Ok(r) }
 }
 
 /// `ibv_create_ah`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -3170,7 +3170,7 @@ pub unsafe fn ibv_destroy_srq(srq: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_create_ah(pd: *mut c_void, attr: *mut ibv_ah_attr) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_create_ah(pd, attr) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_create_ah")) } else { Ok(r) }
 }
 
 /// `ibv_destroy_ah`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3180,7 +3180,7 @@ pub unsafe fn ibv_create_ah(pd: *mut c_void, attr: *mut ibv_ah_attr) -> io::Resu
 pub unsafe fn ibv_destroy_ah(ah: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_destroy_ah(ah) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_destroy_ah", r)) } else { Ok(r) }
 }
 
 /// `ibv_reg_mr_iova2`; a failure (NULL) as the `io::Error` of errno, read right after the call.
@@ -3190,7 +3190,7 @@ pub unsafe fn ibv_destroy_ah(ah: *mut c_void) -> io::Result<c_int> {
 pub unsafe fn ibv_reg_mr_iova2(pd: *mut c_void, addr: *mut c_void, length: usize, iova: u64, access: u32) -> io::Result<*mut c_void> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_reg_mr_iova2(pd, addr, length, iova, access) };
-    if r.is_null() { Err(io::Error::last_os_error()) } else { Ok(r) }
+    if r.is_null() { Err(crate::last_call_error("ibv_reg_mr_iova2")) } else { Ok(r) }
 }
 
 /// `ibv_dereg_mr`; a failure (an errno value returned) as the `io::Error` of that value.
@@ -3200,5 +3200,5 @@ pub unsafe fn ibv_reg_mr_iova2(pd: *mut c_void, addr: *mut c_void, length: usize
 pub unsafe fn ibv_dereg_mr(mr: *mut c_void) -> io::Result<c_int> {
     // SAFETY: forwarded.
     let r = unsafe { sys::ibv_dereg_mr(mr) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(r) }
+    if r != 0 { Err(crate::call_error("ibv_dereg_mr", r)) } else { Ok(r) }
 }

@@ -47,7 +47,8 @@ pub(crate) fn optional(
 ) -> io::Result<*mut c_void> {
     const RTLD_DEFAULT: *mut c_void = core::ptr::null_mut();
     // SAFETY: NUL-terminated strings; RTLD_DEFAULT searches the process.
-    let p = *cache.get_or_init(|| unsafe { dlvsym(RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) } as usize);
+    let p = *cache
+        .get_or_init(|| unsafe { dlvsym(RTLD_DEFAULT, name.as_ptr(), version.as_ptr()) } as usize);
     if p != 0 {
         return Ok(p as *mut c_void);
     }
@@ -60,4 +61,141 @@ pub(crate) fn optional(
              {since} or later)"
         ),
     ))
+}
+
+/// The error of a C function that failed, inside the `io::Error` every
+/// function of this crate returns (its `kind()` is the errno value's):
+/// the function's C name and the errno value it left or returned. Shown as
+/// `"rdma_connect: ECONNREFUSED (Connection refused, errno 111)"`;
+/// [`errno_of`] reads the value back from any `io::Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallError {
+    function: &'static str,
+    errno: i32,
+}
+
+impl CallError {
+    /// The C function that failed: `"rdma_connect"`, `"ibv_post_send"`, ...
+    pub fn function(&self) -> &'static str {
+        self.function
+    }
+
+    /// The errno value (`libc::ECONNREFUSED`, ...).
+    pub fn errno(&self) -> i32 {
+        self.errno
+    }
+
+    /// The errno value's name (`"ECONNREFUSED"`), if it is one that the
+    /// calls here give.
+    pub fn errno_name(&self) -> Option<&'static str> {
+        errno_name(self.errno)
+    }
+}
+
+impl core::fmt::Display for CallError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // "Connection refused (os error 111)": the description alone.
+        let text = io::Error::from_raw_os_error(self.errno).to_string();
+        let text = text.split(" (os error").next().unwrap_or(&text);
+        match errno_name(self.errno) {
+            Some(name) => write!(
+                f,
+                "{}: {name} ({text}, errno {})",
+                self.function, self.errno
+            ),
+            None => write!(f, "{}: {text} (errno {})", self.function, self.errno),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// The `io::Error` of `function` failing with `errno`: of the errno
+/// value's `ErrorKind`, carrying a [`CallError`].
+pub fn call_error(function: &'static str, errno: i32) -> io::Error {
+    io::Error::new(
+        io::Error::from_raw_os_error(errno).kind(),
+        CallError { function, errno },
+    )
+}
+
+/// [`call_error`] of the calling thread's `errno`, read right after the
+/// call.
+pub fn last_call_error(function: &'static str) -> io::Error {
+    call_error(
+        function,
+        io::Error::last_os_error().raw_os_error().unwrap_or(0),
+    )
+}
+
+/// The errno value of an error of this crate or of the standard library:
+/// a [`CallError`]'s, else the operating system's (`raw_os_error`).
+pub fn errno_of(e: &io::Error) -> Option<i32> {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<CallError>())
+    {
+        Some(c) => Some(c.errno),
+        None => e.raw_os_error(),
+    }
+}
+
+/// The name of an errno value that the calls here give (Linux's values).
+pub fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        1 => "EPERM",
+        2 => "ENOENT",
+        3 => "ESRCH",
+        4 => "EINTR",
+        5 => "EIO",
+        6 => "ENXIO",
+        7 => "E2BIG",
+        9 => "EBADF",
+        10 => "ECHILD",
+        11 => "EAGAIN",
+        12 => "ENOMEM",
+        13 => "EACCES",
+        14 => "EFAULT",
+        16 => "EBUSY",
+        17 => "EEXIST",
+        19 => "ENODEV",
+        20 => "ENOTDIR",
+        22 => "EINVAL",
+        23 => "ENFILE",
+        24 => "EMFILE",
+        28 => "ENOSPC",
+        32 => "EPIPE",
+        34 => "ERANGE",
+        35 => "EDEADLK",
+        38 => "ENOSYS",
+        61 => "ENODATA",
+        62 => "ETIME",
+        71 => "EPROTO",
+        74 => "EBADMSG",
+        75 => "EOVERFLOW",
+        88 => "ENOTSOCK",
+        90 => "EMSGSIZE",
+        93 => "EPROTONOSUPPORT",
+        95 => "EOPNOTSUPP",
+        97 => "EAFNOSUPPORT",
+        98 => "EADDRINUSE",
+        99 => "EADDRNOTAVAIL",
+        100 => "ENETDOWN",
+        101 => "ENETUNREACH",
+        102 => "ENETRESET",
+        103 => "ECONNABORTED",
+        104 => "ECONNRESET",
+        105 => "ENOBUFS",
+        106 => "EISCONN",
+        107 => "ENOTCONN",
+        108 => "ESHUTDOWN",
+        110 => "ETIMEDOUT",
+        111 => "ECONNREFUSED",
+        112 => "EHOSTDOWN",
+        113 => "EHOSTUNREACH",
+        114 => "EALREADY",
+        115 => "EINPROGRESS",
+        125 => "ECANCELED",
+        _ => return None,
+    })
 }

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use rdmaverbs_sys as rv;
 
 fn errno<T>(r: io::Result<T>) -> Option<i32> {
-    r.err().and_then(|e| e.raw_os_error())
+    r.err().as_ref().and_then(rv::errno_of)
 }
 
 #[test]
@@ -174,7 +174,8 @@ const SC: &str = " sge=0x3000:0x40:0x33";
 /// (name, node, since) of an exports list: the build's (`RDMAVERBS_EXPORTS`),
 /// or every row of the table (`RDMAVERBS_ALL_EXPORTS`).
 fn exports(variable: &str) -> Vec<(String, String, String)> {
-    let path = std::env::var(variable).unwrap_or_else(|_| panic!("{variable} (bindings/run.sh sets it)"));
+    let path =
+        std::env::var(variable).unwrap_or_else(|_| panic!("{variable} (bindings/run.sh sets it)"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut out: Vec<(String, String, String)> = text
         .lines()
@@ -201,23 +202,41 @@ fn a_function_the_build_lacks_is_an_error_at_its_call() {
         .collect();
     let errors: std::collections::BTreeMap<&str, Option<std::io::Error>> = [
         // SAFETY: a NULL QP and context, never passed on: the library lacks them.
-        ("ibv_wr_flush", unsafe { rv::ibv_wr_flush(null_mut(), 0, 0, 0, 0, 0) }.err()),
-        ("ibv_query_comp_cntr_caps", unsafe { rv::ibv_query_comp_cntr_caps(null_mut(), null_mut()) }.err()),
-        ("ibv_wr_atomic_write", unsafe { rv::ibv_wr_atomic_write(null_mut(), 0, 0, null_mut()) }.err()),
+        (
+            "ibv_wr_flush",
+            unsafe { rv::ibv_wr_flush(null_mut(), 0, 0, 0, 0, 0) }.err(),
+        ),
+        (
+            "ibv_query_comp_cntr_caps",
+            unsafe { rv::ibv_query_comp_cntr_caps(null_mut(), null_mut()) }.err(),
+        ),
+        (
+            "ibv_wr_atomic_write",
+            unsafe { rv::ibv_wr_atomic_write(null_mut(), 0, 0, null_mut()) }.err(),
+        ),
     ]
     .into_iter()
     .collect();
     for (name, _, since) in &lacking {
-        let e = errors[name.as_str()].as_ref().unwrap_or_else(|| panic!("{name}: no error"));
+        let e = errors[name.as_str()]
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: no error"));
         assert_eq!(e.kind(), std::io::ErrorKind::Unsupported, "{name}");
         let text = e.to_string();
         assert!(text.contains(&format!("{name} is not in")), "{text}");
-        assert!(text.contains(&format!("it came with rdma-core {since},")), "{text}");
+        assert!(
+            text.contains(&format!("it came with rdma-core {since},")),
+            "{text}"
+        );
     }
     // Those the build has are called (a NULL object: each refuses it).
     for (name, e) in &errors {
         if built.iter().any(|b| b.0 == *name) {
-            assert!(e.as_ref().is_none_or(|e| e.kind() != std::io::ErrorKind::Unsupported), "{name}");
+            assert!(
+                e.as_ref()
+                    .is_none_or(|e| e.kind() != std::io::ErrorKind::Unsupported),
+                "{name}"
+            );
         }
     }
 }
@@ -398,12 +417,20 @@ fn verbs_data_path() {
         // Failures: the provider's errno value, *bad_wr its first request; NULL refused.
         (rec.fail)(rv::ENOMEM);
         let e = rv::ibv_post_send(qp, &mut fadd, &mut bad).unwrap_err();
-        assert_eq!(e.raw_os_error(), Some(rv::ENOMEM));
+        assert_eq!(rv::errno_of(&e), Some(rv::ENOMEM));
+        assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+        assert_eq!(
+            e.to_string(),
+            "ibv_post_send: ENOMEM (Cannot allocate memory, errno 12)"
+        );
+        let call = e.get_ref().and_then(|i| i.downcast_ref::<rv::CallError>());
+        assert_eq!(
+            call.map(|c| (c.function(), c.errno(), c.errno_name())),
+            Some(("ibv_post_send", rv::ENOMEM, Some("ENOMEM")))
+        );
         assert_eq!(bad, (&mut fadd as *mut rv::ibv_send_wr).cast());
         assert_eq!(
-            rv::ibv_post_send(null_mut(), &mut fadd, &mut bad)
-                .unwrap_err()
-                .raw_os_error(),
+            rv::errno_of(&rv::ibv_post_send(null_mut(), &mut fadd, &mut bad).unwrap_err()),
             Some(rv::EINVAL)
         );
         assert_eq!(rv::sys::ibv_post_send(qp, null_mut(), &mut bad), rv::EINVAL);
@@ -441,15 +468,13 @@ fn verbs_data_path() {
         );
         (rec.fail)(rv::EIO);
         assert_eq!(
-            rv::ibv_poll_cq(cq, 4, &mut wc).unwrap_err().raw_os_error(),
+            rv::errno_of(&rv::ibv_poll_cq(cq, 4, &mut wc).unwrap_err()),
             Some(rv::EIO)
         );
         assert_eq!(rv::ibv_req_notify_cq(cq, 1).unwrap(), 0);
         assert_eq!(rec.last(), "notify solicited_only=1");
         assert_eq!(
-            rv::ibv_req_notify_cq(null_mut(), 0)
-                .unwrap_err()
-                .raw_os_error(),
+            rv::errno_of(&rv::ibv_req_notify_cq(null_mut(), 0).unwrap_err()),
             Some(rv::EINVAL)
         );
         assert_eq!(rv::ibv_inc_rkey(0x1234_56ff), 0x1234_5600);
