@@ -59,6 +59,13 @@ case $link in ""|listen=127.0.0.1:*|connect=127.0.0.1:*) ;; *) die "-l $link: on
 script=$(realpath -e "$1" 2>/dev/null) || die "guest script '$1' not found"
 shift
 
+# RDMAVERBS_GUEST_LOCK=FILE: the boot waits while another run holds FILE
+# (flock), so that the guests of runs sharing a machine never overlap;
+# run-pair.sh takes it once for its two guests (RDMAVERBS_GUEST_LOCKED).
+if [ -n "${RDMAVERBS_GUEST_LOCK:-}" ] && [ -z "${RDMAVERBS_GUEST_LOCKED:-}" ]; then
+  exec 9>> "$RDMAVERBS_GUEST_LOCK" && flock 9 || die "cannot lock $RDMAVERBS_GUEST_LOCK"
+fi
+
 # --- preflight ------------------------------------------------------------
 if [ -z "${VNG:-}" ]; then
   VNG=$(command -v vng 2>/dev/null) || true

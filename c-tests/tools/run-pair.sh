@@ -24,6 +24,11 @@ shift $((OPTIND - 1))
 out=$(realpath "$1") a=$2 b=$3
 shift 3
 mkdir -p "$out"
+# RDMAVERBS_GUEST_LOCK (run-guest.sh): one lock for both guests.
+if [ -n "${RDMAVERBS_GUEST_LOCK:-}" ] && [ -z "${RDMAVERBS_GUEST_LOCKED:-}" ]; then
+  exec 9>> "$RDMAVERBS_GUEST_LOCK" && flock 9 || { echo "run-pair.sh: cannot lock $RDMAVERBS_GUEST_LOCK" >&2; exit 2; }
+  export RDMAVERBS_GUEST_LOCKED=1
+fi
 # Host A first: its QEMU listens; B's connects to it.
 "$here/run-guest.sh" -t "$tmo" -w "$out" -l "listen=127.0.0.1:$port" -a 192.0.2.1 -M 1 \
   "$a" a "$out" "$@" > "$out/host-a.log" 2>&1 &
