@@ -45,7 +45,7 @@ namespace RdmaVerbs
     /// and the ids of the connect requests it had not taken
     /// (Listener.GetRequest) are destroyed: no event of a closed id is ever
     /// given to another id at the same address.</summary>
-    public sealed class EventChannel : Resource
+    public sealed partial class EventChannel : Resource
     {
         /// <summary>The C calls of a channel (the tests give a stand-in).</summary>
         internal interface ISource
@@ -60,6 +60,10 @@ namespace RdmaVerbs
 
             /// <summary>rdma_destroy_id, of a connect request's id nobody took.</summary>
             void DestroyId(IntPtr id);
+
+            /// <summary>The descriptor that is readable when an event can be
+            /// read (the Task waits' reader watches it); -1: none.</summary>
+            int Fd { get; }
         }
 
         sealed class Source : ISource
@@ -91,6 +95,10 @@ namespace RdmaVerbs
             public void DestroyId(IntPtr id)
             {
                 Rdma.rdma_destroy_id(id);
+            }
+
+            public int Fd {
+                get { return fd; }
             }
         }
 
@@ -172,20 +180,24 @@ namespace RdmaVerbs
         internal CmEvent Next(Func<CmEvent, bool> match, Resource who, int timeoutMs, string function)
         {
             Check();
-            return waits.Await(who, () => {
-                int i = held.FindIndex(ev => match(ev));
-                if (i < 0)
-                    return null;
-                var e = held[i];
-                held.RemoveAt(i);
-                if (IsRequest(e) && ids.ContainsKey(e.Id))
-                    ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
-                return e;
-            }, source.Await, () => {
+            return waits.Await(who, () => Take(match), source.Await, () => {
                 var e = source.Get();
                 if (e != null)
                     Route(e);
             }, timeoutMs, function);
+        }
+
+        /// <summary>The first kept event that matches, taken (under guard), or null.</summary>
+        CmEvent Take(Func<CmEvent, bool> match)
+        {
+            int i = held.FindIndex(ev => match(ev));
+            if (i < 0)
+                return null;
+            var e = held[i];
+            held.RemoveAt(i);
+            if (IsRequest(e) && ids.ContainsKey(e.Id))
+                ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
+            return e;
         }
 
         /// <summary>Keeps e for its id, or drops it (under guard).</summary>
@@ -298,7 +310,7 @@ namespace RdmaVerbs
     /// <summary>A completion channel (ibv_create_comp_channel): the events of
     /// its CQs, each acknowledged at once; every wait can be bounded. One
     /// made on an endpoint is disposed with it, before its id.</summary>
-    public sealed class CompletionChannel : Resource
+    public sealed partial class CompletionChannel : Resource
     {
         readonly IntPtr channel;
         readonly int fd;

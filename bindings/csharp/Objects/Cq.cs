@@ -12,7 +12,7 @@ namespace RdmaVerbs
     /// releases what their work requests held. With a channel: Arm, then
     /// WaitEvent (the event acknowledged at once), then Poll. One made on an
     /// endpoint is disposed with it, before its id.</summary>
-    public sealed class CompletionQueue : Resource
+    public sealed partial class CompletionQueue : Resource
     {
         readonly IntPtr cq;
         readonly CompletionChannel channel;
@@ -151,6 +151,7 @@ namespace RdmaVerbs
         {
             if (channel != null)
                 channel.WakeWaiters();
+            EndPolls();
         }
 
         internal override void Destroy()

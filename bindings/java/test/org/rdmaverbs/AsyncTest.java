@@ -108,6 +108,12 @@ final class AsyncTest {
             long ms = (System.nanoTime() - at) / 1_000_000;
             check(closed(t) && ms < 1_000, what + ": " + t + " after " + ms + " ms");
         }
+        try {
+            closer.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        check(!closer.isAlive(), what + ": the close returned");
     }
 
     static void run() throws RdmaVerbsException {
