@@ -217,7 +217,8 @@ namespace RdmaVerbs
                         throw new RdmaVerbsException("ibv_poll_cq", Rdma.ETIMEDOUT, got.Count + " of " + n
                                                      + " completions within " + timeoutMs + " ms");
                     await Task.WhenAny(Task.Delay(1, ct), closed.Task).ConfigureAwait(false);
-                    ct.ThrowIfCancellationRequested();
+                    if (ct.IsCancellationRequested)
+                        throw new TaskCanceledException();
                 }
             } finally {
                 lock (polls)

@@ -217,8 +217,13 @@ static class AsyncTest
         Check(Errno(pt) == Rdma.ETIMEDOUT, "a poll's 100 ms limit: " + Show(pt));
         var pc = new CancellationTokenSource(50);
         var pe = Outcome(cq.PollAsync(1, -1, pc.Token), 2000);
-        Check(pe is OperationCanceledException, "a poll's token canceled: " + Show(pe));
+        Check(pe is TaskCanceledException, "a poll's token canceled: " + Show(pe));
         DisposeEnds("a CQ disposed while two tasks poll it (no limit, 10 s)", cq, cq.PollAsync(1, -1),
                     cq.PollAsync(1, 10000));
+        // A CQ made on an endpoint: its dependent, disposed with it.
+        var owner = new Endpoint(null, false, new IntPtr(0xe200), false);
+        var dep = new CompletionQueue(owner, emptyCq(), null, false);
+        DisposeEnds("an endpoint disposed while a task polls the CQ made on it", owner, dep.PollAsync(1, -1));
+        Check(dep.IsDisposed, "the endpoint disposed: its CQ with it");
     }
 }

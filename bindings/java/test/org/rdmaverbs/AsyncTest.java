@@ -197,5 +197,10 @@ final class AsyncTest {
         check(errno(pt) == RdmaVerbs.ETIMEDOUT, "a poll's 100 ms limit: " + pt);
         closeEnds("a CQ closed while two futures poll it (no limit, 10 s)", cq,
                   List.of(cq.pollAsync(1, -1), cq.pollAsync(1, 10_000)));
+        // A CQ made on an endpoint: its dependent, closed with it.
+        Endpoint owner = new Endpoint(null, false, new Pointer(0xe200), false);
+        CompletionQueue dep = new CompletionQueue(owner, ObjectsTest.REC.recorder_empty_cq(), null, false);
+        closeEnds("an endpoint closed while a future polls the CQ made on it", owner, List.of(dep.pollAsync(1, -1)));
+        check(dep.isClosed(), "the endpoint closed: its CQ with it");
     }
 }
