@@ -476,7 +476,7 @@ MCS        := mcs -nologo -warnaserror -warn:4
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
-	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
+	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
 	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
@@ -487,7 +487,7 @@ bindings: $(BINDINGS)
 # (bindings/java/README.md, bindings/csharp/README.md).
 bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
 bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
-	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
+	$(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
 # What each binding's layout is compared with: the system headers' sizes,
 # offsets and constants, printed by a C program generate.py writes.
@@ -555,7 +555,7 @@ $(BIND)/Rc.exe: bindings/csharp/examples/Rc.cs $(BIND)/RdmaVerbs.dll
 
 # The C# verbs client (bindings/verbs-protocol.md), the exchange in the
 # object API, the README's client.
-$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
+$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.exe $(BIND)/Echo.exe: $(BIND)/%.exe: bindings/csharp/examples/%.cs $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $<
 
 # The crates (rdmaverbs-sys, and rdmaverbs over it, tokio's feature on),

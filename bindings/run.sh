@@ -37,7 +37,7 @@ LANGUAGES="python java node rust csharp lua"
 # waits).
 VERBS="python java node rust csharp lua"
 OBJECTS="python java node rust csharp lua"
-ASYNC="python node rust"
+ASYNC="python node rust java csharp"
 HELLO="python node lua"
 ECHO="rust java csharp"
 case ${1:-} in
@@ -83,6 +83,7 @@ java:test) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/test:$JNA" org.rdmaver
 java:rc) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Rc "$@" ;;
 java:verbs) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Verbs "$@" ;;
 java:objects) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsObjects "$@" ;;
+java:async) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" VerbsAsync "$@" ;;
 java:echo) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Echo "$@" ;;
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
@@ -110,6 +111,7 @@ csharp:test) exec mono "$BIND/RdmaVerbsTest.exe" ;;
 csharp:rc) exec mono "$BIND/Rc.exe" "$@" ;;
 csharp:verbs) exec mono "$BIND/Verbs.exe" "$@" ;;
 csharp:objects) exec mono "$BIND/VerbsObjects.exe" "$@" ;;
+csharp:async) exec mono "$BIND/VerbsAsync.exe" "$@" ;;
 csharp:echo) exec mono "$BIND/Echo.exe" "$@" ;;
 lua:layout) exec luajit -e 'for _, l in ipairs(require("rdmaverbs").layout()) do print(l) end' ;;
 lua:test) luajit bindings/lua/test/test.lua && luajit bindings/lua/test/objects.lua &&

@@ -1,5 +1,4 @@
-// The channels: rdma_cm's event channel and its events, the completion
-// channel.
+// rdma_cm's event channel and its events.
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -45,7 +44,7 @@ namespace RdmaVerbs
     /// and the ids of the connect requests it had not taken
     /// (Listener.GetRequest) are destroyed: no event of a closed id is ever
     /// given to another id at the same address.</summary>
-    public sealed class EventChannel : Resource
+    public sealed partial class EventChannel : Resource
     {
         /// <summary>The C calls of a channel (the tests give a stand-in).</summary>
         internal interface ISource
@@ -60,6 +59,10 @@ namespace RdmaVerbs
 
             /// <summary>rdma_destroy_id, of a connect request's id nobody took.</summary>
             void DestroyId(IntPtr id);
+
+            /// <summary>The descriptor that is readable when an event can be
+            /// read (the Task waits' reader watches it); -1: none.</summary>
+            int Fd { get; }
         }
 
         sealed class Source : ISource
@@ -91,6 +94,10 @@ namespace RdmaVerbs
             public void DestroyId(IntPtr id)
             {
                 Rdma.rdma_destroy_id(id);
+            }
+
+            public int Fd {
+                get { return fd; }
             }
         }
 
@@ -172,20 +179,24 @@ namespace RdmaVerbs
         internal CmEvent Next(Func<CmEvent, bool> match, Resource who, int timeoutMs, string function)
         {
             Check();
-            return waits.Await(who, () => {
-                int i = held.FindIndex(ev => match(ev));
-                if (i < 0)
-                    return null;
-                var e = held[i];
-                held.RemoveAt(i);
-                if (IsRequest(e) && ids.ContainsKey(e.Id))
-                    ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
-                return e;
-            }, source.Await, () => {
+            return waits.Await(who, () => Take(match), source.Await, () => {
                 var e = source.Get();
                 if (e != null)
                     Route(e);
             }, timeoutMs, function);
+        }
+
+        /// <summary>The first kept event that matches, taken (under guard), or null.</summary>
+        CmEvent Take(Func<CmEvent, bool> match)
+        {
+            int i = held.FindIndex(ev => match(ev));
+            if (i < 0)
+                return null;
+            var e = held[i];
+            held.RemoveAt(i);
+            if (IsRequest(e) && ids.ContainsKey(e.Id))
+                ids[e.Id] = IntPtr.Zero;   // taken: no listener destroys it
+            return e;
         }
 
         /// <summary>Keeps e for its id, or drops it (under guard).</summary>
@@ -292,132 +303,6 @@ namespace RdmaVerbs
         {
             if (!Owned)
                 waits.Close();   // (a stand-in's: Destroy was not called)
-        }
-    }
-
-    /// <summary>A completion channel (ibv_create_comp_channel): the events of
-    /// its CQs, each acknowledged at once; every wait can be bounded. One
-    /// made on an endpoint is disposed with it, before its id.</summary>
-    public sealed class CompletionChannel : Resource
-    {
-        readonly IntPtr channel;
-        readonly int fd;
-        readonly Dictionary<IntPtr, CompletionQueue> cqs = new Dictionary<IntPtr, CompletionQueue>();
-        readonly List<CompletionQueue> pending = new List<CompletionQueue>();
-
-        /// <summary>A channel on the endpoint's device context, disposed with
-        /// the endpoint (before its id).</summary>
-        public CompletionChannel(Endpoint ep) : this(ep, Rdma.ibv_create_comp_channel(ep.Context), true)
-        {
-        }
-
-        /// <summary>A channel on a device context (an ibv_context *), disposed
-        /// on its own.</summary>
-        public CompletionChannel(IntPtr context) : this(null, Rdma.ibv_create_comp_channel(context), true)
-        {
-        }
-
-        CompletionChannel(Endpoint ep, IntPtr channel, bool owned)
-            : this(ep, channel, Marshal.PtrToStructure<ibv_comp_channel>(channel).fd, owned)
-        {
-        }
-
-        /// <summary>channel (its descriptor fd), made on ep's context (a
-        /// dependent of ep), or on none; not owned: the tests' fake.</summary>
-        internal CompletionChannel(Endpoint ep, IntPtr channel, int fd, bool owned) : base(owned)
-        {
-            this.channel = channel;
-            this.fd = fd;
-            waits = new Waits(this);
-            Opened(ep);
-        }
-
-        /// <summary>The waits (any number of threads at once); its Guard
-        /// guards pending.</summary>
-        readonly Waits waits;
-
-        public override IntPtr Handle {
-            get { Check(); return channel; }
-        }
-
-        public int Fd {
-            get { Check(); return fd; }
-        }
-
-        internal void Attach(CompletionQueue cq)
-        {
-            lock (cqs) cqs[cq.Handle] = cq;
-        }
-
-        internal void Detach(CompletionQueue cq)
-        {
-            lock (cqs) {
-                foreach (var k in cqs.Where(p => p.Value == cq).Select(p => p.Key).ToList())
-                    cqs.Remove(k);
-            }
-            lock (waits.Guard) pending.RemoveAll(c => c == cq);
-        }
-
-        /// <summary>The next event, timeoutMs at most: the CQ it is for.</summary>
-        public CompletionQueue WaitEvent(int timeoutMs)
-        {
-            Check();
-            return waits.Await(null, () => {
-                if (pending.Count == 0)
-                    return null;
-                var c = pending[0];
-                pending.RemoveAt(0);
-                return c;
-            }, Ready, Read, timeoutMs, "ibv_get_cq_event");
-        }
-
-        internal void WaitFor(CompletionQueue cq, int timeoutMs)
-        {
-            Check();
-            waits.Await(cq, () => pending.Remove(cq) ? cq : null, Ready, Read, timeoutMs, "ibv_get_cq_event");
-        }
-
-        bool Ready(int timeoutMs, string function, int wakeFd)
-        {
-            return Calls.Readable(fd, wakeFd, timeoutMs, function);
-        }
-
-        /// <summary>Reads an event (the descriptor is readable), kept for its
-        /// CQ (under the waits' Guard).</summary>
-        void Read()
-        {
-            IntPtr cq, context;
-            Rdma.ibv_get_cq_event(channel, out cq, out context);
-            Rdma.ibv_ack_cq_events(cq, 1);
-            CompletionQueue q;
-            lock (cqs) cqs.TryGetValue(cq, out q);
-            if (q != null)
-                pending.Add(q);
-        }
-
-        /// <summary>Wakes the threads waiting here: each checks whether what
-        /// it waits for is being disposed.</summary>
-        internal void WakeWaiters()
-        {
-            waits.Wake();
-        }
-
-        /// <summary>Ends every wait on the channel (EBADF, "closed").</summary>
-        internal override void Wake()
-        {
-            waits.Wake();
-        }
-
-        internal override void Destroy()
-        {
-            waits.Close();   // no thread polls its descriptor any more
-            Rdma.ibv_destroy_comp_channel(channel);
-        }
-
-        internal override void Released()
-        {
-            if (!Owned)
-                waits.Close();
         }
     }
 }

@@ -1,4 +1,4 @@
-// Completion queues.
+// Completion queues and completion channels.
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -12,7 +12,7 @@ namespace RdmaVerbs
     /// releases what their work requests held. With a channel: Arm, then
     /// WaitEvent (the event acknowledged at once), then Poll. One made on an
     /// endpoint is disposed with it, before its id.</summary>
-    public sealed class CompletionQueue : Resource
+    public sealed partial class CompletionQueue : Resource
     {
         readonly IntPtr cq;
         readonly CompletionChannel channel;
@@ -151,6 +151,7 @@ namespace RdmaVerbs
         {
             if (channel != null)
                 channel.WakeWaiters();
+            EndPolls();
         }
 
         internal override void Destroy()
@@ -163,6 +164,132 @@ namespace RdmaVerbs
         {
             if (channel != null)
                 channel.Detach(this);
+        }
+    }
+
+    /// <summary>A completion channel (ibv_create_comp_channel): the events of
+    /// its CQs, each acknowledged at once; every wait can be bounded. One
+    /// made on an endpoint is disposed with it, before its id.</summary>
+    public sealed partial class CompletionChannel : Resource
+    {
+        readonly IntPtr channel;
+        readonly int fd;
+        readonly Dictionary<IntPtr, CompletionQueue> cqs = new Dictionary<IntPtr, CompletionQueue>();
+        readonly List<CompletionQueue> pending = new List<CompletionQueue>();
+
+        /// <summary>A channel on the endpoint's device context, disposed with
+        /// the endpoint (before its id).</summary>
+        public CompletionChannel(Endpoint ep) : this(ep, Rdma.ibv_create_comp_channel(ep.Context), true)
+        {
+        }
+
+        /// <summary>A channel on a device context (an ibv_context *), disposed
+        /// on its own.</summary>
+        public CompletionChannel(IntPtr context) : this(null, Rdma.ibv_create_comp_channel(context), true)
+        {
+        }
+
+        CompletionChannel(Endpoint ep, IntPtr channel, bool owned)
+            : this(ep, channel, Marshal.PtrToStructure<ibv_comp_channel>(channel).fd, owned)
+        {
+        }
+
+        /// <summary>channel (its descriptor fd), made on ep's context (a
+        /// dependent of ep), or on none; not owned: the tests' fake.</summary>
+        internal CompletionChannel(Endpoint ep, IntPtr channel, int fd, bool owned) : base(owned)
+        {
+            this.channel = channel;
+            this.fd = fd;
+            waits = new Waits(this);
+            Opened(ep);
+        }
+
+        /// <summary>The waits (any number of threads at once); its Guard
+        /// guards pending.</summary>
+        readonly Waits waits;
+
+        public override IntPtr Handle {
+            get { Check(); return channel; }
+        }
+
+        public int Fd {
+            get { Check(); return fd; }
+        }
+
+        internal void Attach(CompletionQueue cq)
+        {
+            lock (cqs) cqs[cq.Handle] = cq;
+        }
+
+        internal void Detach(CompletionQueue cq)
+        {
+            lock (cqs) {
+                foreach (var k in cqs.Where(p => p.Value == cq).Select(p => p.Key).ToList())
+                    cqs.Remove(k);
+            }
+            lock (waits.Guard) pending.RemoveAll(c => c == cq);
+        }
+
+        /// <summary>The next event, timeoutMs at most: the CQ it is for.</summary>
+        public CompletionQueue WaitEvent(int timeoutMs)
+        {
+            Check();
+            return waits.Await(null, () => {
+                if (pending.Count == 0)
+                    return null;
+                var c = pending[0];
+                pending.RemoveAt(0);
+                return c;
+            }, Ready, Read, timeoutMs, "ibv_get_cq_event");
+        }
+
+        internal void WaitFor(CompletionQueue cq, int timeoutMs)
+        {
+            Check();
+            waits.Await(cq, () => pending.Remove(cq) ? cq : null, Ready, Read, timeoutMs, "ibv_get_cq_event");
+        }
+
+        bool Ready(int timeoutMs, string function, int wakeFd)
+        {
+            return Calls.Readable(fd, wakeFd, timeoutMs, function);
+        }
+
+        /// <summary>Reads an event (the descriptor is readable), kept for its
+        /// CQ (under the waits' Guard).</summary>
+        void Read()
+        {
+            IntPtr cq, context;
+            Rdma.ibv_get_cq_event(channel, out cq, out context);
+            Rdma.ibv_ack_cq_events(cq, 1);
+            CompletionQueue q;
+            lock (cqs) cqs.TryGetValue(cq, out q);
+            if (q != null)
+                pending.Add(q);
+        }
+
+        /// <summary>Wakes the threads waiting here: each checks whether what
+        /// it waits for is being disposed.</summary>
+        internal void WakeWaiters()
+        {
+            waits.Wake();
+        }
+
+        /// <summary>Ends every wait on the channel (EBADF, "closed").</summary>
+        internal override void Wake()
+        {
+            waits.Wake();
+        }
+
+        internal override void Destroy()
+        {
+            waits.Close();   // no thread polls its descriptor any more
+            Rdma.ibv_destroy_comp_channel(channel);
+        }
+
+        internal override void Released()
+        {
+            if (!Owned)
+                waits.Close();
         }
     }
 }

@@ -46,7 +46,7 @@ namespace RdmaVerbs
     /// context: they would outlive the id's hold on the device otherwise;
     /// make them on Context to keep them past it); then it destroys its id,
     /// and its own event channel if it made one.</summary>
-    public sealed class Endpoint : Resource
+    public sealed partial class Endpoint : Resource
     {
         readonly EventChannel events;
         readonly bool ownEvents;
@@ -234,7 +234,7 @@ namespace RdmaVerbs
     /// as an Endpoint, to be given its QP and accepted. Disposing it destroys
     /// the ids of the connect requests read and not taken (refusing them),
     /// then its own; the endpoints it gave are disposed on their own.</summary>
-    public sealed class Listener : Resource
+    public sealed partial class Listener : Resource
     {
         readonly EventChannel events;
         readonly bool ownEvents;
@@ -305,7 +305,11 @@ namespace RdmaVerbs
         public Endpoint GetRequest(int timeoutMs)
         {
             Check();
-            var e = events.Next(ev => ev.ListenId == id || ev.Id == id, this, timeoutMs, "rdma_get_request");
+            return Request(events.Next(ev => ev.ListenId == id || ev.Id == id, this, timeoutMs, "rdma_get_request"));
+        }
+
+        Endpoint Request(CmEvent e)
+        {
             if (e.Type != Rdma.RDMA_CM_EVENT_CONNECT_REQUEST || e.Status != 0) {
                 if (e.Type == Rdma.RDMA_CM_EVENT_CONNECT_REQUEST)
                     events.Refuse(e.Id);   // nobody's: destroyed

@@ -58,6 +58,14 @@ namespace RdmaVerbs
             return new RdmaVerbsException(function, EBADF, GetType().Name + " closed while waiting");
         }
 
+        /// <summary>The error of a Task wait (in function) that a Dispose of
+        /// this object ended: ObjectDisposedException, "... closed while
+        /// waiting".</summary>
+        internal ObjectDisposedException DisposedError(string function)
+        {
+            return new ObjectDisposedException(GetType().Name, GetType().Name + " closed while waiting (" + function + ")");
+        }
+
         /// <summary>Ends the waits on this object, as its Dispose begins (a
         /// channel signals its waiters).</summary>
         internal virtual void Wake()

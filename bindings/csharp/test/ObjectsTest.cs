@@ -232,6 +232,10 @@ static class ObjectsTest
             Destroyed.Add(id);
         }
 
+        public int Fd {
+            get { return -1; }
+        }
+
         internal void Add(int type, long id, long listenId)
         {
             Events.Enqueue(new CmEvent(type, 0, new IntPtr(id), new IntPtr(listenId)));
@@ -488,5 +492,6 @@ static class ObjectsTest
         Waits();
         Lifetime();
         CloseTest.Run(lib);
+        AsyncTest.Run(lib);
     }
 }

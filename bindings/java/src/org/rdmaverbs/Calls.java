@@ -34,7 +34,7 @@ final class Calls {
         int close(int fd);
     }
 
-    private static final Libc LIBC = Native.load("c", Libc.class);
+    static final Libc LIBC = Native.load("c", Libc.class);
     private static final int POLLIN = 1, EINTR = 4;
 
     /** Waits until fd is readable, timeoutMs at most (negative: no limit);

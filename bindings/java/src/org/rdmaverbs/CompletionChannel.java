@@ -4,6 +4,7 @@ import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** A completion channel (ibv_create_comp_channel): the events of the CQs
@@ -86,6 +87,23 @@ public final class CompletionChannel extends Resource {
         check();
         waits.await(cq, () -> pending.removeFirstOccurrence(cq) ? cq : null, this::ready, this::read, timeoutMs,
                     "ibv_get_cq_event");
+    }
+
+    /** {@link #await(int)} as a future, which holds no thread while it
+     * waits (the descriptor is watched by the one reader of every async
+     * wait): ETIMEDOUT after timeoutMs (negative: no limit), EBADF
+     * ("closed") at once when the channel closes; cancel() ends it, and an
+     * event it had not taken stays for the next wait. */
+    public CompletableFuture<CompletionQueue> awaitAsync(int timeoutMs) {
+        check();
+        return waits.awaitAsync(null, pending::poll, this::ready, this::read, fd, timeoutMs, "ibv_get_cq_event");
+    }
+
+    /** cq's next event, as a future. */
+    CompletableFuture<CompletionQueue> awaitForAsync(CompletionQueue cq, int timeoutMs) {
+        check();
+        return waits.awaitAsync(cq, () -> pending.removeFirstOccurrence(cq) ? cq : null, this::ready, this::read, fd,
+                                timeoutMs, "ibv_get_cq_event");
     }
 
     private boolean ready(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException {

@@ -6,7 +6,9 @@ import com.sun.jna.Pointer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /** A completion queue (ibv_create_cq), on a completion channel or not.
@@ -142,6 +144,69 @@ public final class CompletionQueue extends Resource {
         channel.awaitFor(this, timeoutMs);
     }
 
+    /** {@link #await(int)} as a future, which holds no thread while it
+     * waits (the channel's descriptor is watched by the one reader of every
+     * async wait): ETIMEDOUT after timeoutMs (negative: no limit), EBADF
+     * ("closed") at once when the CQ or its channel closes; cancel() ends
+     * it, and an event it had not taken stays for the next wait. */
+    public CompletableFuture<Void> awaitAsync(int timeoutMs) {
+        check();
+        if (channel == null) throw new IllegalStateException("the CQ has no completion channel");
+        return Reactor.map(channel.awaitForAsync(this, timeoutMs), cq -> null);
+    }
+
+    /** The polls until completions in flight ({@link #pollAsync}). */
+    private final List<CompletableFuture<List<Completion>>> polls = new ArrayList<>();
+
+    /** {@link #poll(int, int)} as a future: polled by the async waits' one
+     * timer thread, every millisecond until n completions, none held
+     * meanwhile; ETIMEDOUT after timeoutMs (negative: no limit; those
+     * reaped are then lost to the caller, their buffers released), EBADF
+     * ("closed") at once when the CQ closes; cancel() stops the polling
+     * (completions reaped before are lost to the caller). */
+    public CompletableFuture<List<Completion>> pollAsync(int n, int timeoutMs) {
+        check();
+        CompletableFuture<List<Completion>> f = new CompletableFuture<>();
+        List<Completion> out = new ArrayList<>(n);
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        synchronized (polls) {
+            polls.add(f);
+        }
+        f.whenComplete((v, e) -> {
+            synchronized (polls) {
+                polls.remove(f);
+            }
+        });
+        pollStep(f, out, n, timeoutMs, deadline);
+        return f;
+    }
+
+    private void pollStep(CompletableFuture<List<Completion>> f, List<Completion> out, int n, int timeoutMs,
+                          long deadline) {
+        if (f.isDone()) return;
+        try {
+            if (isEnding()) throw closedError("ibv_poll_cq");
+            while (out.size() < n) {
+                List<Completion> got = poll(Math.min(16, n - out.size()));
+                if (got.isEmpty()) break;
+                out.addAll(got);
+            }
+            if (out.size() == n) {
+                Reactor.complete(f, out, null);
+                return;
+            }
+            if (timeoutMs >= 0 && System.nanoTime() - deadline > 0) {
+                throw new RdmaVerbsException("ibv_poll_cq", RdmaVerbs.ETIMEDOUT, out.size() + " of " + n
+                                             + " completions within " + timeoutMs + " ms");
+            }
+            Reactor.TIMER.schedule(() -> pollStep(f, out, n, timeoutMs, deadline), 1, TimeUnit.MILLISECONDS);
+        } catch (IllegalStateException e) {
+            Reactor.complete(f, null, isEnding() ? closedError("ibv_poll_cq") : e);
+        } catch (RdmaVerbsException | RuntimeException e) {
+            Reactor.complete(f, null, e);
+        }
+    }
+
     /** Its completion channel, or null. */
     public CompletionChannel channel() {
         return channel;
@@ -152,6 +217,11 @@ public final class CompletionQueue extends Resource {
     @Override
     void wake() {
         if (channel != null) channel.wakeWaiters();
+        List<CompletableFuture<List<Completion>>> ps;
+        synchronized (polls) {
+            ps = new ArrayList<>(polls);
+        }
+        for (CompletableFuture<List<Completion>> f : ps) Reactor.complete(f, null, closedError("ibv_poll_cq"));
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.rdmaverbs;
 
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
+import java.util.concurrent.CompletableFuture;
 
 /** An rdma_cm id and, once made, its QP ({@link #createQp}): one end of an
  * RC connection. A client's comes from {@link #resolve} (address and route
@@ -76,6 +77,58 @@ public final class Endpoint extends Resource {
         } catch (RdmaVerbsException | RuntimeException e) {
             closeAfter(ep, e);
             throw e;
+        }
+    }
+
+    /** {@link #resolve(EventChannel, String, int, int)} as a future, which
+     * holds no thread while it waits for the two events (the channel's
+     * descriptor is watched by the one reader of every async wait): the
+     * endpoint, or RdmaVerbsException (ETIMEDOUT after timeoutMs, EBADF
+     * "closed" when the channel closes; what was made is then closed). */
+    public static CompletableFuture<Endpoint> resolveAsync(EventChannel events, String addr, int port,
+                                                           int timeoutMs) {
+        Endpoint ep;
+        try {
+            PointerByReference ref = new PointerByReference();
+            RdmaVerbs.rdma_create_id(events.handle(), ref, null, RdmaVerbs.RDMA_PS_TCP);
+            ep = new Endpoint(events, false, ref.getValue(), true);
+        } catch (RdmaVerbsException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Endpoint> f = step(() -> {
+            RdmaVerbs.rdma_addrinfo hints = new RdmaVerbs.rdma_addrinfo();
+            hints.ai_port_space = RdmaVerbs.RDMA_PS_TCP;
+            PointerByReference res = new PointerByReference();
+            RdmaVerbs.rdma_getaddrinfo(addr, Integer.toString(port), hints, res);
+            try {
+                RdmaVerbs.rdma_resolve_addr(ep.id, null, new RdmaVerbs.rdma_addrinfo(res.getValue()).ai_dst_addr,
+                                            timeoutMs);
+            } finally {
+                RdmaVerbs.rdma_freeaddrinfo(res.getValue());
+            }
+            return events.expectAsync(ep.id, ep, RdmaVerbs.RDMA_CM_EVENT_ADDR_RESOLVED, timeoutMs, "rdma_resolve_addr");
+        }).thenCompose(e -> step(() -> {
+            RdmaVerbs.rdma_resolve_route(ep.id, timeoutMs);
+            return events.expectAsync(ep.id, ep, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, timeoutMs,
+                                      "rdma_resolve_route");
+        })).thenApply(e -> ep);
+        f.whenComplete((v, e) -> {
+            if (e != null) closeAfter(ep, e instanceof Exception x ? x : new RuntimeException(e));
+        });
+        return f;
+    }
+
+    /** What an async step does before its future: a C call may throw. */
+    interface Step<R> {
+        CompletableFuture<R> run() throws RdmaVerbsException;
+    }
+
+    /** s's future, or one failed with what s threw. */
+    static <R> CompletableFuture<R> step(Step<R> s) {
+        try {
+            return s.run();
+        } catch (RdmaVerbsException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -163,6 +216,55 @@ public final class Endpoint extends Resource {
         check();
         RdmaVerbs.rdma_accept(id, param);
         events.expect(id, this, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, "rdma_accept");
+    }
+
+    /** rdma_connect with {@link #defaultParam()}, then its ESTABLISHED
+     * event as a future, which holds no thread while it waits (the event
+     * channel's descriptor is watched by the one reader of every async
+     * wait): RdmaVerbsException on another event (ECONNREFUSED, ...),
+     * ETIMEDOUT after timeoutMs (negative: no limit), EBADF ("closed") at
+     * once when the endpoint or its channel closes. */
+    public CompletableFuture<Void> connectAsync(int timeoutMs) {
+        return step(() -> {
+            check();
+            RdmaVerbs.rdma_connect(id, defaultParam());
+            return established("rdma_connect", timeoutMs);
+        });
+    }
+
+    /** rdma_accept with {@link #defaultParam()}, then its ESTABLISHED
+     * event as a future (as {@link #connectAsync}). */
+    public CompletableFuture<Void> acceptAsync(int timeoutMs) {
+        return step(() -> {
+            check();
+            RdmaVerbs.rdma_accept(id, defaultParam());
+            return established("rdma_accept", timeoutMs);
+        });
+    }
+
+    private CompletableFuture<Void> established(String function, int timeoutMs) {
+        return Reactor.map(events.expectAsync(id, this, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, timeoutMs, function),
+                           e -> null);
+    }
+
+    /** rdma_disconnect, then its DISCONNECTED event as a future (as
+     * {@link #connectAsync}). */
+    public CompletableFuture<Void> disconnectAsync(int timeoutMs) {
+        return step(() -> {
+            check();
+            RdmaVerbs.rdma_disconnect(id);
+            return awaitDisconnectAsync(timeoutMs);
+        });
+    }
+
+    /** The DISCONNECTED event of a connection the peer ends, as a future
+     * (as {@link #connectAsync}). */
+    public CompletableFuture<Void> awaitDisconnectAsync(int timeoutMs) {
+        return step(() -> {
+            check();
+            return Reactor.map(events.expectAsync(id, this, RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, timeoutMs,
+                                                  "rdma_disconnect"), e -> null);
+        });
     }
 
     /** rdma_disconnect, then its DISCONNECTED event. */

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /** An rdma_cm event channel (rdma_create_event_channel): the events of the
@@ -40,6 +41,12 @@ public final class EventChannel extends Resource {
 
         /** rdma_destroy_id, of a connect request's id nobody took. */
         void destroyId(Pointer id) throws RdmaVerbsException;
+
+        /** The descriptor that is readable when an event can be read (the
+         * async waits' reader watches it); -1: none. */
+        default int fd() {
+            return -1;
+        }
     }
 
     private final Pointer channel;
@@ -81,6 +88,11 @@ public final class EventChannel extends Resource {
             @Override
             public void destroyId(Pointer id) throws RdmaVerbsException {
                 RdmaVerbs.rdma_destroy_id(id);
+            }
+
+            @Override
+            public int fd() {
+                return fd;
             }
         };
         opened();
@@ -127,21 +139,63 @@ public final class EventChannel extends Resource {
      * read meanwhile are kept for their ids (or dropped, as the class says). */
     CmEvent next(Predicate<CmEvent> match, Resource who, int timeoutMs, String function) throws RdmaVerbsException {
         check();
-        return waits.await(who, () -> {
-            for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
-                CmEvent e = it.next();
-                if (match.test(e)) {
-                    it.remove();
-                    // A connect request's id is taken: its listener will not destroy it.
-                    if (isRequest(e) && ids.containsKey(e.id())) ids.put(e.id(), null);
-                    return e;
-                }
-            }
-            return null;
-        }, source::await, () -> {
+        return waits.await(who, () -> take(match), source::await, () -> {
             CmEvent e = source.get();
             if (e != null) route(e);
         }, timeoutMs, function);
+    }
+
+    /** {@link #next(int)} as a future, which holds no thread while it
+     * waits (the channel's descriptor is watched by the one reader of every
+     * async wait); it fails with RdmaVerbsException: ETIMEDOUT after
+     * timeoutMs (negative: no limit), EBADF ("closed") at once when the
+     * channel closes; cancel() ends it, and an event it had not taken stays
+     * for the next wait. */
+    public CompletableFuture<CmEvent> nextAsync(int timeoutMs) {
+        check();
+        return waits.awaitAsync(null, () -> {
+            CmEvent e = held.poll();
+            if (e != null && isRequest(e)) ids.remove(e.id());
+            return e;
+        }, source::await, () -> {
+            CmEvent e = source.get();
+            if (e != null) held.add(e);
+        }, source.fd(), timeoutMs, "rdma_get_cm_event");
+    }
+
+    /** The next event that matches, as a future (as {@link #nextAsync(int)};
+     * EBADF also when who closes). */
+    CompletableFuture<CmEvent> nextAsync(Predicate<CmEvent> match, Resource who, int timeoutMs, String function) {
+        check();
+        return waits.awaitAsync(who, () -> take(match), source::await, () -> {
+            CmEvent e = source.get();
+            if (e != null) route(e);
+        }, source.fd(), timeoutMs, function);
+    }
+
+    /** {@link #expect} as a future. */
+    CompletableFuture<CmEvent> expectAsync(Pointer id, Resource who, int want, int timeoutMs, String function) {
+        return Reactor.map(nextAsync(ev -> id.equals(ev.id()), who, timeoutMs, function), e -> {
+            if (e.type() != want || e.status() != 0) {
+                throw new RdmaVerbsException(function, e.errno(), e.name() + " status " + e.status() + ", not "
+                                             + RdmaVerbs.rdma_event_str(want));
+            }
+            return e;
+        });
+    }
+
+    /** The first kept event that matches, taken (under the lock), or null. */
+    private CmEvent take(Predicate<CmEvent> match) {
+        for (Iterator<CmEvent> it = held.iterator(); it.hasNext();) {
+            CmEvent e = it.next();
+            if (match.test(e)) {
+                it.remove();
+                // A connect request's id is taken: its listener will not destroy it.
+                if (isRequest(e) && ids.containsKey(e.id())) ids.put(e.id(), null);
+                return e;
+            }
+        }
+        return null;
     }
 
     private static boolean isRequest(CmEvent e) {

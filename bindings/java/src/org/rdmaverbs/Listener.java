@@ -2,6 +2,7 @@ package org.rdmaverbs;
 
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
+import java.util.concurrent.CompletableFuture;
 
 /** A listening rdma_cm id (RDMA_PS_TCP): {@link #getRequest} gives each
  * connect request as an {@link Endpoint} (on the same event channel), to be
@@ -83,7 +84,24 @@ public final class Listener extends Resource {
      * most): an endpoint of the new id, not yet accepted. */
     public Endpoint getRequest(int timeoutMs) throws RdmaVerbsException {
         check();
-        CmEvent e = events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), this, timeoutMs, "rdma_get_request");
+        return request(events.next(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), this, timeoutMs,
+                                   "rdma_get_request"));
+    }
+
+    /** {@link #getRequest} as a future, which holds no thread while it
+     * waits (the event channel's descriptor is watched by the one reader of
+     * every async wait): the endpoint of the next connect request, or
+     * RdmaVerbsException: ETIMEDOUT after timeoutMs (negative: no limit),
+     * EBADF ("closed") at once when the listener or its channel closes. */
+    public CompletableFuture<Endpoint> getRequestAsync(int timeoutMs) {
+        return Endpoint.step(() -> {
+            check();
+            return Reactor.map(events.nextAsync(ev -> id.equals(ev.listenId()) || id.equals(ev.id()), this, timeoutMs,
+                                                "rdma_get_request"), this::request);
+        });
+    }
+
+    private Endpoint request(CmEvent e) throws RdmaVerbsException {
         if (e.type() != RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST || e.status() != 0) {
             if (e.type() == RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST) events.refuse(e.id());   // nobody's: destroyed
             throw new RdmaVerbsException("rdma_get_request", e.errno(), e.name() + " status " + e.status()

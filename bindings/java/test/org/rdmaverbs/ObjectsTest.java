@@ -459,5 +459,6 @@ final class ObjectsTest {
         waits();
         lifetime();
         CloseTest.run();
+        AsyncTest.run();
     }
 }
