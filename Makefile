@@ -230,25 +230,27 @@ test-lib: test-rust test-symbols test-headers test-differential test-verbs test-
 # %check, debian/rules' dh_auto_test), which make test has just run on the
 # same tree, is skipped; make rpm and make deb alone run it.
 # The guests of make e2e keep one core of two busy (TCG), and make
-# test-rdma-core another on average: the two run side by side, the e2e
-# programs built first, e2e's output kept in $(B)/e2e-all.log and printed
-# after the rest (CARGO_FORCE=: the library as just built, not linked
-# again under the tier's checks that nothing is). test-deb, which installs
-# the packages on this machine (which the guests see), runs once the
-# guests are done.
-TEST_BESIDE_E2E := test-rdma-core test-sanitizers test-valgrind test-fuzz test-rpm
+# test-rdma-core another on average: so the two run side by side, each
+# followed by what balances them (after e2e, the RPMs and the .deb: the
+# .deb's test installs the packages on this machine, which the guests see;
+# after the tier, the sanitizers, valgrind and the fuzzing). The e2e
+# programs are built first, and make e2e runs with CARGO_FORCE= (the
+# library as just built, not linked again under the tier's checks that
+# nothing of the host's build changes). The e2e side's output is kept in
+# $(B)/e2e-all.log and printed after the tier's.
+TEST_BESIDE_E2E := test-rdma-core test-sanitizers test-valgrind test-fuzz
 test: RPMCHECK = --nocheck
 test: export DEB_BUILD_OPTIONS = nocheck
 test: test-quick test-install
-	$(MAKE) $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
-	@echo "make test: make e2e runs beside $(TEST_BESIDE_E2E); its output follows theirs"
-	$(MAKE) e2e CARGO_FORCE= > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
-	$(MAKE) -k $(TEST_BESIDE_E2E) RPMCHECK=$(RPMCHECK); rest=$$?; \
+	$(MAKE) $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS) vendor
+	@echo "make test: make e2e, test-rpm and test-deb run beside $(TEST_BESIDE_E2E); their output follows"
+	{ $(MAKE) e2e CARGO_FORCE=; a=$$?; $(MAKE) test-rpm RPMCHECK=$(RPMCHECK); b=$$?; \
+	  $(MAKE) test-deb; c=$$?; [ $$a = 0 ] && [ $$b = 0 ] && [ $$c = 0 ]; } > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
+	$(MAKE) -k $(TEST_BESIDE_E2E); rest=$$?; \
 	wait $$e2e; one=$$?; \
-	echo "---- make e2e (all it printed, $(B)/e2e-all.log) ----"; cat $(B)/e2e-all.log; \
-	[ $$rest = 0 ] || echo "make test: $(TEST_BESIDE_E2E): failed (above make e2e's output)"; \
+	echo "---- make e2e, test-rpm, test-deb (all they printed, $(B)/e2e-all.log) ----"; cat $(B)/e2e-all.log; \
+	[ $$rest = 0 ] || echo "make test: $(TEST_BESIDE_E2E): failed (above the e2e side's output)"; \
 	[ $$one = 0 ] && [ $$rest = 0 ]
-	$(MAKE) test-deb
 	@echo "make test: all passed"
 
 # Rust unit tests: the generated files are current, the struct layout matches
