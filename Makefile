@@ -493,7 +493,8 @@ $(BIND)/librecorder.so: bindings/recorder.c
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
 	$(wildcard bindings/python/rdmaverbs/objects/*.py) $(wildcard bindings/python/rdmaverbs/objects/endpoint/*.py) \
-	bindings/python/rdmaverbs/py.typed
+	bindings/python/rdmaverbs/py.typed bindings/python/LICENSE-MIT bindings/python/LICENSE-APACHE \
+	$(wildcard bindings/python/examples/*.py bindings/python/tests/*.py)
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
