@@ -125,14 +125,15 @@ else
 fi
 python artifacts.py "$CHECKOUT/bindings/python" dist' ;;
 node)
-	# The clone as a reader's is, with no node_modules of its own: the
-	# package's install script (install.js) must put koffi there, and the
-	# check below can then tell.
+	# A node_modules left in the clone (by the link install of before)
+	# would be what the tree's tests found koffi in: they must use the
+	# installed package's (run.sh).
 	rm -rf "$TREE/bindings/node/node_modules"
-	# The linked package has the TypeScript declarations, and a typed program
-	# checks against them with tsc (TypeScript 5 and Node's types from npm,
-	# beside the package; a line says so when npm cannot give them), as
-	# does one the declarations must refuse.
+	# The package has the TypeScript declarations of both entries: a typed
+	# program of each kind checks against them with tsc (TypeScript 5 and
+	# Node's types from npm, beside the package; a line says so when npm
+	# cannot give them), the ES module's through the exports map's types
+	# (index.d.mts), as does one the declarations must refuse.
 	cat > prog.ts <<'EOF'
 import rv = require('rdmaverbs');
 
@@ -153,33 +154,70 @@ const n: number = rv.raw.ibv_poll_cq(null, 2, wcs) + rv.rdma_seterrno(0);
 const e: rv.RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
 void client; void n; void e.errno;
 EOF
+	cat > prog.mts <<'EOF'
+import rv, { connect, Endpoint, Completion, IBV_WC_LOC_PROT_ERR, ibv_wc_status_str, RdmaVerbsError } from 'rdmaverbs';
+
+async function client(host: string, port: number): Promise<number> {
+  const ep: Endpoint = await connect(host, port, { timeout: 5000 });
+  try {
+    const [wc]: Completion[] = await ep.recvCq!.next(1, { timeout: 5000 });
+    return wc.byte_len;
+  } finally {
+    ep.close();
+  }
+}
+const text: string | null = ibv_wc_status_str(IBV_WC_LOC_PROT_ERR) ?? rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS);
+const e: RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
+const same: typeof rv.Endpoint = Endpoint;
+void client; void text; void e; void same;
+EOF
 	printf '%s\n' "import rv = require('rdmaverbs');" "new rv.ProtectionDomain(1n).reg('not memory');" > bad.ts
-	types='[ "$(readlink -f node_modules/rdmaverbs)" = "$CHECKOUT/bindings/node" ] && [ ! -e node_modules/koffi ]
-echo "node: installed as a link to the clone'"'"'s bindings/node, koffi not in the project"
-[ -f node_modules/rdmaverbs/index.d.ts ] && [ -f node_modules/rdmaverbs/api.d.ts ]
-echo "node: the package has index.d.ts and api.d.ts"
+	printf '%s\n' "import { ProtectionDomain } from 'rdmaverbs';" "new ProtectionDomain(1n).reg('not memory');" > bad.mts
+	# Both entries, installed from the tarball: one object, the package's
+	# copy in the project, its koffi beside it; then called.
+	cat > check.mjs <<'EOF'
+import rv, { ibv_wc_status_str, IBV_WC_LOC_PROT_ERR, Endpoint } from 'rdmaverbs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+const require = createRequire(import.meta.url), cjs = require('rdmaverbs');
+const ok = (c, what) => { if (!c) { console.error(`node: FAIL: ${what}`); process.exit(1); } };
+const here = `${process.cwd()}/node_modules/`;
+ok(require.resolve('rdmaverbs') === `${here}rdmaverbs/index.js`, 'require gives the installed index.js');
+ok(import.meta.resolve('rdmaverbs') === pathToFileURL(`${here}rdmaverbs/index.mjs`).href, 'import gives the installed index.mjs');
+ok(rv === cjs && Endpoint === cjs.Endpoint, 'one package, both ways');
+ok(require.resolve('koffi', { paths: [`${here}rdmaverbs`] }).startsWith(`${here}koffi/`), 'koffi in the project');
+console.log('node: import and require: the installed package, one object; koffi beside it');
+ok(rv.rdma_seterrno(0) === 0 && ibv_wc_status_str(IBV_WC_LOC_PROT_ERR) === 'local protection error', 'calls');
+try {
+  rv.ibv_poll_cq(null, 1, [{}]);
+  ok(false, 'ibv_poll_cq(NULL) returned');
+} catch (e) {
+  ok(e instanceof rv.RdmaVerbsError && e.code === 'EINVAL', `ibv_poll_cq(NULL): ${e}`);
+}
+console.log('node: installed: ok');
+EOF
+	# The tarball has every file of the package (those at the top of
+	# bindings/node but its lock, and objects/), and nothing else.
+	check='want=$(cd "$CHECKOUT/bindings/node" && find . -maxdepth 1 -type f ! -name package-lock.json && find objects -type f)
+[ "$(tar -tzf rdmaverbs-*.tgz | sed "s|^package/||" | sort)" = "$(printf "%s\n" $want | sed "s|^\./||" | sort)" ] ||
+	{ echo "node: the tarball'"'"'s files are not the package'"'"'s:"; tar -tzf rdmaverbs-*.tgz; exit 1; }
+echo "node: $(ls rdmaverbs-*.tgz) ($(stat -c %s rdmaverbs-*.tgz) B): every file of the package"
+[ -d node_modules/rdmaverbs ] && [ ! -L node_modules/rdmaverbs ] && [ -d node_modules/koffi ]
 if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-install.log 2>&1; then
-	tsc="npx --no-install tsc --noEmit --strict --module commonjs --target es2020 --types node"
-	$tsc prog.ts
+	tsc="npx --no-install tsc --noEmit --strict --target es2020 --types node"
+	$tsc --module commonjs prog.ts
 	echo "node: tsc --noEmit --strict prog.ts: no error"
-	if $tsc bad.ts > bad.log; then echo "node: tsc accepted bad.ts"; exit 1; fi
+	if $tsc --module commonjs bad.ts > bad.log; then echo "node: tsc accepted bad.ts"; exit 1; fi
 	grep "TS2345" bad.log
-	echo "node: tsc refuses bad.ts"
+	$tsc --module node16 --listFiles prog.mts | grep -x "$PWD/node_modules/rdmaverbs/index.d.mts"
+	echo "node: tsc --noEmit --strict --module node16 prog.mts: no error, with index.d.mts"
+	if $tsc --module node16 bad.mts > bad.log; then echo "node: tsc accepted bad.mts"; exit 1; fi
+	grep "TS2345" bad.log
+	echo "node: tsc refuses bad.ts and bad.mts"
 else
 	echo "node: TypeScript not available from npm: tsc not run"; cat ts-install.log
-fi'
-	# The package, through the project'"'"'s link, is the clone'"'"'s; its koffi the
-	# one its install script put there.
-	check=$types'
-CHECKOUT=$CHECKOUT node -e "const rv = require(\"rdmaverbs\");
-const clone = process.env.CHECKOUT + \"/bindings/node/\";
-if (require.resolve(\"rdmaverbs\") !== clone + \"index.js\") process.exit(1);
-const koffi = require.resolve(\"koffi\", { paths: [clone] });
-if (!koffi.startsWith(clone + \"node_modules/koffi/\")) process.exit(1);
-console.log(\"node: koffi from the clone, \" + koffi);
-if (rv.rdma_seterrno(0) !== 0) process.exit(1);
-if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
-console.log(\"node: installed: ok\");"' ;;
+fi
+node check.mjs' ;;
 rust)
 	check='cat > src/main.rs <<EOF
 use rdmaverbs as rv;

@@ -87,8 +87,8 @@ java:echo) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Echo "$
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
 	node --expose-gc bindings/node/test/closing.js &&
-	node bindings/node/test/simple.js &&
-	exec node bindings/node/test/close-waits.js ;;
+	node bindings/node/test/simple.js && node bindings/node/test/close-waits.js &&
+	exec node bindings/node/test/esm.mjs ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 node:objects) exec node bindings/node/examples/objects.js "$@" ;;
