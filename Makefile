@@ -486,7 +486,7 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
 # as written (the wheel pip installs into a venv, the tarball of npm pack
 # with koffi beside it, the jar, the .dll, cargo add --path
-# in a new project, the Lua module) and a small program that uses the
+# in a new project, luarocks make of the rockspec into a rocks tree) and a small program that uses the
 # package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
@@ -503,7 +503,8 @@ $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindi
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
-$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua) \
+	$(wildcard bindings/lua/*.rockspec)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
 	bindings/install.sh $(B) $*
 	touch $@
