@@ -507,25 +507,27 @@ $(BIND)/librecorder.so: bindings/recorder.c
 
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
-# as written (pip into a venv, npm install of the folder as a link, koffi
-# put in the clone by its install.js, the jar, the .dll, cargo add --path
-# in a new project, the Lua module) and a small program that uses the
+# as written (the wheel pip installs into a venv, the tarball of npm pack
+# with koffi beside it, the jar, the .dll, cargo add --path
+# in a new project, luarocks make of the rockspec into a rocks tree) and a small program that uses the
 # package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
 $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.toml \
 	$(wildcard bindings/python/rdmaverbs/*.py) $(wildcard bindings/python/rdmaverbs/*.pyi) \
 	$(wildcard bindings/python/rdmaverbs/objects/*.py) $(wildcard bindings/python/rdmaverbs/objects/endpoint/*.py) \
-	bindings/python/rdmaverbs/py.typed
+	bindings/python/rdmaverbs/py.typed bindings/python/LICENSE-MIT bindings/python/LICENSE-APACHE \
+	$(wildcard bindings/python/examples/*.py bindings/python/tests/*.py)
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
-	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
-	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
+	bindings/node/index.js bindings/node/index.mjs bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
+	bindings/node/index.d.ts bindings/node/index.d.mts bindings/node/api.d.ts bindings/node/LICENSE-MIT bindings/node/LICENSE-APACHE
 $(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
 	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
 	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
-$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua) \
+	$(wildcard bindings/lua/*.rockspec)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
 	bindings/install.sh $(B) $*
 	touch $@

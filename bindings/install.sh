@@ -49,6 +49,9 @@ ln -s "$DIR" "$LINK"
 cd "$DIR"
 case $lang in
 python)
+	# python3 -m build is Debian's python3's (python3-build, .ci/deps): a
+	# python3 before it on the PATH (pyenv's, here) may have no build module.
+	python3 -c 'import build' 2> /dev/null || export PATH=/usr/bin:$PATH
 	# The package has py.typed: mypy (Debian's) checks a typed program
 	# against the installed package, and must refuse one that passes a
 	# str where an MR's buffer goes (a line says so when mypy is missing).
@@ -70,6 +73,47 @@ def client(addr: str, port: int) -> bytes:
 status: str = rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS)
 EOF
 	printf '%s\n' "import rdmaverbs as rv" "rv.Endpoint.create('h', 1).reg_msgs('not memory')" > bad.py
+	# What the README built (dist/: the sdist and the wheel) against this
+	# tree: each has every file of the package (and the sdist the examples,
+	# the tests and the license files), nothing else; the metadata PyPI
+	# shows; then the package installed from the wheel, in the venv, called.
+	cat > artifacts.py <<'EOF'
+import glob, os, sys, tarfile, zipfile
+from importlib import metadata
+src, dist = sys.argv[1], sys.argv[2]
+(wheel,), (sdist,) = glob.glob(f"{dist}/rdmaverbs-*.whl"), glob.glob(f"{dist}/rdmaverbs-*.tar.gz")
+def tree(*parts):
+    return {os.path.relpath(os.path.join(d, f), src) for part in parts for d, _, fs in os.walk(os.path.join(src, part))
+            if "__pycache__" not in d for f in fs}
+package, licenses = tree("rdmaverbs"), {"LICENSE-MIT", "LICENSE-APACHE"}
+version = metadata.version("rdmaverbs")
+info = f"rdmaverbs-{version}.dist-info/"
+have = {n for n in zipfile.ZipFile(wheel).namelist()}
+want = package | {info + n for n in ("METADATA", "WHEEL", "RECORD")} | {info + "licenses/" + n for n in licenses}
+assert have == want, f"{wheel}: missing {sorted(want - have)}, extra {sorted(have - want)}"
+have = {m.name.split("/", 1)[1] for m in tarfile.open(sdist).getmembers() if m.isfile()}
+want = package | tree("examples", "tests") | licenses | {"README.md", "pyproject.toml", "PKG-INFO"}
+assert have == want, f"{sdist}: missing {sorted(want - have)}, extra {sorted(have - want)}"
+for n in licenses:
+    assert open(f"{src}/{n}").read() == open(f"{src}/../../{n}").read(), f"{n} is not the repository's"
+print(f"python: {os.path.basename(wheel)} ({os.path.getsize(wheel)} B), {os.path.basename(sdist)} ({os.path.getsize(sdist)} B): every file")
+m = metadata.metadata("rdmaverbs")
+assert m["License-Expression"] == "MIT OR Apache-2.0" and m["Requires-Python"] == ">=3.8", m
+urls = dict(u.split(", ", 1) for u in m.get_all("Project-URL"))
+assert set(urls) >= {"Homepage", "Source", "Issues"} and "Typing :: Typed" in m.get_all("Classifier"), m
+print(f"python: its metadata: {version}, {m['License-Expression']}, Python {m['Requires-Python']}, "
+      f"{len(m.get_all('Classifier'))} classifiers, URLs {' '.join(sorted(urls))}")
+import errno, rdmaverbs as rv
+assert rv.__file__.startswith(os.path.join(os.getcwd(), "venv")), rv.__file__
+assert rv.rdma_seterrno(0) == 0
+assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == "local protection error"
+try:
+    rv.ibv_poll_cq(None, 1, [rv.ibv_wc()])
+    raise AssertionError("ibv_poll_cq(NULL) returned")
+except OSError as e:
+    assert e.errno == errno.EINVAL, e
+print("python: installed: ok")
+EOF
 	check='if command -v mypy > /dev/null; then
 	mypy --strict --python-executable venv/bin/python prog.py
 	echo "python: mypy --strict prog.py: no error"
@@ -79,20 +123,17 @@ EOF
 else
 	echo "python: no mypy (apt-get install mypy): the types not checked"
 fi
-python -c "import os, rdmaverbs as rv
-assert rv.__file__.startswith(os.path.join(os.getcwd(), \"venv\")), rv.__file__
-assert rv.rdma_seterrno(0) == 0
-assert rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == \"local protection error\"
-print(\"python: installed: ok\")"' ;;
+python artifacts.py "$CHECKOUT/bindings/python" dist' ;;
 node)
-	# The clone as a reader's is, with no node_modules of its own: the
-	# package's install script (install.js) must put koffi there, and the
-	# check below can then tell.
+	# A node_modules left in the clone (by the link install of before)
+	# would be what the tree's tests found koffi in: they must use the
+	# installed package's (run.sh).
 	rm -rf "$TREE/bindings/node/node_modules"
-	# The linked package has the TypeScript declarations, and a typed program
-	# checks against them with tsc (TypeScript 5 and Node's types from npm,
-	# beside the package; a line says so when npm cannot give them), as
-	# does one the declarations must refuse.
+	# The package has the TypeScript declarations of both entries: a typed
+	# program of each kind checks against them with tsc (TypeScript 5 and
+	# Node's types from npm, beside the package; a line says so when npm
+	# cannot give them), the ES module's through the exports map's types
+	# (index.d.mts), as does one the declarations must refuse.
 	cat > prog.ts <<'EOF'
 import rv = require('rdmaverbs');
 
@@ -113,33 +154,69 @@ const n: number = rv.raw.ibv_poll_cq(null, 2, wcs) + rv.rdma_seterrno(0);
 const e: rv.RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
 void client; void n; void e.errno;
 EOF
+	cat > prog.mts <<'EOF'
+import rv, { connect, Endpoint, Completion, IBV_WC_LOC_PROT_ERR, ibv_wc_status_str, RdmaVerbsError } from 'rdmaverbs';
+
+async function client(host: string, port: number): Promise<number> {
+  const ep: Endpoint = await connect(host, port, { timeout: 5000 });
+  try {
+    const [wc]: Completion[] = await ep.recvCq!.next(1, { timeout: 5000 });
+    return wc.byte_len;
+  } finally {
+    ep.close();
+  }
+}
+const text: string | null = ibv_wc_status_str(IBV_WC_LOC_PROT_ERR) ?? rv.ibv_wc_status_str(rv.IBV_WC_SUCCESS);
+const e: RdmaVerbsError = new rv.RdmaVerbsError('ibv_post_send', rv.EINVAL);
+const same: typeof rv.Endpoint = Endpoint;
+void client; void text; void e; void same;
+EOF
 	printf '%s\n' "import rv = require('rdmaverbs');" "new rv.ProtectionDomain(1n).reg('not memory');" > bad.ts
-	types='[ "$(readlink -f node_modules/rdmaverbs)" = "$CHECKOUT/bindings/node" ] && [ ! -e node_modules/koffi ]
-echo "node: installed as a link to the clone'"'"'s bindings/node, koffi not in the project"
-[ -f node_modules/rdmaverbs/index.d.ts ] && [ -f node_modules/rdmaverbs/api.d.ts ]
-echo "node: the package has index.d.ts and api.d.ts"
+	printf '%s\n' "import { ProtectionDomain } from 'rdmaverbs';" "new ProtectionDomain(1n).reg('not memory');" > bad.mts
+	# Both entries, installed from the tarball: one object, the package's
+	# copy in the project, its koffi beside it; then called.
+	cat > check.mjs <<'EOF'
+import rv, { ibv_wc_status_str, IBV_WC_LOC_PROT_ERR, Endpoint } from 'rdmaverbs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+const require = createRequire(import.meta.url), cjs = require('rdmaverbs');
+const ok = (c, what) => { if (!c) { console.error(`node: FAIL: ${what}`); process.exit(1); } };
+const here = `${process.cwd()}/node_modules/`;
+ok(require.resolve('rdmaverbs') === `${here}rdmaverbs/index.js`, 'require gives the installed index.js');
+ok(import.meta.resolve('rdmaverbs') === pathToFileURL(`${here}rdmaverbs/index.mjs`).href, 'import gives the installed index.mjs');
+ok(rv === cjs && Endpoint === cjs.Endpoint, 'one package, both ways');
+ok(require.resolve('koffi', { paths: [`${here}rdmaverbs`] }).startsWith(`${here}koffi/`), 'koffi in the project');
+console.log('node: import and require: the installed package, one object; koffi beside it');
+ok(rv.rdma_seterrno(0) === 0 && ibv_wc_status_str(IBV_WC_LOC_PROT_ERR) === 'local protection error', 'calls');
+try {
+  rv.ibv_poll_cq(null, 1, [{}]);
+  ok(false, 'ibv_poll_cq(NULL) returned');
+} catch (e) {
+  ok(e instanceof rv.RdmaVerbsError && e.code === 'EINVAL', `ibv_poll_cq(NULL): ${e}`);
+}
+console.log('node: installed: ok');
+EOF
+	# The tarball has every file of the package (those at the top of
+	# bindings/node but its lock, and objects/), and nothing else.
+	check='want=$(cd "$CHECKOUT/bindings/node" && find . -maxdepth 1 -type f ! -name package-lock.json && find objects -type f)
+[ "$(tar -tzf rdmaverbs-*.tgz | sed "s|^package/||" | sort)" = "$(printf "%s\n" $want | sed "s|^\./||" | sort)" ] ||
+	{ echo "node: the tarball'"'"'s files are not the package'"'"'s:"; tar -tzf rdmaverbs-*.tgz; exit 1; }
+for f in LICENSE-MIT LICENSE-APACHE; do cmp "$CHECKOUT/$f" node_modules/rdmaverbs/$f; done
+echo "node: $(ls rdmaverbs-*.tgz) ($(stat -c %s rdmaverbs-*.tgz) B): every file of the package, the repository'"'"'s license texts"
+[ -d node_modules/rdmaverbs ] && [ ! -L node_modules/rdmaverbs ] && [ -d node_modules/koffi ]
 if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-install.log 2>&1; then
-	tsc="npx --no-install tsc --noEmit --strict --module commonjs --target es2020 --types node"
-	$tsc prog.ts
-	echo "node: tsc --noEmit --strict prog.ts: no error"
-	if $tsc bad.ts > bad.log; then echo "node: tsc accepted bad.ts"; exit 1; fi
-	grep "TS2345" bad.log
-	echo "node: tsc refuses bad.ts"
+	tsc="npx --no-install tsc --noEmit --strict --target es2020 --types node"
+	$tsc --module commonjs prog.ts
+	echo "node: tsc --noEmit --strict --module commonjs prog.ts: no error"
+	$tsc --module node16 --listFiles prog.ts prog.mts | grep -x "$PWD/node_modules/rdmaverbs/index.d.mts"
+	echo "node: tsc --noEmit --strict --module node16 prog.ts prog.mts: no error, the ES module'"'"'s types index.d.mts"
+	if $tsc --module node16 bad.ts bad.mts > bad.log; then echo "node: tsc accepted bad.ts and bad.mts"; exit 1; fi
+	grep "^bad\.ts(.*TS2345" bad.log && grep "^bad\.mts(.*TS2345" bad.log
+	echo "node: tsc refuses bad.ts and bad.mts"
 else
 	echo "node: TypeScript not available from npm: tsc not run"; cat ts-install.log
-fi'
-	# The package, through the project'"'"'s link, is the clone'"'"'s; its koffi the
-	# one its install script put there.
-	check=$types'
-CHECKOUT=$CHECKOUT node -e "const rv = require(\"rdmaverbs\");
-const clone = process.env.CHECKOUT + \"/bindings/node/\";
-if (require.resolve(\"rdmaverbs\") !== clone + \"index.js\") process.exit(1);
-const koffi = require.resolve(\"koffi\", { paths: [clone] });
-if (!koffi.startsWith(clone + \"node_modules/koffi/\")) process.exit(1);
-console.log(\"node: koffi from the clone, \" + koffi);
-if (rv.rdma_seterrno(0) !== 0) process.exit(1);
-if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
-console.log(\"node: installed: ok\");"' ;;
+fi
+node check.mjs' ;;
 rust)
 	check='cat > src/main.rs <<EOF
 use rdmaverbs as rv;
@@ -183,15 +260,34 @@ static class Prog
 EOF
 	check=: ;;
 lua)
+	# The modules from the rocks tree luarocks made (./lua_modules), called.
 	cat > prog.lua <<'EOF'
 local rv = require("rdmaverbs")
-assert(package.searchpath("rdmaverbs", package.path) == "./rdmaverbs.lua")
-assert(package.loaded["rdmaverbs.endpoint"] and package.searchpath("rdmaverbs.endpoint", package.path) == "./rdmaverbs/endpoint.lua")
+local tree = os.getenv("PWD") .. "/lua_modules/share/lua/5.1/"
+assert(package.searchpath("rdmaverbs", package.path) == tree .. "rdmaverbs.lua")
+assert(package.loaded["rdmaverbs.endpoint"] and package.searchpath("rdmaverbs.endpoint", package.path) == tree .. "rdmaverbs/endpoint.lua")
 assert(rv.rdma_seterrno(0) == 0)
 assert(rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) == "local protection error")
-print("lua: installed: ok")
+local n, err, errno = rv.ibv_poll_cq(nil, 1, { {} })
+assert(n == nil and errno == rv.EINVAL and err:find("^ibv_poll_cq: EINVAL"), err)
+print("lua: prog.lua: the tree's modules, called: ok")
 EOF
-	check=: ;;
+	# The tree has every module of bindings/lua (which the rockspec's
+	# build.modules must list), the same bytes, nothing else; so has the
+	# .rock luarocks packs of it, installed into a second tree.
+	check='want=$(cd "$CHECKOUT/bindings/lua" && find rdmaverbs.lua rdmaverbs -name "*.lua" | sort)
+modules() { (cd "$1/share/lua/5.1" && find . -type f | sed "s|^\./||" | sort); }
+for tree in lua_modules rocks; do
+	[ "$(modules $tree)" = "$want" ] || { echo "lua: $tree has not the modules of bindings/lua:"; modules $tree; exit 1; }
+	for f in $want; do cmp "$CHECKOUT/bindings/lua/$f" "$tree/share/lua/5.1/$f"; done
+	[ $tree = rocks ] && break
+	echo "lua: luarocks make: the tree has every module"
+	luarocks --tree lua_modules pack rdmaverbs
+	luarocks --tree rocks install rdmaverbs-*.all.rock
+done
+luarocks --tree rocks list --porcelain | grep -x "rdmaverbs	[^	]*	installed	$PWD/rocks/lib/luarocks/rocks-5.1"
+echo "lua: $(ls rdmaverbs-*.all.rock) ($(stat -c %s rdmaverbs-*.all.rock) B), installed into a second tree: every module"
+echo "lua: installed: ok"' ;;
 *) echo "install.sh: no language '$lang'" >&2; exit 2 ;;
 esac
 

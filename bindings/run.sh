@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How each binding's programs run from this tree, once `make bindings` has
-# built them into BUILD_DIR/bindings (the Python and Node.js packages as
-# their READMEs install them, in BUILD_DIR/bindings/install; the jar, the
-# .dll, the Rust examples):
+# built them into BUILD_DIR/bindings (the Python package, Node.js's koffi
+# and the LuaJIT modules as their READMEs install them, in
+# BUILD_DIR/bindings/install; the jar, the .dll, the Rust examples):
 #
 #   run.sh BUILD_DIR LANGUAGE layout|test|rc|verbs|objects|async|hello|echo [ARGS...]
 #   run.sh --list                   the languages
@@ -67,7 +67,11 @@ PY=$BIND/install/python/venv/bin/python3
 [ -x "$PY" ] || { PY=python3; export PYTHONPATH=$PWD/bindings/python; }
 export NODE_PATH=$BIND/install/node/node_modules
 RUST=$BIND/rust/debug/examples
-export LUA_PATH="$PWD/bindings/lua/?.lua;;"
+# LuaJIT's modules from the rocks tree the README's luarocks make installed
+# them into; where there is none (a root of another release), the checkout's.
+ROCKS=$BIND/install/lua/lua_modules/share/lua/5.1
+[ -d "$ROCKS" ] || ROCKS=$PWD/bindings/lua
+export LUA_PATH="$ROCKS/?.lua;;"
 
 case $lang:$what in
 python:layout) exec "$PY" -m rdmaverbs --layout ;;
@@ -88,8 +92,8 @@ java:echo) exec $JAVA -cp "$BIND/rdmaverbs.jar:$BIND/java/examples:$JNA" Echo "$
 node:layout) exec node -e 'console.log(require("rdmaverbs").layout().join("\n"))' ;;
 node:test) node bindings/node/test/test.js && node --expose-gc bindings/node/test/objects.js &&
 	node --expose-gc bindings/node/test/closing.js &&
-	node bindings/node/test/simple.js &&
-	exec node bindings/node/test/close-waits.js ;;
+	node bindings/node/test/simple.js && node bindings/node/test/close-waits.js &&
+	exec node bindings/node/test/esm.mjs ;;
 node:rc) exec node bindings/node/examples/rc.js "$@" ;;
 node:verbs) exec node bindings/node/examples/verbs.js "$@" ;;
 node:objects) exec node bindings/node/examples/objects.js "$@" ;;
