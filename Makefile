@@ -7,6 +7,7 @@
 #   make bindings        the bindings for other languages, built and installed in build/bindings
 #   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar
 #   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
+#   make bindings-rust   the Rust crates packaged (cargo package): build/bindings/rust/package/*.crate
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
 #   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh), its last rows on soft-iWARP
@@ -98,7 +99,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 .PHONY: all FORCE header example e2e e2e-host e2e-pair siw-module demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
-	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
+	test-hardening test-timeout bindings bindings-java bindings-csharp bindings-rust test-bindings test-lib mutants test-mutant \
 	test-preload bench bench-python \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm test-rdma-core test-versions \
 	test-bindings-layout
@@ -458,7 +459,7 @@ BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
 	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
-	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok \
+	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok $(BIND)/rust/package/.ok \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
@@ -467,6 +468,7 @@ bindings: $(BINDINGS)
 # Debian's JNA, the .dll with Mono's mcs; each with its test and examples
 # (bindings/java/README.md, bindings/csharp/README.md).
 bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
+bindings-rust: $(BIND)/rust/package/.ok vendor
 bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
 	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
@@ -485,8 +487,8 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
 # as written (pip into a venv, npm install of the folder as a link, koffi
-# put in the clone by its install.js, the jar, the .dll, cargo add --path
-# in a new project, the Lua module) and a small program that uses the
+# put in the clone by its install.js, the jar, the .dll, the crates of
+# cargo package in a new cargo project, offline, the Lua module) and a small program that uses the
 # package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
@@ -497,9 +499,7 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
-$(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
-	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
-	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
+$(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | vendor
 $(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
@@ -545,6 +545,21 @@ $(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe: $
 $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) build -q --locked --workspace --all-features --examples
+
+# The two crates as crates.io would have them (cargo package: each packaged,
+# then built from its package, the safe crate against the packaged raw
+# one); what bindings/rust/README.md installs from. --allow-dirty: a tree
+# being edited packages what it has.
+RUST_PACKAGED := $(wildcard bindings/rust/*.md bindings/rust/build.rs bindings/rust/src/*.rs bindings/rust/src/*/*.rs \
+	bindings/rust/examples/*.rs bindings/rust/examples/*/*.rs bindings/rust/tests/*.rs bindings/rust/rdmaverbs-sys/*.md \
+	bindings/rust/rdmaverbs-sys/build.rs bindings/rust/rdmaverbs-sys/*/*.rs)
+$(BIND)/rust/package/.ok: bindings/rust/Cargo.toml bindings/rust/Cargo.lock bindings/rust/rdmaverbs-sys/Cargo.toml \
+		$(RUST_PACKAGED) $(PC) | $(SHARED)
+	rm -f $(BIND)/rust/package/*.crate
+	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
+		$(CARGO) package -q --locked --allow-dirty --workspace
+	@ls $(BIND)/rust/package/rdmaverbs-$(VERSION).crate $(BIND)/rust/package/rdmaverbs-sys-$(VERSION).crate > /dev/null
+	touch $@
 
 # The API references: rustdoc of the two crates and javadoc of the Java
 # package, each built with every warning an error (javadoc: every doclint

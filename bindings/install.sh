@@ -141,7 +141,22 @@ if (rv.rdma_seterrno(0) !== 0) process.exit(1);
 if (rv.ibv_wc_status_str(rv.IBV_WC_LOC_PROT_ERR) !== \"local protection error\") process.exit(1);
 console.log(\"node: installed: ok\");"' ;;
 rust)
-	check='cat > src/main.rs <<EOF
+	# Offline, and with a cargo home of its own (no registry cache): the
+	# crates are the packaged ones, unpacked in the project, and libc is
+	# vendor/'s.
+	export CARGO_HOME=$DIR/cargo-home
+	check='tree=$(cargo tree -e normal --prefix none)
+printf "%s\n" "$tree"
+for c in rdmaverbs rdmaverbs-sys; do
+	grep -qx "$c v[0-9.]* ($PWD/crates/$c-[0-9.]*)" <<< "$tree"
+done
+echo "rust: rdmaverbs and rdmaverbs-sys from the .crate files, unpacked in crates/"
+if PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=/nonexistent CARGO_TARGET_DIR=target/no-pc cargo build -q > no-pc.log 2>&1; then
+	echo "rust: built with no rdmaverbs.pc to be found"; exit 1
+fi
+grep -F "Install librdmaverbs-dev" no-pc.log
+echo "rust: with no rdmaverbs.pc, the build stops and says what to install"
+cat > src/main.rs <<EOF
 use rdmaverbs as rv;
 fn main() {
     assert_eq!(unsafe { rv::raw::rdma_seterrno(0) }.unwrap(), 0);
@@ -196,7 +211,11 @@ EOF
 esac
 
 printf '%s\n' "$script" "$check" > install-steps.sh
-if bash -e -o pipefail install-steps.sh > "$LOG" 2>&1; then
+# Rust, Java and C# install offline (their READMEs say from what): with
+# no network at all when unshare can take it away.
+nonet=
+case $lang in rust | java | csharp) if unshare -n true 2> /dev/null; then nonet="unshare -n"; fi ;; esac
+if $nonet bash -e -o pipefail install-steps.sh > "$LOG" 2>&1; then
 	grep ': installed: ok$' "$LOG"
 else
 	echo "install.sh: $lang: the install of bindings/$lang/README.md failed, from $DIR:"
