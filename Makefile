@@ -5,7 +5,8 @@
 #   make check           installs what is missing, then make test
 #   make test-quick      the quick tier: no VM, a few minutes (for every edit)
 #   make bindings        the bindings for other languages, built and installed in build/bindings
-#   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar
+#   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar, and Maven's
+#                        jar (offline, Debian's JNA): build/bindings/java/maven/rdmaverbs-VERSION.jar
 #   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
 #   make bindings-rust   the Rust crates packaged (cargo package): build/bindings/rust/package/*.crate
 #   make test            every test (see the README), Soft-RoCE guests included
@@ -455,8 +456,11 @@ BIND       := $(B)/bindings
 JNA_JAR    ?= /usr/share/java/jna.jar
 JAVAC      := javac -Xlint:all -Werror -encoding UTF-8
 MCS        := mcs -nologo -warnaserror -warn:4
+# Maven offline, against Debian's repository (bindings/java/debian-repo.xml).
+MVN        := mvn -o -q -B -Dstyle.color=never -s bindings/java/debian-repo.xml -Daether.offline.protocols=file
+MVN_JAR    := $(BIND)/java/maven/rdmaverbs-$(VERSION).jar
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
-	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
+	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR) \
 	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
 	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
 	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok $(BIND)/rust/package/.ok \
@@ -467,7 +471,7 @@ bindings: $(BINDINGS)
 # One binding alone, with its own toolchain only: the jar with javac and
 # Debian's JNA, the .dll with Mono's mcs; each with its test and examples
 # (bindings/java/README.md, bindings/csharp/README.md).
-bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
+bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR)
 bindings-rust: $(BIND)/rust/package/.ok vendor
 bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
 	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
@@ -500,7 +504,7 @@ $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | vendor
-$(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
+$(BIND)/install/java/.ok: bindings/java/README.md $(MVN_JAR)
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
@@ -511,6 +515,15 @@ $(BIND)/rdmaverbs.jar: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
 	rm -rf $(BIND)/java/classes && mkdir -p $(BIND)/java/classes
 	$(JAVAC) -cp $(JNA_JAR) -d $(BIND)/java/classes $^
 	jar --create --file $@ -C $(BIND)/java/classes .
+
+# The jar and its pom (bindings/java/pom.xml) as Maven builds them, offline,
+# against Debian's JNA and plugins; what bindings/java/README.md installs
+# into a Maven repository. Its local repository, a copy of what it took from
+# Debian's, is build/bindings/java/m2.
+$(MVN_JAR): bindings/java/pom.xml bindings/java/debian-repo.xml $(wildcard bindings/java/src/org/rdmaverbs/*.java)
+	$(MVN) -f bindings/java/pom.xml -Dmaven.repo.local=$(CURDIR)/$(BIND)/java/m2 \
+		-Drdmaverbs.target=$(CURDIR)/$(BIND)/java/maven package
+	@touch $@
 
 # The test and the example, each compiled against the jar.
 $(BIND)/java/test/.built: $(wildcard bindings/java/test/org/rdmaverbs/*.java)
