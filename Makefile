@@ -7,7 +7,8 @@
 #   make bindings        the bindings for other languages, built and installed in build/bindings
 #   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar, and Maven's
 #                        jar (offline, Debian's JNA): build/bindings/java/maven/rdmaverbs-VERSION.jar
-#   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
+#   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll, and its NuGet
+#                        package (Mono's nuget pack): build/bindings/nuget/RdmaVerbs.VERSION.nupkg
 #   make bindings-rust   the Rust crates packaged (cargo package): build/bindings/rust/package/*.crate
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
@@ -459,9 +460,10 @@ MCS        := mcs -nologo -warnaserror -warn:4
 # Maven offline, against Debian's repository (bindings/java/debian-repo.xml).
 MVN        := mvn -o -q -B -Dstyle.color=never -s bindings/java/debian-repo.xml -Daether.offline.protocols=file
 MVN_JAR    := $(BIND)/java/maven/rdmaverbs-$(VERSION).jar
+NUPKG      := $(BIND)/nuget/RdmaVerbs.$(VERSION).nupkg
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR) \
-	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
+	$(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
 	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
 	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok $(BIND)/rust/package/.ok \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
@@ -473,7 +475,7 @@ bindings: $(BINDINGS)
 # (bindings/java/README.md, bindings/csharp/README.md).
 bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR)
 bindings-rust: $(BIND)/rust/package/.ok vendor
-bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
+bindings-csharp: $(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
 	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
 # What each binding's layout is compared with: the system headers' sizes,
@@ -505,7 +507,7 @@ $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
 $(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | vendor
 $(BIND)/install/java/.ok: bindings/java/README.md $(MVN_JAR)
-$(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
+$(BIND)/install/csharp/.ok: bindings/csharp/README.md $(NUPKG)
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
 	bindings/install.sh $(B) $*
@@ -540,6 +542,13 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 $(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wildcard bindings/csharp/Objects/*.cs)
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -doc:$(BIND)/RdmaVerbs.xml -nowarn:1591 -out:$@ $^
+
+# The NuGet package of the .dll and its XML documentation
+# (bindings/csharp/RdmaVerbs.nuspec), alone in its folder: the local source
+# bindings/csharp/README.md restores from.
+$(NUPKG): bindings/csharp/RdmaVerbs.nuspec $(BIND)/RdmaVerbs.dll
+	rm -rf $(@D) && mkdir -p $(@D)
+	nuget pack $< -BasePath $(BIND) -OutputDirectory $(@D) -NonInteractive -Verbosity quiet
 
 $(BIND)/RdmaVerbsTest.exe: $(wildcard bindings/csharp/test/*.cs) $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
