@@ -461,6 +461,7 @@ MCS        := mcs -nologo -warnaserror -warn:4
 MVN        := mvn -o -q -B -Dstyle.color=never -s bindings/java/debian-repo.xml -Daether.offline.protocols=file
 MVN_JAR    := $(BIND)/java/maven/rdmaverbs-$(VERSION).jar
 NUPKG      := $(BIND)/nuget/RdmaVerbs.$(VERSION).nupkg
+VENDORED   := vendor/libc/Cargo.toml
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
 	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR) \
 	$(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
@@ -474,7 +475,7 @@ bindings: $(BINDINGS)
 # Debian's JNA, the .dll with Mono's mcs; each with its test and examples
 # (bindings/java/README.md, bindings/csharp/README.md).
 bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR)
-bindings-rust: $(BIND)/rust/package/.ok vendor
+bindings-rust: $(BIND)/rust/package/.ok $(VENDORED)
 bindings-csharp: $(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
 	$(BIND)/VerbsObjects.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
@@ -505,7 +506,7 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/package-lock.json bindings/node/index.js bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/api.d.ts bindings/node/install.js
-$(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | vendor
+$(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | $(VENDORED)
 $(BIND)/install/java/.ok: bindings/java/README.md $(MVN_JAR)
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(NUPKG)
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua)
@@ -575,8 +576,12 @@ $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 RUST_PACKAGED := $(wildcard bindings/rust/*.md bindings/rust/build.rs bindings/rust/src/*.rs bindings/rust/src/*/*.rs \
 	bindings/rust/examples/*.rs bindings/rust/examples/*/*.rs bindings/rust/tests/*.rs bindings/rust/rdmaverbs-sys/*.md \
 	bindings/rust/rdmaverbs-sys/build.rs bindings/rust/rdmaverbs-sys/*/*.rs)
+# What the Rust README's project takes for crates.io: vendor/ (make vendor),
+# made when missing.
+$(VENDORED):
+	$(CARGO) vendor --locked -q vendor > /dev/null
 $(BIND)/rust/package/.ok: bindings/rust/Cargo.toml bindings/rust/Cargo.lock bindings/rust/rdmaverbs-sys/Cargo.toml \
-		$(RUST_PACKAGED) $(PC) | $(SHARED)
+		$(RUST_PACKAGED) | $(SHARED) $(PC)
 	rm -f $(BIND)/rust/package/*.crate
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) package -q --locked --allow-dirty --workspace
