@@ -5,8 +5,11 @@
 #   make check           installs what is missing, then make test
 #   make test-quick      the quick tier: no VM, a few minutes (for every edit)
 #   make bindings        the bindings for other languages, built and installed in build/bindings
-#   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar
-#   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll
+#   make bindings-java   the Java binding alone (javac, JNA): build/bindings/rdmaverbs.jar, and Maven's
+#                        jar (offline, Debian's JNA): build/bindings/java/maven/rdmaverbs-VERSION.jar
+#   make bindings-csharp the C# binding alone (Mono): build/bindings/RdmaVerbs.dll, and its NuGet
+#                        package (Mono's nuget pack): build/bindings/nuget/RdmaVerbs.VERSION.nupkg
+#   make bindings-rust   the Rust crates packaged (cargo package): build/bindings/rust/package/*.crate
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
 #   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh), its last rows on soft-iWARP
@@ -98,7 +101,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 .PHONY: all FORCE header example e2e e2e-host e2e-pair siw-module demo deps check test test-quick test-rust \
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
-	test-hardening test-timeout bindings bindings-java bindings-csharp test-bindings test-lib mutants test-mutant \
+	test-hardening test-timeout bindings bindings-java bindings-csharp bindings-rust test-bindings test-lib mutants test-mutant \
 	test-preload bench bench-python \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm test-rdma-core test-versions \
 	test-bindings-layout
@@ -477,11 +480,16 @@ BIND       := $(B)/bindings
 JNA_JAR    ?= /usr/share/java/jna.jar
 JAVAC      := javac -Xlint:all -Werror -encoding UTF-8
 MCS        := mcs -nologo -warnaserror -warn:4
+# Maven offline, against Debian's repository (bindings/java/debian-repo.xml).
+MVN        := mvn -o -q -B -Dstyle.color=never -s bindings/java/debian-repo.xml -Daether.offline.protocols=file
+MVN_JAR    := $(BIND)/java/maven/rdmaverbs-$(VERSION).jar
+NUPKG      := $(BIND)/nuget/RdmaVerbs.$(VERSION).nupkg
+VENDORED   := vendor/libc/Cargo.toml
 BINDINGS   := $(BIND)/layout $(BIND)/librecorder.so \
-	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built \
-	$(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
+	$(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR) \
+	$(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/rust/debug/examples/rc \
 	$(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.exe $(BIND)/Echo.exe \
-	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok \
+	$(BIND)/rust/doc/.ok $(BIND)/java/doc/.ok $(BIND)/rust/package/.ok \
 	$(foreach l,python node rust java csharp lua,$(BIND)/install/$(l)/.ok)
 
 bindings: $(BINDINGS)
@@ -489,8 +497,9 @@ bindings: $(BINDINGS)
 # One binding alone, with its own toolchain only: the jar with javac and
 # Debian's JNA, the .dll with Mono's mcs; each with its test and examples
 # (bindings/java/README.md, bindings/csharp/README.md).
-bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built
-bindings-csharp: $(BIND)/RdmaVerbs.dll $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
+bindings-java: $(BIND)/rdmaverbs.jar $(BIND)/java/test/.built $(BIND)/java/examples/.built $(MVN_JAR)
+bindings-rust: $(BIND)/rust/package/.ok $(VENDORED)
+bindings-csharp: $(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND)/Rc.exe $(BIND)/Verbs.exe \
 	$(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.exe $(BIND)/Echo.exe
 
 # What each binding's layout is compared with: the system headers' sizes,
@@ -508,8 +517,10 @@ $(BIND)/librecorder.so: bindings/recorder.c
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
 # as written (the wheel pip installs into a venv, the tarball of npm pack
-# with koffi beside it, the jar, the .dll, cargo add --path
-# in a new project, luarocks make of the rockspec into a rocks tree) and a small program that uses the
+# with koffi beside it, the jar and pom Maven built, installed into a
+# project's repository, the .nupkg restored from a folder, the crates of
+# cargo package in a new cargo project, offline, luarocks make of the
+# rockspec into a rocks tree) and a small program that uses the
 # package. Again when the package, its README
 # or install.sh changes; the library need only be there (each binding's
 # test, run every time, runs against the library as it is).
@@ -521,11 +532,9 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
 	bindings/node/index.js bindings/node/index.mjs bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
 	bindings/node/index.d.ts bindings/node/index.d.mts bindings/node/api.d.ts bindings/node/LICENSE-MIT bindings/node/LICENSE-APACHE
-$(BIND)/install/rust/.ok: bindings/rust/README.md bindings/rust/Cargo.toml bindings/rust/build.rs \
-	$(wildcard bindings/rust/src/*.rs bindings/rust/src/wr/*.rs) bindings/rust/rdmaverbs-sys/Cargo.toml bindings/rust/rdmaverbs-sys/build.rs \
-	$(wildcard bindings/rust/rdmaverbs-sys/src/*.rs)
-$(BIND)/install/java/.ok: bindings/java/README.md $(BIND)/rdmaverbs.jar
-$(BIND)/install/csharp/.ok: bindings/csharp/README.md $(BIND)/RdmaVerbs.dll
+$(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | $(VENDORED)
+$(BIND)/install/java/.ok: bindings/java/README.md $(MVN_JAR)
+$(BIND)/install/csharp/.ok: bindings/csharp/README.md $(NUPKG)
 $(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua) \
 	$(wildcard bindings/lua/*.rockspec)
 $(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
@@ -536,6 +545,15 @@ $(BIND)/rdmaverbs.jar: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
 	rm -rf $(BIND)/java/classes && mkdir -p $(BIND)/java/classes
 	$(JAVAC) -cp $(JNA_JAR) -d $(BIND)/java/classes $^
 	jar --create --file $@ -C $(BIND)/java/classes .
+
+# The jar and its pom (bindings/java/pom.xml) as Maven builds them, offline,
+# against Debian's JNA and plugins; what bindings/java/README.md installs
+# into a Maven repository. Its local repository, a copy of what it took from
+# Debian's, is build/bindings/java/m2.
+$(MVN_JAR): bindings/java/pom.xml bindings/java/debian-repo.xml $(wildcard bindings/java/src/org/rdmaverbs/*.java)
+	$(MVN) -f bindings/java/pom.xml -Dmaven.repo.local=$(CURDIR)/$(BIND)/java/m2 \
+		-Drdmaverbs.target=$(CURDIR)/$(BIND)/java/maven package
+	@touch $@
 
 # The test and the example, each compiled against the jar.
 $(BIND)/java/test/.built: $(wildcard bindings/java/test/org/rdmaverbs/*.java)
@@ -552,6 +570,13 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 $(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wildcard bindings/csharp/Objects/*.cs)
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -doc:$(BIND)/RdmaVerbs.xml -nowarn:1591 -out:$@ $^
+
+# The NuGet package of the .dll and its XML documentation
+# (bindings/csharp/RdmaVerbs.nuspec), alone in its folder: the local source
+# bindings/csharp/README.md restores from.
+$(NUPKG): bindings/csharp/RdmaVerbs.nuspec $(BIND)/RdmaVerbs.dll
+	rm -rf $(@D) && mkdir -p $(@D)
+	nuget pack $< -BasePath $(BIND) -OutputDirectory $(@D) -NonInteractive -Verbosity quiet
 
 $(BIND)/RdmaVerbsTest.exe: $(wildcard bindings/csharp/test/*.cs) $(BIND)/RdmaVerbs.dll
 	$(MCS) -r:$(BIND)/RdmaVerbs.dll -out:$@ $(filter %.cs,$^)
@@ -570,6 +595,25 @@ $(BIND)/Verbs.exe $(BIND)/VerbsObjects.exe $(BIND)/VerbsAsync.exe $(BIND)/Hello.
 $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
 		$(CARGO) build -q --locked --workspace --all-features --examples
+
+# The two crates as crates.io would have them (cargo package: each packaged,
+# then built from its package, the safe crate against the packaged raw
+# one); what bindings/rust/README.md installs from. --allow-dirty: a tree
+# being edited packages what it has.
+RUST_PACKAGED := $(wildcard bindings/rust/*.md bindings/rust/build.rs bindings/rust/src/*.rs bindings/rust/src/*/*.rs \
+	bindings/rust/examples/*.rs bindings/rust/examples/*/*.rs bindings/rust/tests/*.rs bindings/rust/rdmaverbs-sys/*.md \
+	bindings/rust/rdmaverbs-sys/build.rs bindings/rust/rdmaverbs-sys/*/*.rs)
+# What the Rust README's project takes for crates.io: vendor/ (make vendor),
+# made when missing.
+$(VENDORED):
+	$(CARGO) vendor --locked -q vendor > /dev/null
+$(BIND)/rust/package/.ok: bindings/rust/Cargo.toml bindings/rust/Cargo.lock bindings/rust/rdmaverbs-sys/Cargo.toml \
+		$(RUST_PACKAGED) | $(SHARED) $(PC)
+	rm -f $(BIND)/rust/package/*.crate
+	cd bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(BIND)/rust \
+		$(CARGO) package -q --locked --allow-dirty --workspace
+	@ls $(BIND)/rust/package/rdmaverbs-$(VERSION).crate $(BIND)/rust/package/rdmaverbs-sys-$(VERSION).crate > /dev/null
+	touch $@
 
 # The API references: rustdoc of the two crates and javadoc of the Java
 # package, each built with every warning an error (javadoc: every doclint

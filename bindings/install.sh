@@ -218,7 +218,22 @@ else
 fi
 node check.mjs' ;;
 rust)
-	check='cat > src/main.rs <<EOF
+	# Offline, and with a cargo home of its own (no registry cache): the
+	# crates are the packaged ones, unpacked in the project, and libc is
+	# vendor/'s.
+	export CARGO_HOME=$DIR/cargo-home
+	check='tree=$(cargo tree -e normal --prefix none)
+printf "%s\n" "$tree"
+for c in rdmaverbs rdmaverbs-sys; do
+	grep -qx "$c v[0-9.]* ($PWD/crates/$c-[0-9.]*)" <<< "$tree"
+done
+echo "rust: rdmaverbs and rdmaverbs-sys from the .crate files, unpacked in crates/"
+if PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=/nonexistent CARGO_TARGET_DIR=target/no-pc cargo build -q > no-pc.log 2>&1; then
+	echo "rust: built with no rdmaverbs.pc to be found"; exit 1
+fi
+grep -F "Install librdmaverbs-dev" no-pc.log
+echo "rust: with no rdmaverbs.pc, the build stops and says what to install"
+cat > src/main.rs <<EOF
 use rdmaverbs as rv;
 fn main() {
     assert_eq!(unsafe { rv::raw::rdma_seterrno(0) }.unwrap(), 0);
@@ -228,37 +243,119 @@ fn main() {
 EOF
 cargo run -q' ;;
 java)
-	cat > Prog.java <<'EOF'
+	# A Maven project: its pom depends on the installed jar (JNA with it,
+	# from Debian's repository) and runs Prog with exec:java; Prog checks
+	# that both jars are the project's repository's (m2).
+	mkdir -p src/main/java
+	cat > pom.xml <<'EOF'
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>app</artifactId>
+  <version>1</version>
+  <properties><maven.compiler.release>17</maven.compiler.release></properties>
+  <dependencies>
+    <dependency>
+      <groupId>org.rdmaverbs</groupId>
+      <artifactId>rdmaverbs</artifactId>
+      <version>1.4.0</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.codehaus.mojo</groupId>
+        <artifactId>exec-maven-plugin</artifactId>
+        <version>3.1.0</version>
+        <configuration><mainClass>Prog</mainClass></configuration>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+	cat > src/main/java/Prog.java <<'EOF'
 import org.rdmaverbs.RdmaVerbs;
 
 public class Prog {
+    static String jar(Class<?> c) {
+        return c.getProtectionDomain().getCodeSource().getLocation().getPath();
+    }
+
     public static void main(String[] args) throws java.io.IOException {
+        String m2 = System.getProperty("user.dir") + "/m2/";
+        String ours = jar(RdmaVerbs.class), jna = jar(com.sun.jna.Native.class);
+        System.out.println("java: " + ours + ", " + jna);
+        if (!ours.equals(m2 + "org/rdmaverbs/rdmaverbs/1.4.0/rdmaverbs-1.4.0.jar")
+            || !jna.startsWith(m2 + "net/java/dev/jna/jna/")) {
+            System.exit(1);
+        }
+        System.out.println("java: the jar and JNA from the project's repository, m2");
         if (RdmaVerbs.rdma_seterrno(0) != 0
             || !RdmaVerbs.ibv_wc_status_str(RdmaVerbs.IBV_WC_LOC_PROT_ERR).equals("local protection error")) {
             System.exit(1);
         }
-        System.out.println("java: installed: ok");
+        System.out.println("java: Prog ran with the installed jar");
     }
 }
 EOF
-	check=: ;;
+	# Prog's System.exit(1) is exec:java's, so the block's, failure; the
+	# last line is this one (Maven ends its output with a colour reset).
+	check='printf '"'"'\njava: installed: ok\n'"'"'' ;;
 csharp)
+	# A project as NuGet 2.8 and xbuild know it: packages.config, app.csproj
+	# referencing the restored package's .dll, Prog.cs; Prog checks that it
+	# runs the copy xbuild put beside it, and the check below that this copy
+	# and the restored package are the ones make built.
+	cat > packages.config <<'EOF'
+<packages>
+  <package id="RdmaVerbs" version="1.4.0" targetFramework="net45" />
+</packages>
+EOF
+	cat > app.csproj <<'EOF'
+<?xml version="1.0" encoding="utf-8"?>
+<Project ToolsVersion="4.0" DefaultTargets="Build" xmlns="http://schemas.microsoft.com/developer/msbuild/2003">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <AssemblyName>Prog</AssemblyName>
+    <TargetFrameworkVersion>v4.5</TargetFrameworkVersion>
+    <OutputPath>bin</OutputPath>
+  </PropertyGroup>
+  <ItemGroup>
+    <Reference Include="System" />
+    <Reference Include="RdmaVerbs">
+      <HintPath>packages/RdmaVerbs.1.4.0/lib/net45/RdmaVerbs.dll</HintPath>
+    </Reference>
+  </ItemGroup>
+  <ItemGroup>
+    <Compile Include="Prog.cs" />
+  </ItemGroup>
+  <Import Project="$(MSBuildToolsPath)/Microsoft.CSharp.targets" />
+</Project>
+EOF
 	cat > Prog.cs <<'EOF'
 using System;
+using System.IO;
 using RdmaVerbs;
 
 static class Prog
 {
     static int Main()
     {
+        string dll = typeof(Rdma).Assembly.Location;
+        Console.WriteLine("csharp: " + dll);
+        if (dll != Path.Combine(Environment.CurrentDirectory, "bin", "RdmaVerbs.dll"))
+            return 1;
         if (Rdma.rdma_seterrno(0) != 0 || Rdma.ibv_wc_status_str(Rdma.IBV_WC_LOC_PROT_ERR) != "local protection error")
             return 1;
-        Console.WriteLine("csharp: installed: ok");
+        Console.WriteLine("csharp: Prog ran with the package's RdmaVerbs.dll");
         return 0;
     }
 }
 EOF
-	check=: ;;
+	check='cmp packages/RdmaVerbs.1.4.0/RdmaVerbs.1.4.0.nupkg "$CHECKOUT/build/bindings/nuget/RdmaVerbs.1.4.0.nupkg"
+cmp bin/RdmaVerbs.dll "$CHECKOUT/build/bindings/RdmaVerbs.dll"
+echo "csharp: restored: the .nupkg make built; bin/RdmaVerbs.dll its .dll"
+echo "csharp: installed: ok"' ;;
 lua)
 	# The modules from the rocks tree luarocks made (./lua_modules), called.
 	cat > prog.lua <<'EOF'
@@ -292,7 +389,11 @@ echo "lua: installed: ok"' ;;
 esac
 
 printf '%s\n' "$script" "$check" > install-steps.sh
-if bash -e -o pipefail install-steps.sh > "$LOG" 2>&1; then
+# Rust, Java and C# install offline (their READMEs say from what): with
+# no network at all when unshare can take it away.
+nonet=
+case $lang in rust | java | csharp) if unshare -n true 2> /dev/null; then nonet="unshare -n"; fi ;; esac
+if $nonet bash -e -o pipefail install-steps.sh > "$LOG" 2>&1; then
 	grep ': installed: ok$' "$LOG"
 else
 	echo "install.sh: $lang: the install of bindings/$lang/README.md failed, from $DIR:"

@@ -25,6 +25,8 @@ done
 # The bindings' packages.
 check "bindings/python/pyproject.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/python/pyproject.toml)"
 check "bindings/node/package.json" "$(sed -n 's/^  "version": "\(.*\)",/\1/p' bindings/node/package.json)"
+check "bindings/java/pom.xml" "$(sed -n '0,/^  <version>/s|^  <version>\(.*\)</version>|\1|p' bindings/java/pom.xml)"
+check "bindings/csharp/RdmaVerbs.nuspec" "$(sed -n 's|^    <version>\(.*\)</version>|\1|p' bindings/csharp/RdmaVerbs.nuspec)"
 check "bindings/rust/Cargo.toml" "$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/rust/Cargo.toml | head -n 1)"
 check "bindings/rust/rdmaverbs-sys/Cargo.toml" \
 	"$(sed -n 's/^version *= *"\(.*\)"/\1/p' bindings/rust/rdmaverbs-sys/Cargo.toml | head -n 1)"
