@@ -41,7 +41,7 @@ for v in ours stock; do
 	fi
 	[ $rc -eq 0 ] || kill $spid 2> /dev/null
 	wait $spid || rc=1
-	if [ $rc -eq 0 ] && [ "$(grep -c '^RESULT verbs PASS' "$OUT"/verbs-$v-*.log)" = 2 ]; then
+	if [ $rc -eq 0 ] && [ "$(cat "$OUT"/verbs-$v-*.log | grep -c '^RESULT verbs PASS')" = 2 ]; then
 		row "verbs exports $v PASS$(grep -q 'flush of the window' "$OUT/verbs-$v-client.log" && echo ', the window flushed')"
 	else
 		row "verbs exports $v FAIL"; sed 's/^/    /' "$OUT"/verbs-$v-*.log; fail=1
