@@ -84,8 +84,22 @@ exit_row() { grep -Eq "^rdmaverbs: $2 +$3 +$4 +0 " "$1"; }
 
 # rdma_server/rdma_client: one 16-byte message each way; plain, then
 # traced and counted (the trace's lines, the exit tables).
-port=$((port + 1))
-SIW_ENV= siw_tool cm-plain rdma_server -s 192.0.2.1 -p PORT -- rdma_client -s 192.0.2.1 -p PORT
+# On siw the message rdma_client sends as soon as it is connected can reach
+# the server before its QP takes it, and then stays unread (the quirk of
+# docs/testing.md, "Two providers"; seen once in three runs): the server
+# waits until its time limit. The pair is run again then, up to three times
+# in all, each try said.
+siw_cm() {	# NAME (SIW_ENV as siw_tool): 0 when a try's client and server ended 0
+	local try
+	for try in 1 2 3; do
+		port=$((port + 1))
+		rm -f "$OUT"/siw-cm.*.trace
+		siw_tool "$1" rdma_server -s 192.0.2.1 -p PORT -- rdma_client -s 192.0.2.1 -p PORT && return 0
+		echo "siw: $1: try $try: rdma_server/rdma_client did not both end 0$([ $try -lt 3 ] && echo '; again')"
+	done
+	return 1
+}
+SIW_ENV= siw_cm cm-plain
 ok=$?
 if [ $ok = 0 ] && grep -qx 'rdma_server: end 0' "$OUT/siw-cm-plain-s.out" &&
    grep -qx 'rdma_client: end 0' "$OUT/siw-cm-plain-c.out"; then
@@ -94,10 +108,7 @@ else
 	siw_fail "rdma_cm" "rdma_server/rdma_client on siw:"
 	siw_show "$OUT"/siw-cm-plain-*
 fi
-port=$((port + 1))
-rm -f "$OUT"/siw-cm.*.trace
-SIW_ENV="LD_PRELOAD=$PRE RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/siw-cm.%p.trace" \
-	siw_tool cm rdma_server -s 192.0.2.1 -p PORT -- rdma_client -s 192.0.2.1 -p PORT
+SIW_ENV="LD_PRELOAD=$PRE RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/siw-cm.%p.trace" siw_cm cm
 ok=$?
 cat "$OUT"/siw-cm.*.trace > "$OUT/siw-cm.trace" 2> /dev/null
 t=$OUT/siw-cm.trace
