@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# make bindings: each binding installed as its README says, from a fresh
-# folder outside the tree (a new /tmp/rdmaverbs-install-LANGUAGE.XXXXXX,
-# which BUILD_DIR/bindings/install/LANGUAGE links to, for run.sh), and a
-# small program that uses it run there.
+# make bindings: each binding installed as its README says, from a fresh folder
+# outside the tree (a new /tmp/rdmaverbs-install-LANGUAGE.XXXXXX, which
+# BUILD_DIR/bindings/install/LANGUAGE links to, for run.sh), and a program that uses it.
 #
 #   install.sh BUILD_DIR LANGUAGE
 #   install.sh --block LANGUAGE     prints the README's install block
@@ -15,10 +14,9 @@
 # lines). The program, written into the folder first (Prog.java, Prog.cs,
 # prog.lua) or run after the block (Python, Node.js, Rust), checks that the
 # package it loaded is the installed one and that it calls librdmaverbs and
-# libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log.
-# Outside the tree as a reader's folder is: no Cargo workspace, no
-# package.json or node_modules above it (npm would take that folder for the
-# project), nothing of the checkout's on the way.
+# libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log. Outside the
+# tree as a reader's folder is: no Cargo workspace, package.json or node_modules
+# above it (npm would take that folder for the project), nothing of the checkout's.
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
 cd "$(dirname "$0")/.."
