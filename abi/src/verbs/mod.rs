@@ -206,8 +206,8 @@ pub const IBV_ACCESS_OPTIONAL_RANGE: u32 = 0x3ff0_0000;
 pub const IB_ROCE_UDP_ENCAP_VALID_PORT_MIN: u32 = 0xc000;
 
 /// `sizeof(struct ibv_port_attr)`, which `___ibv_query_port` passes and
-/// clears: the build's header's (52 bytes before rdma-core 49, 56 from it,
-/// when `active_speed_ex` was appended). Passing another size would let the
+/// clears: the build's header's (it grew when rdma-core 49 appended
+/// `active_speed_ex`). Passing another size would let the
 /// provider write past the caller's struct, or leave its end unwritten (the
 /// trap of torchcomms#697).
 pub const PORT_ATTR_SIZE: usize = core::mem::size_of::<ibv_port_attr>();

@@ -3,10 +3,9 @@
 //! `ibv_start_poll`, `ibv_next_poll` and `ibv_end_poll`, `ibv_cq_ex_to_cq`,
 //! and `ibv_create_cq_ex` and `ibv_modify_cq` (through `verbs_context`).
 //!
-//! rdma-core 44's `ibv_create_cq_ex` passes any `comp_mask` to the
-//! provider, and answers a missing op with `EOPNOTSUPP`; so does this one
-//! (an earlier header refused unknown bits: copying it would be a
-//! difference).
+//! The header's `ibv_create_cq_ex` passes any `comp_mask` to the provider,
+//! and answers a missing op with `EOPNOTSUPP`; so does this one (headers
+//! older than any this builds against refused unknown bits).
 
 use core::ffi::c_int;
 

@@ -1,7 +1,7 @@
 //! The `static inline` functions of the `<infiniband/verbs.h>` the build
-//! compiles against, exported under their own names at `RDMAVERBS_1.3`
-//! (those of rdma-core 44) and `RDMAVERBS_1.4` (those later releases
-//! added; `abi/src/table.rs` has the release of each): each does
+//! compiles against, exported under their own names at the node that
+//! `abi/src/table.rs` gives each (`RDMAVERBS_1.3` or `RDMAVERBS_1.4`, by
+//! the release that brought it): each does
 //! what the inline original compiled from the system header does (the same
 //! provider op or libibverbs call with the same arguments, the same result,
 //! `errno` and bytes written; `c-tests/fake/verbs.c` compares them), and
