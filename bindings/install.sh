@@ -194,8 +194,7 @@ try {
 }
 console.log('node: installed: ok');
 EOF
-	# The tarball has every file of the package (those at the top of
-	# bindings/node but its lock, and objects/), and nothing else.
+	# The tarball has every file of the package (bindings/node's but its lock, and objects/), nothing else.
 	check='want=$(cd "$CHECKOUT/bindings/node" && find . -maxdepth 1 -type f ! -name package-lock.json && find objects -type f)
 [ "$(tar -tzf rdmaverbs-*.tgz | sed "s|^package/||" | sort)" = "$(printf "%s\n" $want | sed "s|^\./||" | sort)" ] ||
 	{ echo "node: the tarball'"'"'s files are not the package'"'"'s:"; tar -tzf rdmaverbs-*.tgz; exit 1; }
@@ -214,11 +213,12 @@ if npm install --no-save --no-package-lock typescript@5 @types/node@20 > ts-inst
 else
 	echo "node: TypeScript not available from npm: tsc not run"; cat ts-install.log
 fi
+link=$(mktemp -d /tmp/rdmaverbs-install-node-link.XXXXXX) && (cd "$link" && npm install --no-audit --no-fund "$CHECKOUT/bindings/node" > npm.log 2>&1 && [ -L node_modules/rdmaverbs ] && node -e "require(\"rdmaverbs\").rdma_seterrno(0)") ||
+	{ echo "node: FAIL: npm install $CHECKOUT/bindings/node (a link; its install.js puts koffi in the clone), then require"; cat "$link/npm.log"; exit 1; }; echo "node: the folder route too: npm install of bindings/node, a link, koffi put in the clone by install.js: require works"
 node check.mjs' ;;
 rust)
-	# Offline, and with a cargo home of its own (no registry cache): the
-	# crates are the packaged ones, unpacked in the project, and libc is
-	# vendor/'s.
+	# Offline, with a cargo home of its own (no registry cache): the crates are
+	# the packaged ones, unpacked in the project, and libc is vendor/'s.
 	export CARGO_HOME=$DIR/cargo-home
 	check='tree=$(cargo tree -e normal --prefix none)
 printf "%s\n" "$tree"
