@@ -69,28 +69,6 @@
 
 #include "verbs-table.h"
 
-static uint8_t pattern(int seed, size_t i)
-{
-	return (uint8_t)(seed * 131 + i * 7 + (i >> 8));
-}
-
-static void fill(void *buf, size_t len, int seed, size_t from)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		((uint8_t *)buf)[i] = pattern(seed, from + i);
-}
-
-static void expect(const void *buf, size_t len, int seed, size_t from, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		CHECK(((const uint8_t *)buf)[i] == pattern(seed, from + i),
-		      "%s: byte %zu differs", what, from + i);
-}
-
 #define P1_N 8
 static const uint32_t p1_size[P1_N] = { 1, 1500, 48, 4096, 333, 2048, 60, 1400 };
 #define P1_SEED(k) (0x10 + (k))

@@ -7,12 +7,14 @@
  * (ours), else with the inline originals themselves (stock); each pointer
  * checked to lie in the object it should. And what both programs print:
  * fail(), CHECK(), obs() (the lines the two builds must print alike),
- * verified() (what the RESULT line counts).
+ * verified() (what the RESULT line counts); and the messages' bytes:
+ * fill() and expect().
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,3 +137,28 @@ static void fill_table(void)
 	       table_size);
 }
 #endif
+
+/* ---- the data both exchanges send: message `seed`, byte by byte ---- */
+
+static uint8_t pattern(int seed, size_t i)
+{
+	return (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static void fill(void *buf, size_t len, int seed, size_t from)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = pattern(seed, from + i);
+}
+
+/* `len` bytes of message `seed`, starting at its byte `from`. */
+static void expect(const void *buf, size_t len, int seed, size_t from, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		CHECK(((const uint8_t *)buf)[i] == pattern(seed, from + i),
+		      "%s: byte %zu differs", what, from + i);
+}

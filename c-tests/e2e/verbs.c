@@ -90,29 +90,6 @@
 
 /* ---- data ---- */
 
-static uint8_t pattern(int seed, size_t i)
-{
-	return (uint8_t)(seed * 131 + i * 7 + (i >> 8));
-}
-
-static void fill(void *buf, size_t len, int seed, size_t from)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		((uint8_t *)buf)[i] = pattern(seed, from + i);
-}
-
-/* `len` bytes of message `seed`, starting at its byte `from`. */
-static void expect(const void *buf, size_t len, int seed, size_t from, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		CHECK(((const uint8_t *)buf)[i] == pattern(seed, from + i),
-		      "%s: byte %zu differs", what, from + i);
-}
-
 /* Phase 1, client to server: 8 messages. 0-3 one ibv_post_send chain (1
  * with immediate data, over 2 SGEs; 2 inline), 4-7 ibv_wr_* (5 with
  * immediate data, 6 inline, 7 over an SGE list of two equal halves). */
