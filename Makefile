@@ -106,6 +106,14 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm test-rdma-core test-versions \
 	test-bindings-layout
 
+# Cargo's outputs are remade by cargo every time (it knows what changed):
+# FORCE. make CARGO=true CARGO_FORCE= takes them as they are (make
+# test-rdma-core's runs of a build in another root: make 4.3 remakes what
+# depends on a grouped target whose recipe ran, though it changed nothing).
+# Set before the rules that name it: a rule's prerequisites are expanded as
+# it is read.
+CARGO_FORCE ?= FORCE
+
 all: $(LIBRARY) $(LIB)/$(NAME).a $(TOOLS)
 
 # cargo decides what is stale; make relinks what depends on the archive only
@@ -122,11 +130,6 @@ $(RUST_A) $(NATIVE) &: $(CARGO_FORCE)
 endif
 
 FORCE:
-# Cargo's outputs are remade by cargo every time (it knows what changed):
-# FORCE. make CARGO=true CARGO_FORCE= takes them as they are (make
-# test-rdma-core's runs of a build in another root: make 4.3 remakes what
-# depends on a grouped target whose recipe ran, though it changed nothing).
-CARGO_FORCE ?= FORCE
 
 # Objects and other intermediate files are kept.
 .SECONDARY:
