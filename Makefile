@@ -240,9 +240,9 @@ test-lib: test-rust test-symbols test-headers test-differential test-verbs test-
 # followed by what balances them (after e2e, the RPMs and the .deb: the
 # .deb's test installs the packages on this machine, which the guests see;
 # after the tier, the sanitizers, valgrind and the fuzzing). The e2e
-# programs are built first, and make e2e runs with CARGO_FORCE= (the
-# library as just built, not linked again under the tier's checks that
-# nothing of the host's build changes). The e2e side's output is kept in
+# programs are built first, and both sides run with CARGO_FORCE= (the
+# library as just built, not linked again while the guests load it or the
+# tier checks that nothing of the host's build changes). The e2e side's output is kept in
 # $(B)/e2e-all.log and printed after the tier's.
 TEST_BESIDE_E2E := test-rdma-core test-sanitizers test-valgrind test-fuzz
 test: RPMCHECK = --nocheck
@@ -256,7 +256,7 @@ test: test-quick test-install
 	@echo "make test: make e2e, test-rpm and test-deb run beside $(TEST_BESIDE_E2E); their output follows"
 	{ $(MAKE) e2e CARGO_FORCE=; a=$$?; $(MAKE) test-rpm RPMCHECK=$(RPMCHECK); b=$$?; \
 	  $(MAKE) test-deb; c=$$?; [ $$a = 0 ] && [ $$b = 0 ] && [ $$c = 0 ]; } > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
-	$(MAKE) -k $(TEST_BESIDE_E2E); rest=$$?; \
+	$(MAKE) -k $(TEST_BESIDE_E2E) CARGO_FORCE=; rest=$$?; \
 	wait $$e2e; one=$$?; \
 	echo "---- make e2e, test-rpm, test-deb (all they printed, $(B)/e2e-all.log) ----"; cat $(B)/e2e-all.log; \
 	[ $$rest = 0 ] || echo "make test: $(TEST_BESIDE_E2E): failed (above the e2e side's output)"; \
