@@ -256,10 +256,13 @@ test: test-quick test-install
 	@echo "make test: make e2e, test-rpm and test-deb run beside $(TEST_BESIDE_E2E); their output follows"
 	{ $(MAKE) e2e CARGO_FORCE=; a=$$?; $(MAKE) test-rpm RPMCHECK=$(RPMCHECK); b=$$?; \
 	  $(MAKE) test-deb; c=$$?; [ $$a = 0 ] && [ $$b = 0 ] && [ $$c = 0 ]; } > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
-	$(MAKE) -k $(TEST_BESIDE_E2E) CARGO_FORCE=; rest=$$?; \
+	$(MAKE) -k $(TEST_BESIDE_E2E) CARGO_FORCE= 2>&1 | tee $(B)/beside-all.log; rest=$${PIPESTATUS[0]}; \
 	wait $$e2e; one=$$?; \
 	echo "---- make e2e, test-rpm, test-deb (all they printed, $(B)/e2e-all.log) ----"; cat $(B)/e2e-all.log; \
-	[ $$rest = 0 ] || echo "make test: $(TEST_BESIDE_E2E): failed (above the e2e side's output)"; \
+	if [ $$rest != 0 ] || [ $$one != 0 ]; then echo "---- make test: what failed (both sides' FAIL and make's error lines) ----"; \
+		grep -h -E 'FAIL|\*\*\*|rebuilt: ' $(B)/beside-all.log $(B)/e2e-all.log | head -n 60; fi; \
+	[ $$rest = 0 ] || echo "make test: $(TEST_BESIDE_E2E): failed ($(B)/beside-all.log)"; \
+	[ $$one = 0 ] || echo "make test: make e2e, test-rpm or test-deb failed ($(B)/e2e-all.log)"; \
 	[ $$one = 0 ] && [ $$rest = 0 ]
 	@echo "make test: all passed"
 
