@@ -102,7 +102,7 @@ STOCK_LIBS   = $(shell $(PKG_CONFIG) --libs librdmacm libibverbs)
 	test-symbols test-headers test-differential test-verbs test-robustness test-sanitizers \
 	test-valgrind test-concurrency test-fuzz fuzz test-noalloc test-trace test-live test-commands test-probes \
 	test-hardening test-timeout bindings bindings-java bindings-csharp bindings-rust test-bindings test-lib mutants test-mutant \
-	test-preload bench bench-python \
+	test-preload bench bench-python bench-bindings bench-peer \
 	test-install install uninstall clean vendor deb test-deb rpm test-rpm test-rdma-core test-versions \
 	test-bindings-layout
 
@@ -126,8 +126,16 @@ $(SHARED) $(PRELOADED): $(NATIVE)
 else
 $(RUST_A) $(NATIVE) &: $(CARGO_FORCE)
 	$(CARGO) rustc --release --locked --lib --crate-type staticlib -- \
-		--print native-static-libs=$(CURDIR)/$(NATIVE)
+		--print native-static-libs=$(CURDIR)/$(NATIVE).new
+	$(call replace-if-changed,$(NATIVE))
 endif
+
+# replace-if-changed FILE: FILE.new becomes FILE only when their bytes
+# differ, so that what depends on FILE is not made again for a rewrite of
+# the same bytes (rustc prints the native libraries at every cargo run,
+# built or fresh; what includes the headers copied into build/ depends on
+# the .pc file made from that list).
+replace-if-changed = if [ ! -e $(1).new ] || cmp -s $(1).new $(1); then rm -f $(1).new; else mv $(1).new $(1); fi
 
 FORCE:
 
@@ -188,9 +196,10 @@ pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
 
 $(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 	@mkdir -p $(@D) $(B)/include/rdmaverbs/rdma
-	cp include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
-	cp include/rdmaverbs.h $(B)/include/rdmaverbs/
-	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@
+	install -C -m 644 include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
+	install -C -m 644 include/rdmaverbs.h $(B)/include/rdmaverbs/
+	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@.new
+	$(call replace-if-changed,$@)
 
 # The exports of this build (abi/exports.tsv's rows that the library
 # defines: those whose originals the build's headers have), which the C
@@ -198,12 +207,12 @@ $(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 EXPORTS    := $(B)/exports.tsv
 GEN_H      := $(B)/gen/functions.h
 $(EXPORTS): abi/exports.tsv $(SHARED) c-tests/tools/exports.sh
-	c-tests/tools/exports.sh $(SHARED) abi/exports.tsv > $@.tmp
-	mv $@.tmp $@
+	c-tests/tools/exports.sh $(SHARED) abi/exports.tsv > $@.new
+	$(call replace-if-changed,$@)
 $(GEN_H): $(EXPORTS) c-tests/tools/functions-h.awk
 	@mkdir -p $(@D)
-	awk -f c-tests/tools/functions-h.awk abi/exports.tsv $(EXPORTS) > $@.tmp
-	mv $@.tmp $@
+	awk -f c-tests/tools/functions-h.awk abi/exports.tsv $(EXPORTS) > $@.new
+	$(call replace-if-changed,$@)
 # The C tests find it as "functions.h".
 GEN_I      := -iquote $(B)/gen
 
@@ -769,13 +778,37 @@ SOFTROCE_MESSAGES ?= 20000
 
 # The Python ping-pong's round trips per run (c-tests/bench/python-guest.sh).
 SOFTROCE_PY_ROUNDTRIPS ?= 3000
+# The bindings' runs (c-tests/bench/bindings/guest.sh): round trips of a
+# ping-pong, messages of a message rate.
+SOFTROCE_BIND_ROUNDTRIPS ?= 3000
+SOFTROCE_BIND_MESSAGES ?= 20000
+
+# What c-tests/bench/bindings/guest.sh runs: C's message rate through
+# librdmaverbs (c-tests/bench/msgrate.c), Rust's ping-pong and message rate
+# through the binding's crates (offline: vendor/), Node.js's through the
+# package its README installs, and a peer crate's ping-pong (crates.io:
+# without it, that row is left out and make bench says so).
+BENCH_RUST := $(B)/bench/rust/release/pingpong
+BENCH_PEER := $(B)/bench/peer/release/peer-pingpong
+BENCH_BINDINGS := $(B)/bench/msgrate $(BENCH_RUST) $(BIND)/install/node/.ok bench-peer
+$(B)/bench/msgrate: c-tests/bench/msgrate.c $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+$(BENCH_RUST): $(wildcard c-tests/bench/bindings/rust/src/*.rs) c-tests/bench/bindings/rust/Cargo.toml \
+		c-tests/bench/bindings/rust/Cargo.lock $(RUST_PACKAGED) | $(PC) $(VENDORED)
+	cd c-tests/bench/bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(B)/bench/rust \
+		$(CARGO) build -q --release --locked --offline --config 'source.crates-io.replace-with="vendored"' \
+		--config 'source.vendored.directory="$(CURDIR)/vendor"'
+bench-peer:
+	cd c-tests/bench/bindings/peer && CARGO_TARGET_DIR=$(CURDIR)/$(B)/bench/peer $(CARGO) build -q --release --locked || \
+		{ rm -f $(CURDIR)/$(BENCH_PEER); echo "make bench: the peer crate could not be built (crates.io unreachable?): its row is left out"; }
 
 $(B)/bench/softroce.txt: $(B)/ours/pingpong $(B)/stock/pingpong c-tests/bench/softroce-guest.sh \
-		c-tests/bench/python-guest.sh c-tests/bench/pingpong.py
+		c-tests/bench/python-guest.sh c-tests/bench/pingpong.py $(BENCH_BINDINGS)
 	@mkdir -p $(@D)
-	c-tests/tools/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/softroce-guest.sh \
+	c-tests/tools/run-guest.sh -t 2400 -w $(B)/bench c-tests/bench/softroce-guest.sh \
 		$(B) $(CURDIR)/$@.tmp $(SOFTROCE_ROUNDS) $(SOFTROCE_ROUNDTRIPS) $(SOFTROCE_MESSAGES) \
-		$(SOFTROCE_PY_ROUNDTRIPS)
+		$(SOFTROCE_PY_ROUNDTRIPS) $(SOFTROCE_BIND_ROUNDTRIPS) $(SOFTROCE_BIND_MESSAGES)
 	mv $@.tmp $@
 
 # The Python ping-pong alone, in a guest of its own (a few minutes): its
@@ -786,6 +819,15 @@ bench-python: $(LIBRARY)
 	c-tests/tools/run-guest.sh -t 1200 -w $(B)/bench c-tests/bench/python-guest.sh \
 		$(B) $(CURDIR)/$(B)/bench/python.txt $(SOFTROCE_ROUNDS) $(SOFTROCE_PY_ROUNDTRIPS)
 	python3 c-tests/bench/report.py --python $(B)/bench/python.txt
+
+# The bindings beside their peers alone (c-tests/bench/bindings/), in a
+# guest of its own: their section of BENCHMARKS.md printed, nothing written.
+bench-bindings: $(LIBRARY) $(BENCH_BINDINGS)
+	rm -f $(B)/bench/bindings.txt
+	c-tests/tools/run-guest.sh -t 1800 -w $(B)/bench c-tests/bench/bindings/guest.sh \
+		$(B) $(CURDIR)/$(B)/bench/bindings.txt $(SOFTROCE_ROUNDS) $(SOFTROCE_BIND_ROUNDTRIPS) \
+		$(SOFTROCE_BIND_MESSAGES)
+	python3 c-tests/bench/report.py --bindings $(B)/bench/bindings.txt
 
 # Times and instruction counts (callgrind) of the inline original, the C shims
 # and librdmaverbs, and the Soft-RoCE runs; writes BENCHMARKS.md and
