@@ -9,6 +9,8 @@ four ways, both sides the same way:
     objects   rdmaverbs' object API (Endpoint, MR; waits without a limit)
     async     rdmaverbs' async API (aget_send_comp, aget_recv_comp in asyncio)
     pyverbs   rdma-core's pyverbs (Debian's python3-pyverbs): CMID, MR
+    rate      not a ping-pong: c-tests/bench/msgrate.c's message rate, in
+              the raw functions (ROUNDTRIPS: the messages)
 
 Usage: pingpong.py WAY server|client ADDR PORT ROUNDTRIPS
 The server echoes ROUNDTRIPS + WARMUP messages (printing "pingpong:
@@ -23,6 +25,7 @@ import sys
 import time
 
 SIZE, DEPTH, WARMUP = 64, 16, 100
+RATE_WINDOW, RATE_BATCH = 32, 16   # msgrate.c's
 
 
 def fail(what):
@@ -197,16 +200,87 @@ def pyverbs(role, addr, port, n):
     return elapsed
 
 
-WAYS = {"raw": raw, "objects": objects, "async": async_, "pyverbs": pyverbs}
+def rate(role, addr, port, n):
+    """c-tests/bench/msgrate.c's exchange, in the raw functions: the
+    server's n receives posted first, taken RATE_BATCH at a time
+    (ibv_poll_cq, busy), then one message back; the client's n inline
+    sends, RATE_WINDOW in flight, their completions taken RATE_BATCH at a
+    time. Returns the time from the first post to that message."""
+    import rdmaverbs as rv
+    server = role == "server"
+    receives = n if server else 1
+    hints = rv.rdma_addrinfo(ai_port_space=rv.RDMA_PS_TCP, ai_flags=rv.RAI_PASSIVE if server else 0)
+    res = C.c_void_p()
+    rv.rdma_getaddrinfo(addr.encode(), port.encode(), C.byref(hints), C.byref(res))
+    attr = rv.ibv_qp_init_attr(cap=rv.ibv_qp_cap(RATE_WINDOW, receives, 1, 1, SIZE), qp_type=rv.IBV_QPT_RC,
+                               sq_sig_all=1)
+    listen, id_ = C.c_void_p(), C.c_void_p()
+    if server:
+        rv.rdma_create_ep(C.byref(listen), res, None, C.byref(attr))
+        rv.rdma_listen(listen, 1)
+        print("msgrate: listening", flush=True)
+        rv.rdma_get_request(listen, C.byref(id_))
+    else:
+        rv.rdma_create_ep(C.byref(id_), res, None, C.byref(attr))
+    slot = C.create_string_buffer(SIZE)
+    mr = rv.rdma_reg_msgs(id_, slot, SIZE)
+    for _ in range(receives):
+        rv.rdma_post_recv(id_, None, slot, SIZE, mr)
+    param = rv.rdma_conn_param(responder_resources=1, initiator_depth=1, retry_count=7, rnr_retry_count=7)
+    (rv.rdma_accept if server else rv.rdma_connect)(id_, C.byref(param))
+    cm_id = rv.rdma_cm_id.from_address(id_.value)
+    scq, rcq = cm_id.send_cq, cm_id.recv_cq
+    wcs = (rv.ibv_wc * RATE_BATCH)()
+    msg = b"rate".ljust(SIZE, b"\0")
+    poll, post_send, inline = rv.ibv_poll_cq, rv.rdma_post_send, rv.IBV_SEND_INLINE
+
+    def take(cq, most):
+        got = 0
+        while not got:
+            got = poll(cq, most, wcs)
+        for k in range(got):
+            if wcs[k].status:
+                fail(f"completion status {wcs[k].status}")
+        return got
+
+    t0 = time.monotonic()
+    if server:
+        done = 0
+        while done < n:
+            done += take(rcq, RATE_BATCH)
+        post_send(id_, None, msg, SIZE, None, inline)
+        take(scq, 1)
+    else:
+        inflight = 0
+        for _ in range(n):
+            if inflight == RATE_WINDOW:
+                inflight -= take(scq, RATE_BATCH)
+            post_send(id_, None, msg, SIZE, None, inline)
+            inflight += 1
+        while inflight:
+            inflight -= take(scq, RATE_BATCH)
+        take(rcq, 1)
+    elapsed = time.monotonic() - t0
+    rv.rdma_dereg_mr(mr)
+    rv.rdma_destroy_ep(id_)
+    if server:
+        rv.rdma_destroy_ep(listen)
+    rv.rdma_freeaddrinfo(res)
+    return elapsed
+
+
+WAYS = {"raw": raw, "objects": objects, "async": async_, "pyverbs": pyverbs, "rate": rate}
 
 
 def main():
     if len(sys.argv) != 6 or sys.argv[1] not in WAYS or sys.argv[2] not in ("server", "client"):
-        sys.exit("usage: pingpong.py raw|objects|async|pyverbs server|client ADDR PORT ROUNDTRIPS")
+        sys.exit("usage: pingpong.py raw|objects|async|pyverbs|rate server|client ADDR PORT ROUNDTRIPS")
     way, role, addr, port, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     elapsed = WAYS[way](role, addr, port, n)
     n = max(n, 1)
-    if role == "client":
+    if role == "client" and way == "rate":
+        print(f"msgrate: way=python msgs_s={n / elapsed:.0f}")
+    elif role == "client":
         print(f"pingpong: way={way} latency_us={elapsed / n * 1e6:.2f}")
 
 

@@ -6,10 +6,12 @@
 # Variants: stock (inline original), ours (librdmaverbs), spin (librdmaverbs
 # with RDMAVERBS_POLL_SPIN), and perftest's ib_send_lat not preloaded and
 # preloaded with nothing set, counting and tracing (throughput 0: not measured).
-# Then, with PY_ROUNDTRIPS, the Python ping-pong (python-guest.sh: py-WAY lines).
-# Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES [PY_ROUNDTRIPS]
+# Then, with PY_ROUNDTRIPS, the Python ping-pong (python-guest.sh: py-WAY
+# lines); with BIND_ROUNDTRIPS, the bindings beside their peers
+# (bindings/guest.sh: rs-, js- and rate- lines).
+# Usage: softroce-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES [PY_ROUNDTRIPS [BIND_ROUNDTRIPS BIND_MESSAGES]]
 set -u
-B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5 PY_RT=${6:-0}
+B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5 PY_RT=${6:-0} BIND_RT=${7:-0} BIND_MSGS=${8:-0}
 SPIN=100000	# polls before sleeping: longer than a round trip here
 PT_N=5000	# ib_send_lat's iterations per run
 echo "softroce: $(nproc) guest CPUs" >&2
@@ -76,4 +78,7 @@ for r in $(seq "$ROUNDS"); do
 done
 if [ "$PY_RT" -gt 0 ]; then
 	bash c-tests/bench/python-guest.sh "$B" "$OUT" "$ROUNDS" "$PY_RT" || exit 1
+fi
+if [ "$BIND_RT" -gt 0 ]; then
+	bash c-tests/bench/bindings/guest.sh "$B" "$OUT" "$ROUNDS" "$BIND_RT" "$BIND_MSGS" || exit 1
 fi

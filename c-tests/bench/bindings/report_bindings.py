@@ -1,0 +1,81 @@
+"""BENCHMARKS.md's section of the bindings beside their peers (guest.sh's
+lines: "rs-WAY|js-WAY ROUND latency_us 0", "rate-LANG ROUND 0 msgs_s"):
+Rust's and Node.js's ping-pong per way, each round's time over its raw
+layer's (and the peer crate's) of the same round, and each language's
+message rate over C's of the same round. Imported by ../report.py (report_bindings: not a second report.py on its path)."""
+
+# The ways and what they are; the targets (issue 40): the way's median
+# ratio to another way of the same round at most so much.
+WAYS = {
+    "rs-raw": "Rust, the raw layer (`rdmaverbs::raw`: C names, `unsafe`)",
+    "rs-safe": "Rust, the safe crate (`Endpoint`, `Listener`, `Buf`, `SendWr`, `Cq::poll`)",
+    "rs-peer": "Rust, a peer crate of crates.io (c-tests/bench/bindings/peer)",
+    "js-raw": "Node.js, the raw functions (koffi; the blocking `rdma_get_*_comp`)",
+    "js-promises": "Node.js, the objects' Promises (`sendCq.next(1)`, `recvCq.next(1)`)",
+}
+BASE = {"rs": "rs-raw", "js": "js-raw"}
+TARGETS = {"rs-safe": [("rs-raw", 1.05), ("rs-peer", 1.00)], "js-promises": [("js-raw", 1.30)]}
+RATES = {
+    "rate-c": "C (msgrate.c, through librdmaverbs)",
+    "rate-python": "Python, the raw functions (ctypes)",
+    "rate-node": "Node.js, the raw functions (koffi)",
+    "rate-rust": "Rust, the raw layer",
+}
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def section(path):
+    """The section's text, or None when the file has none of its lines."""
+    runs = {}
+    with open(path) as f:
+        for line in f:
+            v, r, lat, rate = line.split()
+            if v in WAYS:
+                runs.setdefault(v, {})[int(r)] = float(lat)
+            elif v in RATES:
+                runs.setdefault(v, {})[int(r)] = float(rate)
+    if not runs:
+        return None
+
+    def ratios(v, base, invert=False):
+        got = [runs[v][r] / runs[base][r] for r in sorted(runs.get(v, {})) if r in runs.get(base, {})]
+        return [1 / x for x in got] if invert else got
+
+    def cell(rs):
+        return f"{median(rs):.2f} ({min(rs):.2f}–{max(rs):.2f})" if rs else "–"
+
+    def target(v):
+        said = []
+        for base, most in TARGETS.get(v, []):
+            rs = ratios(v, base)
+            said.append(f"≤ {most:.2f} × {base[3:]}: "
+                        + (("yes" if median(rs) <= most else "**no**") if rs else "not judged (no such runs)"))
+        return "; ".join(said) or "–"
+
+    rows = [f"| {WAYS[v]} | {cell(ratios(v, BASE[v[:2]]))} "
+            f"| {cell(ratios(v, 'rs-peer')) if v.startswith('rs') else '–'} | {target(v)} |"
+            for v in WAYS if v in runs]
+    rates = [f"| {RATES[v]} | {cell(ratios(v, 'rate-c'))} |" for v in RATES if v in runs]
+    n = max(len(x) for x in runs.values())
+    return ("### The bindings beside what a user would pick instead\n\n"
+            "`c-tests/bench/bindings/` in the same guest boot, "
+            f"{n} rounds, the ways alternated in each round, both sides of each run the same way. "
+            "The ping-pong is `pingpong.py`'s (64 bytes answered by the peer, the send's and the "
+            "reply's completions taken, the receive posted again); Rust's ways send from "
+            "registered memory (the safe crate has no inline send) and busy-poll one completion "
+            "at a time, as the peer crate does; Node.js's send inline and wait as its users "
+            "would (the raw functions block, the Promises let the event loop run). Per round "
+            "trip, each round's time over its language's raw layer's and over the peer crate's "
+            "of the same round (median, min–max):\n\n"
+            "| way | round trip / raw | round trip / peer | target |\n|---|---|---|---|\n"
+            + "\n".join(rows)
+            + "\n\nThe message rate: `msgrate.c`'s exchange (64-byte inline sends, 32 in flight, "
+            "completions taken up to 16 at a time by a busy `ibv_poll_cq`; the server's 128 "
+            "receives posted again as they complete), each language through its raw layer: "
+            "each round's messages a second over C's of the same round (median, min–max):\n\n"
+            "| language | message rate / C |\n|---|---|\n" + "\n".join(rates))
