@@ -94,6 +94,33 @@ async function main() {
     await idle(o);
     done();
   }
+  {
+    // The spin: next() polls on a few turns of the loop before it arms the
+    // CQ (CompletionQueue.spin); a close during it rejects at once.
+    const { o, done } = standIn();
+    const cc = new o.CompletionChannel(0xc0n);
+    const cq = new o.CompletionQueue(0xc0n, { channel: cc });
+    const realPoll = cq.poll.bind(cq);
+    let polls = 0;
+    const armed = [];
+    cq.poll = (n) => (realPoll(0), ++polls === 4 ? [{ wr_id: 7n }] : []);
+    cq.reqNotify = (s) => armed.push(polls);   // how many polls came before
+    const got = await cq.next(1, { timeout: 5000 });
+    check(got.length === 1 && got[0].wr_id === 7n && polls === 4 && armed.length === 0 && o.CompletionQueue.spin >= 4,
+      `a completion within the spin: no arming (${polls} polls, ${armed.length} armed, spin ${o.CompletionQueue.spin})`);
+    const spin = o.CompletionQueue.spin;
+    o.CompletionQueue.spin = 0;
+    polls = -100;   // none completes now
+    await cq.next(1, { timeout: 50 }).catch(() => null);
+    check(armed[0] === -99, `spin 0: armed after one poll (after ${armed[0] + 100})`);
+    o.CompletionQueue.spin = 100000;
+    cq.poll = (n) => (realPoll(0), []);
+    closedError(await closing([() => cq.next(1, { timeout: 10000 })], () => cq.close()),
+      'a CQ closed while next() spins: rejects at once', 'ibv_poll_cq');
+    o.CompletionQueue.spin = spin;
+    cc.close();
+    done();
+  }
 }
 
 main().then(() => {

@@ -125,6 +125,39 @@ class Async(unittest.TestCase):
         self.assertEqual((wc.wr_id, wc.opcode), (0x99, rv.IBV_WC_RECV))
         self.assertEqual(rv.objects._watchers, {})
 
+    def test_a_completion_within_the_spin_needs_no_arming(self):
+        from rdmaverbs.objects import aio
+        wc, polls, armed = rv.ibv_wc(wr_id=7), [], []
+        with mock.patch.object(self.cq, "poll", lambda n: polls.append(n) or ([wc] if len(polls) == 4 else [])), \
+                mock.patch.object(self.cq, "req_notify", lambda *a: armed.append(a)):
+            got = asyncio.run(self.cq.aget(1, timeout=5))
+        self.assertEqual([w.wr_id for w in got], [7])
+        self.assertEqual((polls, armed), ([1, 1, 1, 1], []))   # the first poll, then 3 turns of the loop
+        self.assertGreaterEqual(aio.SPIN, 4)
+
+    def test_no_spin_arms_at_once_and_a_close_ends_the_spin(self):
+        from rdmaverbs.objects import aio
+        armed, polls = [], []
+
+        def poll(n):    # none (the fake CQ is not polled); closed: as CQ.poll
+            self.cq._check_open("ibv_poll_cq")
+            polls.append(n)
+            return []
+        with mock.patch.object(aio, "SPIN", 0), mock.patch.object(self.cq, "poll", poll), \
+                mock.patch.object(self.cq, "req_notify", lambda *a: armed.append(a)):
+            with self.assertRaises(TimeoutError):
+                asyncio.run(self.cq.aget(1, timeout=0.05))
+            self.assertEqual((armed, polls), ([()], [1, 1]))   # polled, armed, polled again, waited
+
+            async def closed_while_spinning():
+                asyncio.get_running_loop().call_soon(self.cq.close)
+                with self.assertRaises(ValueError) as e:
+                    await self.cq.aget(1, timeout=5)
+                return e.exception
+            aio.SPIN, armed[:] = 1000, []
+            self.assertIn("closed", str(asyncio.run(closed_while_spinning())))
+            self.assertEqual(armed, [])
+
     def test_the_channels_fd_is_non_blocking(self):
         self.assertTrue(os.get_blocking(self.ch.fd) is False)
 

@@ -3,7 +3,9 @@ running loop's add_reader, one reader an fd whoever waits on it."""
 from __future__ import annotations
 
 import errno as _errno
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+import os
+import time
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._base import _error, _left, _nonblocking
 
@@ -12,6 +14,39 @@ if TYPE_CHECKING:
 
     from ._base import Resource
 
+
+
+# The turns of the loop an async completion wait polls its CQ on before it
+# arms the CQ and watches its channel's fd (RDMAVERBS_ASYNC_SPIN; 0: at
+# once): a completion that comes within them costs no arming, no event and
+# no reader, and the loop runs the other tasks between the polls.
+def _spin_turns() -> int:
+    try:
+        return max(0, int(os.environ.get("RDMAVERBS_ASYNC_SPIN", "64")))
+    except ValueError:
+        return 64
+
+
+SPIN = _spin_turns()
+
+
+async def _spin(poll: Callable[[], int], owners: Sequence["Resource"], fn: str,
+                deadline: Optional[float]) -> int:
+    """poll() on up to SPIN turns of the running loop, until it returns
+    non-zero (returned); 0 when none did. Ends as a wait does: ValueError
+    (closed) once an owner is closed, TimeoutError (ETIMEDOUT) at the
+    deadline."""
+    import asyncio
+    for _ in range(SPIN):
+        await asyncio.sleep(0)
+        for o in owners:
+            o._check_open(fn)
+        n = poll()
+        if n:
+            return n
+        if deadline is not None and time.monotonic() >= deadline:
+            raise _error(_errno.ETIMEDOUT, fn, "no completion within the time limit")
+    return 0
 
 
 # The futures waiting for each fd's readiness, per loop ((id(loop), fd)):

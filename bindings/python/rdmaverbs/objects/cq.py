@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 from .._api import IBV_WC_RECV, ibv_wc
 from .. import raw as _R
 from ._base import Resource, _check_errno, _deadline, _error, _left, _poll_cq, _req_notify_cq
+from .aio import _spin
 from .qp import _release
 
 if TYPE_CHECKING:
@@ -106,8 +107,10 @@ class CQ(Resource):
             self.channel.get_cq_event(_left(deadline))
 
     async def aget(self, n: int = 1, timeout: Optional[float] = None) -> List[ibv_wc]:
-        """get, awaited: the channel's fd watched by the loop (without a
-        channel, asyncio.sleep between polls).
+        """get, awaited: polled on a few turns of the loop
+        (RDMAVERBS_ASYNC_SPIN, 64 unless set; 0: none), then the channel's
+        fd watched by the loop (without a channel, asyncio.sleep between
+        polls).
         Raises what get raises."""
         import asyncio
         deadline = _deadline(timeout)
@@ -121,8 +124,16 @@ class CQ(Resource):
                     raise _error(_errno.ETIMEDOUT, "ibv_poll_cq", "too few completions within the time limit")
                 await asyncio.sleep(0.001)
                 continue
+            # First polled on a few turns of the loop (aio.SPIN), then armed.
+            owners = (self, self.channel)
+
+            def enough() -> int:
+                out.extend(self.poll(min(16, n - len(out))))
+                return len(out) >= n
+            if await _spin(enough, owners, "ibv_poll_cq", deadline):
+                return out
             self.req_notify()
             out += self.poll(min(16, n - len(out)))
             if len(out) >= n:
                 return out
-            await self.channel._aget_cq_event(_left(deadline), (self, self.channel))
+            await self.channel._aget_cq_event(_left(deadline), owners)

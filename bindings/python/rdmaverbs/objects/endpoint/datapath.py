@@ -10,7 +10,7 @@ from ..._api import ibv_comp_channel, ibv_wc
 from .. import _base
 from ... import raw as _R
 from .._base import _INLINE, _check_errno, _check_int, _deadline, _error, _ms, _post_recv, _post_send
-from ..aio import _Readiness
+from ..aio import _Readiness, _spin
 from ..errors import CompletionError
 from ..mr import MR, Sge, _sges
 from ..qp import _release
@@ -227,6 +227,12 @@ class _DataPath(_Base):
                 owners.append(cq_obj)
                 if cq_obj.channel is not None:
                     owners.append(cq_obj.channel)
+        # First polled on a few turns of the loop (aio.SPIN), then armed.
+        n = await _spin(lambda: raw.ibv_poll_cq(cq, 1, ref), owners, fn, deadline)
+        if n < 0:
+            raise _error(C.get_errno(), "ibv_poll_cq")
+        if n:
+            return self._completed(wc, recv)
         ev_cq, ev_ctx = C.c_void_p(), C.c_void_p()
         while True:
             _check_errno(raw.ibv_req_notify_cq(cq, 0), "ibv_req_notify_cq")
@@ -246,8 +252,10 @@ class _DataPath(_Base):
         return self._completed(wc, recv)
 
     async def aget_send_comp(self, timeout: Optional[float] = None) -> ibv_wc:
-        """get_send_comp, awaited: the CQ armed and its channel's fd watched
-        by the loop (add_reader); the loop runs other tasks meanwhile.
+        """get_send_comp, awaited: the CQ polled on a few turns of the loop
+        (RDMAVERBS_ASYNC_SPIN, 64 unless set; 0: none), then armed and its
+        channel's fd watched by the loop (add_reader); the loop runs other
+        tasks meanwhile.
         Raises what get_send_comp raises, and OSError (ibv_req_notify_cq's,
         ibv_get_cq_event's or ibv_poll_cq's errno)."""
         return await self._acomp(False, timeout)
