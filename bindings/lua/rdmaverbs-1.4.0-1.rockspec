@@ -35,6 +35,7 @@ build = {
   type = "builtin",
   modules = {
     rdmaverbs = "rdmaverbs.lua",
+    ["rdmaverbs.api"] = "rdmaverbs/api.lua",
     ["rdmaverbs.async"] = "rdmaverbs/async.lua",
     ["rdmaverbs.channel"] = "rdmaverbs/channel.lua",
     ["rdmaverbs.connect"] = "rdmaverbs/connect.lua",
