@@ -250,7 +250,7 @@ def fast_runs(lats):
 PY_WAYS = {
     "py-raw": "rdmaverbs' raw functions (C names, ctypes)",
     "py-objects": "rdmaverbs' object API (Endpoint, MR)",
-    "py-async": "rdmaverbs' async API (asyncio, the channels' fds with add_reader)",
+    "py-async": "rdmaverbs' async API (asyncio: the CQ polled on up to 64 turns of the loop, then its channel's fd watched with add_reader)",
     "py-pyverbs": "pyverbs (Debian's python3-pyverbs: Cython)",
 }
 # The targets (issue 40): the objects at most pyverbs' time per round trip,

@@ -55,7 +55,8 @@ function rawSetup(server, addr, port, sendDepth, recvs, slots = recvs) {
   for (let i = 0; i < recvs; i++) rv.rdma_post_recv(id, i % slots, base + BigInt(SIZE * (i % slots)), SIZE, mr);
   const param = { responder_resources: 1, initiator_depth: 1, retry_count: 7, rnr_retry_count: 7 };
   (server ? rv.rdma_accept : rv.rdma_connect)(id, param);
-  const done = () => {
+  const done = () => {   // (it holds buf: registered memory lives until it is deregistered)
+    if (buf.length !== slots * SIZE) fail('the receive buffer changed');
     rv.rdma_dereg_mr(mr);
     rv.rdma_destroy_ep(id);
     if (server) rv.rdma_destroy_ep(listen[0]);
