@@ -315,7 +315,7 @@ def softroce(path):
     with open(path) as f:
         for line in f:
             v, r, lat, thr = line.split()
-            if v in PY_WAYS or v == "readme" or v in bindings.WAYS or v in bindings.RATES:   # the others'
+            if v in PY_WAYS or v == "readme" or bindings.ours(v):   # the other sections'
                 continue
             runs.setdefault((v, int(r)), []).append((float(lat), float(thr)))
     rounds = sorted({r for _, r in runs})

@@ -9,6 +9,8 @@
 #     librdmaverbs, and in Python, Node.js and Rust through their raw layers.
 # Appends one line per run to OUT:
 #   rs-WAY|js-WAY ROUND latency_us 0      rate-LANG ROUND 0 msgs_s
+# and, for Rust's ways, what a round trip allocates:
+#   alloc-rs-WAY ROUND allocations 0
 # Usage: guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
@@ -36,7 +38,7 @@ if [ ! -x "$B/bench/peer/release/peer-pingpong" ]; then
 fi
 
 one() {	# WAY ROUND: a server and a client of the way; their line appended to OUT
-	local w=$1 r=$2 n=$RT line spid
+	local w=$1 r=$2 n=$RT line spid a
 	case $w in rate-*) n=$MSGS ;; esac
 	port=$((port + 1))
 	timeout 300 ${CMD[$w]} server $ADDR $port "$n" > /tmp/bind-server.log 2>&1 &
@@ -47,6 +49,10 @@ one() {	# WAY ROUND: a server and a client of the way; their line appended to OU
 	wait $spid || { echo "softroce: $w round $r: the server failed" >&2; cat /tmp/bind-server.log >&2; return 1; }
 	echo "softroce: $w round $r: $line" >&2
 	case $line in
+	*allocs=*latency_us=*)	# and the heap allocations of a round trip
+		a=${line##*allocs=}
+		echo "alloc-$w $r ${a%% *} 0" >> "$OUT"
+		echo "$w $r ${line##*latency_us=} 0" >> "$OUT" ;;
 	*latency_us=*) echo "$w $r ${line##*latency_us=} 0" >> "$OUT" ;;
 	*msgs_s=*) echo "$w $r 0 ${line##*msgs_s=}" >> "$OUT" ;;
 	*) echo "softroce: $w round $r: no figure in: $line" >&2; return 1 ;;

@@ -23,6 +23,11 @@ RATES = {
 }
 
 
+def ours(v):
+    """Whether a line of that name is this section's."""
+    return v in WAYS or v in RATES or v.startswith("alloc-")
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -31,11 +36,13 @@ def median(xs):
 
 def section(path):
     """The section's text, or None when the file has none of its lines."""
-    runs = {}
+    runs, allocs = {}, {}
     with open(path) as f:
         for line in f:
             v, r, lat, rate = line.split()
-            if v in WAYS:
+            if v.startswith("alloc-"):
+                allocs.setdefault(v[6:], []).append(float(lat))
+            elif v in WAYS:
                 runs.setdefault(v, {})[int(r)] = float(lat)
             elif v in RATES:
                 runs.setdefault(v, {})[int(r)] = float(rate)
@@ -58,7 +65,8 @@ def section(path):
         return "; ".join(said) or "–"
 
     rows = [f"| {WAYS[v]} | {cell(ratios(v, BASE[v[:2]]))} "
-            f"| {cell(ratios(v, 'rs-peer')) if v.startswith('rs') else '–'} | {target(v)} |"
+            f"| {cell(ratios(v, 'rs-peer')) if v.startswith('rs') else '–'} "
+            f"| {f'{median(allocs[v]):.1f}' if v in allocs else '–'} | {target(v)} |"
             for v in WAYS if v in runs]
     rates = [f"| {RATES[v]} | {cell(ratios(v, 'rate-c'))} |" for v in RATES if v in runs]
     n = max(len(x) for x in runs.values())
@@ -72,7 +80,9 @@ def section(path):
             "would (the raw functions block, the Promises let the event loop run). Per round "
             "trip, each round's time over its language's raw layer's and over the peer crate's "
             "of the same round (median, min–max):\n\n"
-            "| way | round trip / raw | round trip / peer | target |\n|---|---|---|---|\n"
+            "| way | round trip / raw | round trip / peer | heap allocations a round trip "
+            "(the client's, counted by the Rust program's global allocator) | target |\n"
+            "|---|---|---|---|---|\n"
             + "\n".join(rows)
             + "\n\nThe message rate: `msgrate.c`'s exchange (64-byte inline sends, 32 in flight, "
             "completions taken up to 16 at a time by a busy `ibv_poll_cq`; the server's 128 "

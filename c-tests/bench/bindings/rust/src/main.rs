@@ -15,8 +15,9 @@
 //!
 //! Usage: pingpong WAY server|client ADDR PORT ROUNDTRIPS
 //! The client times the last ROUNDTRIPS round trips (after WARMUP) and
-//! prints `pingpong: way=WAY latency_us=L` (`msgrate: way=rust msgs_s=T`
-//! for rate); each reply's first bytes are checked.
+//! prints `pingpong: way=WAY allocs=A latency_us=L` (A: the heap
+//! allocations of a round trip, counted by the global allocator; `msgrate:
+//! way=rust msgs_s=T` for rate); each reply's first bytes are checked.
 use std::ffi::{c_void, CString};
 use std::io;
 use std::process::exit;
@@ -29,6 +30,49 @@ use rdmaverbs::{Completion, ConnParam, Cq, Endpoint, Listener, QpCap, RecvWr, Se
 const SIZE: usize = 64;
 const DEPTH: usize = 16;
 const WARMUP: usize = 100;
+
+/// Counts the heap allocations (the client reports those of its timed round
+/// trips, per round trip: `allocs=`).
+struct Counting;
+static ALLOCS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+// SAFETY: System's allocator, each call counted and passed on.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(p, l, n) }
+    }
+}
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocs() -> usize {
+    ALLOCS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The count when the timing starts and when it ends.
+static TIMED: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+fn mark(i: usize) {
+    TIMED[i].store(allocs(), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The allocations of the timed part, per round trip.
+fn allocs_per(n: usize) -> f64 {
+    let [a, b] = &TIMED;
+    let d =
+        b.load(std::sync::atomic::Ordering::Relaxed) - a.load(std::sync::atomic::Ordering::Relaxed);
+    d as f64 / n.max(1) as f64
+}
 const RATE_WINDOW: usize = 32; // msgrate.c's
 const RATE_BATCH: usize = 16;
 
@@ -190,6 +234,7 @@ unsafe fn raw(server: bool, addr: &str, port: &str, n: usize) -> Duration {
     for i in 0..if n > 0 { n + WARMUP } else { 1 } {
         if i == WARMUP {
             t0 = Instant::now();
+            mark(0);
         }
         unsafe {
             let (id, text) = (s.id, msg.as_ptr() as *mut c_void);
@@ -217,6 +262,7 @@ unsafe fn raw(server: bool, addr: &str, port: &str, n: usize) -> Duration {
         }
     }
     let elapsed = t0.elapsed();
+    mark(1);
     // SAFETY: registered above, no longer posted.
     let _ = unsafe { rv::rdma_dereg_mr(msg_mr) };
     elapsed
@@ -273,6 +319,7 @@ fn safe(server: bool, addr: &str, port: &str, n: usize) -> Duration {
     for i in 0..if n > 0 { n + WARMUP } else { 1 } {
         if i == WARMUP {
             t0 = Instant::now();
+            mark(0);
         }
         let mut send = || {
             let wr = SendWr::send(0, msg.take().unwrap());
@@ -297,6 +344,7 @@ fn safe(server: bool, addr: &str, port: &str, n: usize) -> Duration {
         }
     }
     let elapsed = t0.elapsed();
+    mark(1);
     drop(ep);
     drop(listener);
     elapsed
@@ -370,7 +418,8 @@ fn main() {
         );
     } else if !server {
         println!(
-            "pingpong: way={way} latency_us={:.2}",
+            "pingpong: way={way} allocs={:.1} latency_us={:.2}",
+            allocs_per(n),
             elapsed.as_secs_f64() / n.max(1) as f64 * 1e6
         );
     }
