@@ -781,7 +781,7 @@ SOFTROCE_PY_ROUNDTRIPS ?= 3000
 # The bindings' runs (c-tests/bench/bindings/guest.sh): round trips of a
 # ping-pong, messages of a message rate.
 SOFTROCE_BIND_ROUNDTRIPS ?= 3000
-SOFTROCE_BIND_MESSAGES ?= 20000
+SOFTROCE_BIND_MESSAGES ?= 10000
 
 # What c-tests/bench/bindings/guest.sh runs: C's message rate through
 # librdmaverbs (c-tests/bench/msgrate.c), Rust's ping-pong and message rate
