@@ -9,8 +9,9 @@
 #     librdmaverbs, and in Python, Node.js and Rust through their raw layers.
 # Appends one line per run to OUT:
 #   rs-WAY|js-WAY ROUND latency_us 0      rate-LANG ROUND 0 msgs_s
-# and, for Rust's ways, what a round trip allocates:
-#   alloc-rs-WAY ROUND allocations 0
+# and, for Rust's ways, what a round trip allocates, and what a turn of
+# Node.js's and Python's event loops costs:
+#   alloc-rs-WAY ROUND allocations 0      turn-node|turn-python ROUND us 0
 # Usage: guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
@@ -58,7 +59,23 @@ one() {	# WAY ROUND: a server and a client of the way; their line appended to OU
 	*) echo "softroce: $w round $r: no figure in: $line" >&2; return 1 ;;
 	esac
 }
+# What one turn of each event loop costs here (2000 turns, nothing else to
+# do): the least an awaited completion adds to a wait.
+turns() {	# ROUND
+	local us
+	us=$(node -e 'let n = 0; const t = process.hrtime.bigint();
+		const f = () => (++n < 2000 ? setImmediate(f) : console.log((Number(process.hrtime.bigint() - t) / 2e6).toFixed(2)));
+		f();') && echo "turn-node $1 $us 0" >> "$OUT"
+	us=$(/usr/bin/python3 -c 'import asyncio, time
+async def turns():
+    t = time.perf_counter()
+    for _ in range(2000):
+        await asyncio.sleep(0)
+    print(f"{(time.perf_counter() - t) / 2000 * 1e6:.2f}")
+asyncio.run(turns())') && echo "turn-python $1 $us 0" >> "$OUT"
+}
 for r in $(seq "$ROUNDS"); do
+	turns "$r"
 	for w in $ways; do
 		one "$w" "$r" || exit 1
 	done

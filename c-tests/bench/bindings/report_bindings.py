@@ -25,7 +25,28 @@ RATES = {
 
 def ours(v):
     """Whether a line of that name is this section's."""
-    return v in WAYS or v in RATES or v.startswith("alloc-")
+    return v in WAYS or v in RATES or v.startswith(("alloc-", "turn-"))
+
+
+# What one turn of each event loop costs on the machine the report runs on
+# (guest.sh measures the same in the guest): the command printing the
+# microseconds of one of 2000 turns.
+TURNS = {
+    "node": ["node", "-e", "let n = 0; const t = process.hrtime.bigint(); const f = () => (++n < 2000 ? "
+             "setImmediate(f) : console.log((Number(process.hrtime.bigint() - t) / 2e6).toFixed(2))); f();"],
+    "python": ["python3", "-c", "import asyncio, time\nasync def turns():\n    t = time.perf_counter()\n"
+               "    for _ in range(2000):\n        await asyncio.sleep(0)\n"
+               "    print(f'{(time.perf_counter() - t) / 2000 * 1e6:.2f}')\nasyncio.run(turns())"],
+}
+
+
+def here(lang):
+    """A turn's microseconds on this machine, or None."""
+    import subprocess
+    try:
+        return float(subprocess.run(TURNS[lang], capture_output=True, text=True, timeout=60).stdout)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
 
 
 def median(xs):
@@ -36,12 +57,14 @@ def median(xs):
 
 def section(path):
     """The section's text, or None when the file has none of its lines."""
-    runs, allocs = {}, {}
+    runs, allocs, turns = {}, {}, {}
     with open(path) as f:
         for line in f:
             v, r, lat, rate = line.split()
             if v.startswith("alloc-"):
                 allocs.setdefault(v[6:], []).append(float(lat))
+            elif v.startswith("turn-"):
+                turns.setdefault(v[5:], []).append(float(lat))
             elif v in WAYS:
                 runs.setdefault(v, {})[int(r)] = float(lat)
             elif v in RATES:
@@ -69,6 +92,14 @@ def section(path):
             f"| {f'{median(allocs[v]):.1f}' if v in allocs else '–'} | {target(v)} |"
             for v in WAYS if v in runs]
     rates = [f"| {RATES[v]} | {cell(ratios(v, 'rate-c'))} |" for v in RATES if v in runs]
+    said = []
+    for lang, us in sorted(turns.items()):
+        native = here(lang)
+        said.append(f"{'Node.js' if lang == 'node' else 'Python (asyncio)'}: {median(us):.0f} µs a turn in the guest"
+                    + (f", {median(us) / native:.0f} times this machine's ({native:.1f} µs)" if native else ""))
+    turn_text = ("\n\nWhat one turn of the event loop costs (2000 turns with nothing else to do; "
+                 "an awaited completion costs at least one, a wait armed on the channel a few more): "
+                 + "; ".join(said) + "." if said else "")
     n = max(len(x) for x in runs.values())
     return ("### The bindings beside what a user would pick instead\n\n"
             "`c-tests/bench/bindings/` in the same guest boot, "
@@ -83,7 +114,7 @@ def section(path):
             "| way | round trip / raw | round trip / peer | heap allocations a round trip "
             "(the client's, counted by the Rust program's global allocator) | target |\n"
             "|---|---|---|---|---|\n"
-            + "\n".join(rows)
+            + "\n".join(rows) + turn_text
             + "\n\nThe message rate: `msgrate.c`'s exchange (64-byte inline sends, 32 in flight, "
             "completions taken up to 16 at a time by a busy `ibv_poll_cq`; the server's 128 "
             "receives posted again as they complete), each language through its raw layer: "
