@@ -19,6 +19,7 @@
 #   make uninstall       removes what install put there
 #   make header          regenerates the generated files (see src/tests/generated.rs)
 #   make bench           the benchmark: prints the table, writes BENCHMARKS.md
+#   make bench-bindings  its bindings' part alone (Rust, Node.js, the message rate; a guest), printed
 #   make fuzz            a long fuzzing run (FUZZ_TIME seconds)
 #   make mutants         mutation testing of the library (cargo-mutants), writes MUTANTS.md; hours
 #   make vendor          stores the crates for an offline build in vendor/
