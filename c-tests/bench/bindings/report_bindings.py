@@ -116,7 +116,8 @@ def section(path):
             "|---|---|---|---|---|\n"
             + "\n".join(rows) + turn_text
             + "\n\nThe message rate: `msgrate.c`'s exchange (64-byte inline sends, 32 in flight, "
-            "completions taken up to 16 at a time by a busy `ibv_poll_cq`; the server's 128 "
-            "receives posted again as they complete), each language through its raw layer: "
+            "completions taken up to 16 at a time by a busy `ibv_poll_cq`; the server's receives, "
+            "one a message, posted before it accepts, so that no RNR retry times a run), each "
+            "language through its raw layer: "
             "each round's messages a second over C's of the same round (median, min–max):\n\n"
             "| language | message rate / C |\n|---|---|\n" + "\n".join(rates))
