@@ -493,6 +493,25 @@ else
 	fail=1
 fi
 
+# make bench's bindings programs (c-tests/bench/bindings/guest.sh: Rust's
+# and Node.js's ping-pong, the message rate in C, Python, Node.js and Rust;
+# the peer crate's where make bench has built it), one short round: each
+# way must still run and give its figure (the figures are make bench's).
+BENCH_PORT=$port timeout 900 bash c-tests/bench/bindings/guest.sh "$B" "$OUT/bench-bindings.txt" 1 20 200 \
+	> "$OUT/bench-bindings.log" 2>&1
+bench_ok=$?
+port=$((port + 20))
+for w in rs-raw rs-safe js-raw js-promises rate-c rate-python rate-node rate-rust; do
+	grep -q "^$w 1 " "$OUT/bench-bindings.txt" 2> /dev/null || bench_ok=1
+done
+if [ $bench_ok -eq 0 ]; then
+	row "bench bindings" ours PASS "$(grep -c ' 1 ' "$OUT/bench-bindings.txt")" -
+else
+	row "bench bindings" ours FAIL - -
+	sed 's/^/    /' "$OUT/bench-bindings.log"
+	fail=1
+fi
+
 # Soft-iWARP: the same programs on siw, in this boot (siw.sh says which).
 . c-tests/e2e/siw.sh
 
