@@ -243,29 +243,43 @@ else
 fi
 
 # --- pingpong traced and counted: ours, and stock under the preload library
+# Each tried twice at most: once in a run, siw flushed a run's QP (a
+# completion in "Work Request Flushed Error"); the try said in the log.
 R=40 M=200
-port=$((port + 1))
-RDMAVERBS_TRACE=$OUT/siw-pingpong-ours.trace RDMAVERBS_STATS=1 timeout 120 \
-	"$B/ours/pingpong" $port $R $M > "$OUT/siw-pingpong-ours.log" 2> "$OUT/siw-pingpong-ours.err"
-if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$OUT/siw-pingpong-ours.trace" \
-		"$OUT/siw-pingpong-ours.err" $R $M 2>> "$OUT/siw-pingpong-ours.log"); then
+siw_trace() {	# WHICH (ours, stock) CHECK_ARGS... ; ENV before the call: the program's
+	local which=$1 try res
+	shift
+	for try in 1 2; do
+		port=$((port + 1))
+		rm -f "$OUT/siw-pingpong-$which.trace"
+		env $SIW_TRACE_ENV RDMAVERBS_TRACE=$OUT/siw-pingpong-$which.trace RDMAVERBS_STATS=1 timeout 120 \
+			"$B/$which/pingpong" $port $R $M > "$OUT/siw-pingpong-$which.log" 2> "$OUT/siw-pingpong-$which.err"
+		if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$@" "$OUT/siw-pingpong-$which.trace" \
+				"$OUT/siw-pingpong-$which.err" $R $M 2>> "$OUT/siw-pingpong-$which.log"); then
+			echo "$res"
+			return 0
+		fi
+		echo "siw: trace $which: try $try failed$([ $try -lt 2 ] && echo '; again'):" >&2
+		tail -n 3 "$OUT/siw-pingpong-$which.log" "$OUT/siw-pingpong-$which.err" | sed 's/^/    /' >&2
+	done
+	return 1
+}
+if res=$(SIW_TRACE_ENV= siw_trace ours); then
 	row "siw trace" ours PASS $res
 else
 	row "siw trace" ours FAIL - -
 	sed 's/^/    /' "$OUT/siw-pingpong-ours.log" "$OUT/siw-pingpong-ours.err" | tail -20
 	fail=1
 fi
-port=$((port + 1))
-LD_PRELOAD=$PRE RDMAVERBS_TRACE=$OUT/siw-pingpong-stock.trace RDMAVERBS_STATS=1 timeout 120 \
-	"$B/stock/pingpong" $port $R $M > "$OUT/siw-pingpong-stock.log" 2> "$OUT/siw-pingpong-stock.err"
-if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh --ops "$OUT/siw-pingpong-stock.trace" \
-		"$OUT/siw-pingpong-stock.err" $R $M 2>> "$OUT/siw-pingpong-stock.log"); then
+port=$((port + 2))	# (siw_trace ran in a subshell: its ports, taken here)
+if res=$(SIW_TRACE_ENV="LD_PRELOAD=$PRE" siw_trace stock --ops); then
 	row "siw trace" stock-preload PASS $res
 else
 	row "siw trace" stock-preload FAIL - -
 	sed 's/^/    /' "$OUT/siw-pingpong-stock.log" "$OUT/siw-pingpong-stock.err" | tail -20
 	fail=1
 fi
+port=$((port + 2))
 
 # --- the bindings' objects, the verbs exchange's iWARP profile ------------
 # (VERBS_PROFILE=iwarp, bindings/verbs-protocol.md): the C peer's client
@@ -275,7 +289,14 @@ siw_objects() {	# ROW ROLE NAME SERVER_CMD... -- CLIENT_CMD...
 	shift 3
 	want_server="verbs: PASS role=server completions=12 word=0xfedcba987654321"
 	want_client="verbs: PASS role=client completions=15 bytes=248"
-	if rc_pair "$name" env VERBS_PROFILE=iwarp "$@"; then
+	# Tried twice at most: once in a run, the server's last send (its DONE,
+	# which the client had received) completed in "local QP operation
+	# error" as the client tore its connection down; the try said in the log.
+	if rc_pair "$name" env VERBS_PROFILE=iwarp "$@" || {
+		echo "siw: $r $role: try 1 failed; again:"
+		sed 's/^/    /' "$OUT/$name"-*.log
+		rc_pair "$name" env VERBS_PROFILE=iwarp "$@"
+	}; then
 		row "$r" "$role" PASS 15 248
 	else
 		row "$r" "$role" FAIL - -
