@@ -128,15 +128,16 @@ else
 $(RUST_A) $(NATIVE) &: $(CARGO_FORCE)
 	$(CARGO) rustc --release --locked --lib --crate-type staticlib -- \
 		--print native-static-libs=$(CURDIR)/$(NATIVE).new
-	$(call replace-if-changed,$(NATIVE))
+	$(call replace-if-changed,$(NATIVE),$(NATIVE).new)
 endif
 
-# replace-if-changed FILE: FILE.new becomes FILE only when their bytes
-# differ, so that what depends on FILE is not made again for a rewrite of
-# the same bytes (rustc prints the native libraries at every cargo run,
-# built or fresh; what includes the headers copied into build/ depends on
-# the .pc file made from that list).
-replace-if-changed = if [ ! -e $(1).new ] || cmp -s $(1).new $(1); then rm -f $(1).new; else mv $(1).new $(1); fi
+# replace-if-changed FILE NEW: NEW becomes FILE only when their bytes
+# differ (else NEW is removed), so that what depends on FILE is not made
+# again for a rewrite of the same bytes: rustc prints the native libraries
+# at every cargo run, built or fresh, and the .pc file made from that list
+# is what the C tests' objects depend on. (rustc's NEW has a fixed name:
+# its arguments are part of what cargo compares to decide it is fresh.)
+replace-if-changed = if [ ! -e $(2) ] || cmp -s $(2) $(1); then rm -f $(2); else mv $(2) $(1); fi
 
 FORCE:
 
@@ -195,12 +196,24 @@ pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@INCLUDEDIR@|$(3)|' \
 	-e 's|@PRELOADDIR@|$(4)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@RPATH@|$(5)|' \
 	-e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE))|" pkgconfig/rdmaverbs.pc.in
 
-$(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
+# The .pc file and the headers copied beside it are made by a stamp's rule,
+# which runs when one of its sources is newer: the .pc is replaced when its
+# bytes change, or when a header changed (the C tests' objects depend on the
+# .pc: they are compiled again then, and only then).
+PC_MADE := $(B)/pkgconfig/.made
+$(PC_MADE): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 	@mkdir -p $(@D) $(B)/include/rdmaverbs/rdma
-	install -C -m 644 include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/
-	install -C -m 644 include/rdmaverbs.h $(B)/include/rdmaverbs/
-	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $@.new
-	$(call replace-if-changed,$@)
+	$(call pc,$(CURDIR)/$(B),$(CURDIR)/$(LIB),$(CURDIR)/$(B)/include,$(CURDIR)/$(LIB),-Wl$(comma)-rpath$(comma)$${libdir} ) > $(PC).$$$$ && \
+	if cmp -s include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/rdma_verbs.h && \
+	   cmp -s include/rdmaverbs.h $(B)/include/rdmaverbs/rdmaverbs.h; then \
+		$(call replace-if-changed,$(PC),$(PC).$$$$); \
+	else \
+		cp include/rdma/rdma_verbs.h $(B)/include/rdmaverbs/rdma/ && cp include/rdmaverbs.h $(B)/include/rdmaverbs/ && \
+		mv $(PC).$$$$ $(PC); \
+	fi
+	touch $@
+$(PC): $(PC_MADE)
+	@[ -e $@ ] || { rm -f $(PC_MADE); $(MAKE) --no-print-directory $(PC_MADE); }
 
 # The exports of this build (abi/exports.tsv's rows that the library
 # defines: those whose originals the build's headers have), which the C
@@ -208,12 +221,12 @@ $(PC): pkgconfig/rdmaverbs.pc.in $(HEADERS) $(NATIVE) Cargo.toml
 EXPORTS    := $(B)/exports.tsv
 GEN_H      := $(B)/gen/functions.h
 $(EXPORTS): abi/exports.tsv $(SHARED) c-tests/tools/exports.sh
-	c-tests/tools/exports.sh $(SHARED) abi/exports.tsv > $@.new
-	$(call replace-if-changed,$@)
-$(GEN_H): $(EXPORTS) c-tests/tools/functions-h.awk
+	c-tests/tools/exports.sh $(SHARED) abi/exports.tsv > $@.tmp
+	mv $@.tmp $@
+$(GEN_H): $(EXPORTS) abi/exports.tsv c-tests/tools/functions-h.awk
 	@mkdir -p $(@D)
-	awk -f c-tests/tools/functions-h.awk abi/exports.tsv $(EXPORTS) > $@.new
-	$(call replace-if-changed,$@)
+	awk -f c-tests/tools/functions-h.awk abi/exports.tsv $(EXPORTS) > $@.tmp
+	mv $@.tmp $@
 # The C tests find it as "functions.h".
 GEN_I      := -iquote $(B)/gen
 

@@ -497,7 +497,7 @@ fi
 # and Node.js's ping-pong, the message rate in C, Python, Node.js and Rust;
 # the peer crate's where make bench has built it), one short round: each
 # way must still run and give its figure (the figures are make bench's).
-BENCH_PORT=$port timeout 900 bash c-tests/bench/bindings/guest.sh "$B" "$OUT/bench-bindings.txt" 1 20 200 \
+BENCH_PORT=$port timeout 300 bash c-tests/bench/bindings/guest.sh "$B" "$OUT/bench-bindings.txt" 1 20 200 \
 	> "$OUT/bench-bindings.log" 2>&1
 bench_ok=$?
 port=$((port + 20))

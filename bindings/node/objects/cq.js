@@ -94,7 +94,8 @@ module.exports = function cqObjects(ctx) {
       for (let k = 0; first.length < n && k < spin; k++) {
         if (left(end) === 0) throw fail('ibv_poll_cq', ETIMEDOUT);
         await tick();
-        first.push(...this.poll(n - first.length));   // closed meanwhile: EBADF
+        this.channel._natives[0].check('ibv_poll_cq');   // its channel closed meanwhile: EBADF
+        first.push(...this.poll(n - first.length));   // the CQ closed meanwhile: EBADF
       }
       if (first.length >= n) return first;
       const steps = this._next(n - first.length, end);

@@ -117,8 +117,12 @@ async function main() {
     cq.poll = (n) => (realPoll(0), []);
     closedError(await closing([() => cq.next(1, { timeout: 10000 })], () => cq.close()),
       'a CQ closed while next() spins: rejects at once', 'ibv_poll_cq');
+    const cq3 = new o.CompletionQueue(0xc0n, { channel: cc });
+    cq3.poll = (n) => (o.CompletionQueue.prototype.poll.call(cq3, 0), []);
+    closedError(await closing([() => cq3.next(1, { timeout: 10000 })], () => cc.close()),
+      'its channel closed while a CQ\'s next() spins: rejects at once');
     o.CompletionQueue.spin = spin;
-    cc.close();
+    cq3.close();
     done();
   }
 }
