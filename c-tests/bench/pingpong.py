@@ -32,28 +32,51 @@ def fail(what):
     sys.exit(f"pingpong: {what}")
 
 
+class RawSide:
+    """The raw functions' side of a run: its id connected (rdma_create_ep;
+    the server's through rdma_listen and rdma_get_request), with send
+    queues of `sends`, and `recvs` receives of SIZE posted into `slots`
+    slots of one registered buffer (receive i into slot i % slots)."""
+
+    def __init__(self, server, addr, port, sends, recvs, slots):
+        import rdmaverbs as rv
+        self.rv, self.server = rv, server
+        hints = rv.rdma_addrinfo(ai_port_space=rv.RDMA_PS_TCP, ai_flags=rv.RAI_PASSIVE if server else 0)
+        self.res = C.c_void_p()
+        rv.rdma_getaddrinfo(addr.encode(), port.encode(), C.byref(hints), C.byref(self.res))
+        attr = rv.ibv_qp_init_attr(cap=rv.ibv_qp_cap(sends, recvs, 1, 1, SIZE), qp_type=rv.IBV_QPT_RC, sq_sig_all=1)
+        self.listen, self.id = C.c_void_p(), C.c_void_p()
+        if server:
+            rv.rdma_create_ep(C.byref(self.listen), self.res, None, C.byref(attr))
+            rv.rdma_listen(self.listen, 1)
+            print("pingpong: listening", flush=True)
+            rv.rdma_get_request(self.listen, C.byref(self.id))
+        else:
+            rv.rdma_create_ep(C.byref(self.id), self.res, None, C.byref(attr))
+        self.buf = C.create_string_buffer(slots * SIZE)
+        self.mr = rv.rdma_reg_msgs(self.id, self.buf, slots * SIZE)
+        self.base = C.addressof(self.buf)
+        for i in range(recvs):
+            self.repost(i % slots)
+        param = rv.rdma_conn_param(responder_resources=1, initiator_depth=1, retry_count=7, rnr_retry_count=7)
+        (rv.rdma_accept if server else rv.rdma_connect)(self.id, C.byref(param))
+
+    def repost(self, slot):
+        self.rv.rdma_post_recv(self.id, None, self.base + SIZE * slot, SIZE, self.mr)
+
+    def close(self):
+        rv = self.rv
+        rv.rdma_dereg_mr(self.mr)
+        rv.rdma_destroy_ep(self.id)
+        if self.server:
+            rv.rdma_destroy_ep(self.listen)
+        rv.rdma_freeaddrinfo(self.res)
+
+
 def raw(role, addr, port, n):
-    import rdmaverbs as rv
     server = role == "server"
-    hints = rv.rdma_addrinfo(ai_port_space=rv.RDMA_PS_TCP, ai_flags=rv.RAI_PASSIVE if server else 0)
-    res = C.c_void_p()
-    rv.rdma_getaddrinfo(addr.encode(), port.encode(), C.byref(hints), C.byref(res))
-    attr = rv.ibv_qp_init_attr(cap=rv.ibv_qp_cap(DEPTH, DEPTH, 1, 1, SIZE), qp_type=rv.IBV_QPT_RC, sq_sig_all=1)
-    listen, id_ = C.c_void_p(), C.c_void_p()
-    if server:
-        rv.rdma_create_ep(C.byref(listen), res, None, C.byref(attr))
-        rv.rdma_listen(listen, 1)
-        print("pingpong: listening", flush=True)
-        rv.rdma_get_request(listen, C.byref(id_))
-    else:
-        rv.rdma_create_ep(C.byref(id_), res, None, C.byref(attr))
-    buf = C.create_string_buffer(DEPTH * SIZE)
-    mr = rv.rdma_reg_msgs(id_, buf, DEPTH * SIZE)
-    base = C.addressof(buf)
-    for i in range(DEPTH):
-        rv.rdma_post_recv(id_, None, base + SIZE * i, SIZE, mr)
-    param = rv.rdma_conn_param(responder_resources=1, initiator_depth=1, retry_count=7, rnr_retry_count=7)
-    (rv.rdma_accept if server else rv.rdma_connect)(id_, C.byref(param))
+    side = RawSide(server, addr, port, DEPTH, DEPTH, DEPTH)
+    rv, id_, buf = side.rv, side.id, side.buf
     msg = (b"pong" if server else b"ping").ljust(SIZE, b"\0")
     wc = rv.ibv_wc()
     t0 = 0.0
@@ -62,7 +85,7 @@ def raw(role, addr, port, n):
             t0 = time.monotonic()
         if server:
             rv.rdma_get_recv_comp(id_, C.byref(wc))
-            rv.rdma_post_recv(id_, None, base + SIZE * (i % DEPTH), SIZE, mr)
+            side.repost(i % DEPTH)
             rv.rdma_post_send(id_, None, msg, SIZE, None, rv.IBV_SEND_INLINE)
             rv.rdma_get_send_comp(id_, C.byref(wc))
         else:
@@ -71,13 +94,9 @@ def raw(role, addr, port, n):
             rv.rdma_get_recv_comp(id_, C.byref(wc))
             if wc.status or buf.raw[SIZE * (i % DEPTH):SIZE * (i % DEPTH) + 4] != b"pong":
                 fail(f"round trip {i}: status {wc.status}")
-            rv.rdma_post_recv(id_, None, base + SIZE * (i % DEPTH), SIZE, mr)
+            side.repost(i % DEPTH)
     elapsed = time.monotonic() - t0
-    rv.rdma_dereg_mr(mr)
-    rv.rdma_destroy_ep(id_)
-    if server:
-        rv.rdma_destroy_ep(listen)
-    rv.rdma_freeaddrinfo(res)
+    side.close()
     return elapsed
 
 
@@ -206,28 +225,9 @@ def rate(role, addr, port, n):
     (ibv_poll_cq, busy), then one message back; the client's n inline
     sends, RATE_WINDOW in flight, their completions taken RATE_BATCH at a
     time. Returns the time from the first post to that message."""
-    import rdmaverbs as rv
     server = role == "server"
-    receives = n if server else 1
-    hints = rv.rdma_addrinfo(ai_port_space=rv.RDMA_PS_TCP, ai_flags=rv.RAI_PASSIVE if server else 0)
-    res = C.c_void_p()
-    rv.rdma_getaddrinfo(addr.encode(), port.encode(), C.byref(hints), C.byref(res))
-    attr = rv.ibv_qp_init_attr(cap=rv.ibv_qp_cap(RATE_WINDOW, receives, 1, 1, SIZE), qp_type=rv.IBV_QPT_RC,
-                               sq_sig_all=1)
-    listen, id_ = C.c_void_p(), C.c_void_p()
-    if server:
-        rv.rdma_create_ep(C.byref(listen), res, None, C.byref(attr))
-        rv.rdma_listen(listen, 1)
-        print("msgrate: listening", flush=True)
-        rv.rdma_get_request(listen, C.byref(id_))
-    else:
-        rv.rdma_create_ep(C.byref(id_), res, None, C.byref(attr))
-    slot = C.create_string_buffer(SIZE)
-    mr = rv.rdma_reg_msgs(id_, slot, SIZE)
-    for _ in range(receives):
-        rv.rdma_post_recv(id_, None, slot, SIZE, mr)
-    param = rv.rdma_conn_param(responder_resources=1, initiator_depth=1, retry_count=7, rnr_retry_count=7)
-    (rv.rdma_accept if server else rv.rdma_connect)(id_, C.byref(param))
+    side = RawSide(server, addr, port, RATE_WINDOW, n if server else 1, 1)
+    rv, id_ = side.rv, side.id
     cm_id = rv.rdma_cm_id.from_address(id_.value)
     scq, rcq = cm_id.send_cq, cm_id.recv_cq
     wcs = (rv.ibv_wc * RATE_BATCH)()
@@ -261,11 +261,7 @@ def rate(role, addr, port, n):
             inflight -= take(scq, RATE_BATCH)
         take(rcq, 1)
     elapsed = time.monotonic() - t0
-    rv.rdma_dereg_mr(mr)
-    rv.rdma_destroy_ep(id_)
-    if server:
-        rv.rdma_destroy_ep(listen)
-    rv.rdma_freeaddrinfo(res)
+    side.close()
     return elapsed
 
 

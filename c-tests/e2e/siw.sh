@@ -81,6 +81,17 @@ siw_tool() {
 siw_show() { for f in "$@"; do echo "    $f:"; sed 's/^/      /' "$f"; done; }
 # exit_row FILE FUNCTION CALLS BYTES: the exit table has that row, no error.
 exit_row() { grep -Eq "^rdmaverbs: $2 +$3 +$4 +0 " "$1"; }
+# siw_again TRIES WHAT CMD...: CMD until it succeeds, TRIES times at most,
+# each failed try said in the log (siw's races below; docs/testing.md).
+siw_again() {
+	local n=$1 what=$2 try
+	shift 2
+	for try in $(seq "$n"); do
+		"$@" && return 0
+		echo "siw: $what: try $try failed$([ "$try" -lt "$n" ] && echo '; again')"
+	done
+	return 1
+}
 
 # rdma_server/rdma_client: one 16-byte message each way; plain, then
 # traced and counted (the trace's lines, the exit tables).
@@ -89,16 +100,12 @@ exit_row() { grep -Eq "^rdmaverbs: $2 +$3 +$4 +0 " "$1"; }
 # docs/testing.md, "Two providers"; seen once in three runs): the server
 # waits until its time limit. The pair is run again then, up to three times
 # in all, each try said.
-siw_cm() {	# NAME (SIW_ENV as siw_tool): 0 when a try's client and server ended 0
-	local try
-	for try in 1 2 3; do
-		port=$((port + 1))
-		rm -f "$OUT"/siw-cm.*.trace
-		siw_tool "$1" rdma_server -s 192.0.2.1 -p PORT -- rdma_client -s 192.0.2.1 -p PORT && return 0
-		echo "siw: $1: try $try: rdma_server/rdma_client did not both end 0$([ $try -lt 3 ] && echo '; again')"
-	done
-	return 1
+siw_cm1() {	# NAME (SIW_ENV as siw_tool): 0 when the client and the server ended 0
+	port=$((port + 1))
+	rm -f "$OUT"/siw-cm.*.trace
+	siw_tool "$1" rdma_server -s 192.0.2.1 -p PORT -- rdma_client -s 192.0.2.1 -p PORT
 }
+siw_cm() { siw_again 3 "$1: rdma_server/rdma_client" siw_cm1 "$1"; }
 SIW_ENV= siw_cm cm-plain
 ok=$?
 if [ $ok = 0 ] && grep -qx 'rdma_server: end 0' "$OUT/siw-cm-plain-s.out" &&
@@ -246,40 +253,33 @@ fi
 # Each tried twice at most: once in a run, siw flushed a run's QP (a
 # completion in "Work Request Flushed Error"); the try said in the log.
 R=40 M=200
-siw_trace() {	# WHICH (ours, stock) CHECK_ARGS... ; ENV before the call: the program's
-	local which=$1 try res
+siw_trace() {	# WHICH (ours, stock) CHECK_ARGS...; SIW_TRACE_ENV: the program's; sets res
+	local which=$1
 	shift
-	for try in 1 2; do
-		port=$((port + 1))
-		rm -f "$OUT/siw-pingpong-$which.trace"
-		env $SIW_TRACE_ENV RDMAVERBS_TRACE=$OUT/siw-pingpong-$which.trace RDMAVERBS_STATS=1 timeout 120 \
-			"$B/$which/pingpong" $port $R $M > "$OUT/siw-pingpong-$which.log" 2> "$OUT/siw-pingpong-$which.err"
-		if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$@" "$OUT/siw-pingpong-$which.trace" \
-				"$OUT/siw-pingpong-$which.err" $R $M 2>> "$OUT/siw-pingpong-$which.log"); then
-			echo "$res"
-			return 0
-		fi
-		echo "siw: trace $which: try $try failed$([ $try -lt 2 ] && echo '; again'):" >&2
-		tail -n 3 "$OUT/siw-pingpong-$which.log" "$OUT/siw-pingpong-$which.err" | sed 's/^/    /' >&2
-	done
-	return 1
+	port=$((port + 1))
+	rm -f "$OUT/siw-pingpong-$which.trace"
+	env $SIW_TRACE_ENV RDMAVERBS_TRACE=$OUT/siw-pingpong-$which.trace RDMAVERBS_STATS=1 timeout 120 \
+		"$B/$which/pingpong" $port $R $M > "$OUT/siw-pingpong-$which.log" 2> "$OUT/siw-pingpong-$which.err" &&
+	res=$(c-tests/e2e/check-trace.sh "$@" "$OUT/siw-pingpong-$which.trace" \
+		"$OUT/siw-pingpong-$which.err" $R $M 2>> "$OUT/siw-pingpong-$which.log") || {
+		tail -n 3 "$OUT/siw-pingpong-$which.log" "$OUT/siw-pingpong-$which.err" | sed 's/^/    /'
+		return 1
+	}
 }
-if res=$(SIW_TRACE_ENV= siw_trace ours); then
+if SIW_TRACE_ENV= siw_again 2 "trace ours" siw_trace ours; then
 	row "siw trace" ours PASS $res
 else
 	row "siw trace" ours FAIL - -
 	sed 's/^/    /' "$OUT/siw-pingpong-ours.log" "$OUT/siw-pingpong-ours.err" | tail -20
 	fail=1
 fi
-port=$((port + 2))	# (siw_trace ran in a subshell: its ports, taken here)
-if res=$(SIW_TRACE_ENV="LD_PRELOAD=$PRE" siw_trace stock --ops); then
+if SIW_TRACE_ENV="LD_PRELOAD=$PRE" siw_again 2 "trace stock-preload" siw_trace stock --ops; then
 	row "siw trace" stock-preload PASS $res
 else
 	row "siw trace" stock-preload FAIL - -
 	sed 's/^/    /' "$OUT/siw-pingpong-stock.log" "$OUT/siw-pingpong-stock.err" | tail -20
 	fail=1
 fi
-port=$((port + 2))
 
 # --- the bindings' objects, the verbs exchange's iWARP profile ------------
 # (VERBS_PROFILE=iwarp, bindings/verbs-protocol.md): the C peer's client
@@ -292,11 +292,7 @@ siw_objects() {	# ROW ROLE NAME SERVER_CMD... -- CLIENT_CMD...
 	# Tried twice at most: once in a run, the server's last send (its DONE,
 	# which the client had received) completed in "local QP operation
 	# error" as the client tore its connection down; the try said in the log.
-	if rc_pair "$name" env VERBS_PROFILE=iwarp "$@" || {
-		echo "siw: $r $role: try 1 failed; again:"
-		sed 's/^/    /' "$OUT/$name"-*.log
-		rc_pair "$name" env VERBS_PROFILE=iwarp "$@"
-	}; then
+	if siw_again 2 "$r $role" rc_pair "$name" env VERBS_PROFILE=iwarp "$@"; then
 		row "$r" "$role" PASS 15 248
 	else
 		row "$r" "$role" FAIL - -
