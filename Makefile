@@ -804,10 +804,10 @@ SOFTROCE_BIND_MESSAGES ?= 10000
 # without it, that row is left out and make bench says so).
 BENCH_RUST := $(B)/bench/rust/release/pingpong
 BENCH_PEER := $(B)/bench/peer/release/peer-pingpong
-BENCH_BINDINGS := $(B)/bench/msgrate $(BENCH_RUST) $(BIND)/install/node/.ok bench-peer
-# What make e2e-host's short round of them needs (the peer crate's row only
-# where make bench has built it).
+# BENCH_RUN is what make e2e-host's short round of them needs (the peer
+# crate's row only where make bench has built it).
 BENCH_RUN := $(B)/bench/msgrate $(BENCH_RUST) $(BIND)/install/node/.ok
+BENCH_BINDINGS := $(BENCH_RUN) bench-peer
 $(B)/bench/msgrate: c-tests/bench/msgrate.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
