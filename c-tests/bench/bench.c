@@ -1,7 +1,7 @@
 /*
  * The benchmark: each function's main path, called
  *   a) inline, the original compiled from the system header into this loop,
- *   b) through a hand-written C shim library (c-tests/original.c, -O2
+ *   b) through a hand-written C shim library (c-tests/common/original.c, -O2
  *      -DNDEBUG, as a release build would be),
  *   k) through the same shim built with the original's asserts kept,
  *   c) through librdmaverbs.so.1,

@@ -458,7 +458,7 @@ provider whose ops do trivial work (post ops return 0; `poll_cq` returns one
 completion at once; `ibv_reg_mr` returns a static MR):
 
 - **a**: the inline original, compiled from the system header into the loop;
-- **b**: a plain C shim library (`c-tests/original.c`, `-O2 -DNDEBUG`, as a
+- **b**: a plain C shim library (`c-tests/common/original.c`, `-O2 -DNDEBUG`, as a
   release build would be) that wraps the inline originals as real
   functions, what a user would write by hand;
 - **b′**: the same shim with the original's `assert`s kept (no `-DNDEBUG`),

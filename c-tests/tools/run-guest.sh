@@ -21,7 +21,7 @@
 #            takes it: listen=127.0.0.1:PORT or connect=127.0.0.1:PORT)
 #   -a ADDR  the card's address (192.0.2.0/24 only); -M N its MAC's last digit
 #   -r ROOT  the guest's root is ROOT, a root of another Debian release
-#            (c-tests/tools/roots.sh), booted with its own newest kernel and
+#            (c-tests/releases/roots.sh), booted with its own newest kernel and
 #            modules; the current folder and each -w DIR are the host's
 # Inside the guest: cwd = the host cwd, user root, device rxe0 on dummy0,
 # address 192.0.2.1 (guest-only; the guest has no NIC, nothing leaves it);

@@ -2,7 +2,7 @@
 //! see, without one. With `RDMAVERBS_TEST_PROBES=FD` at load, the library
 //! counts the semaphore up as a tracer attaching does, and writes each
 //! firing's name and six arguments, a line each, to descriptor FD:
-//! `c-tests/fake/probes.c` checks them. Not in the library a user gets,
+//! `c-tests/observer/probes.c` checks them. Not in the library a user gets,
 //! and not mutated by `make mutants` (test code: the probes' mutants are
 //! those of the library's own code, which this records).
 

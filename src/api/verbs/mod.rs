@@ -4,7 +4,7 @@
 //! the release that brought it): each does
 //! what the inline original compiled from the system header does (the same
 //! provider op or libibverbs call with the same arguments, the same result,
-//! `errno` and bytes written; `c-tests/fake/verbs.c` compares them), and
+//! `errno` and bytes written; `c-tests/verbs/verbs.c` compares them), and
 //! refuses a NULL object, list or output the original would crash on with
 //! its own error convention and no provider call (rdmaverbs(7), "The
 //! functions of verbs.h").

@@ -17,7 +17,7 @@
 #include <rdma/rdma_cma.h>	/* the types original.h's other lists name */
 
 #include "vfake.h"
-#include "../original.h"
+#include "original.h"
 
 /* X-macro helpers: a parameter list as struct fields, an argument list
  * taken from a struct `s`, up to six of each. */

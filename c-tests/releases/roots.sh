@@ -1,5 +1,5 @@
 # Roots of other Debian releases, for the tests that build and run rdmaverbs
-# against another rdma-core (c-tests/tools/rdma-core.sh). Sourced.
+# against another rdma-core (c-tests/releases/rdma-core.sh). Sourced.
 #
 # A root is made by mmdebstrap from Debian's archive (the only thing fetched)
 # and kept in ROOTS (outside the tree; /var/cache/rdmaverbs/roots unless

@@ -16,7 +16,7 @@
 #include <rdma/rdma_verbs.h>
 #include <rdmaverbs.h>
 #include "fake.h"
-#include "../ours.h"
+#include "ours.h"
 
 static struct fake F;
 static struct ibv_sge sgl[2];

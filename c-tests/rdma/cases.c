@@ -10,7 +10,7 @@
 #include <rdmaverbs.h>
 
 #include "cases.h"
-#include "../ours.h"
+#include "ours.h"
 
 /* Each export has exactly the original's type (see original.h). */
 RDMAVERBS_1_0_FUNCTIONS(RDMAVERBS_SAME_TYPE)

@@ -29,7 +29,7 @@
 #include "child.h"
 #include "fake.h"
 #include "functions.h"
-#include "../ours.h"
+#include "ours.h"
 
 static struct fake F;
 static FILE *expected;

@@ -37,7 +37,7 @@
 #include <rdmaverbs.h>
 #include "fake.h"
 #include "functions.h"
-#include "../ours.h"
+#include "ours.h"
 
 /* How many functions the table has (burst() calls each of them). */
 #define ONE(ret, name, params, args) +1

@@ -8,7 +8,7 @@ top crate apart: src/api, src/preload; observe; abi) (tried, caught, missed,
 timed out, unviable, and
 the share of viable mutants the tests caught, a time-out counting as
 caught: the tests did not pass), then every survivor with why it is left:
-c-tests/tools/mutants-survivors.txt explains each by its name without the
+c-tests/mutants/mutants-survivors.txt explains each by its name without the
 line and column ("PATH: replace X with Y in FUNCTION"), since lines
 move. A survivor without an explanation is listed as unexplained.
 
@@ -123,7 +123,7 @@ def main():
     p("`abi/`, each mutant tested by `cargo test --features rdmaverbs-lib/c-tests` of the three: their")
     p("Rust unit tests, then the C tests on the fake provider against the library cargo built")
     p("of the mutant, `make test-mutant`); this file is written by")
-    p("`c-tests/tools/mutants.py` from its last run. A mutant is caught when the tests fail")
+    p("`c-tests/mutants/mutants.py` from its last run. A mutant is caught when the tests fail")
     p("(or hang past the time-out); unviable ones do not compile. cargo-mutants leaves `unsafe`")
     p("functions and blocks alone, so the exports themselves (`unsafe extern \"C\"`) are")
     p("covered by the differential test rather than mutated here.")

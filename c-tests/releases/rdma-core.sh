@@ -25,7 +25,7 @@
 # Usage: rdma-core.sh BUILD_DIR
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. c-tests/tools/roots.sh
+. c-tests/releases/roots.sh
 B=$(realpath "$1")
 OUT=$B/rdma-core
 TOP=$PWD

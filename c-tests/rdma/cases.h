@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "fake.h"
-#include "../original.h"
+#include "original.h"
 
 /* The functions, from the table: F_rdma_seterrno, ..., the address
  * functions of RDMAVERBS_1.2, then F_COUNT. */

@@ -1,0 +1,70 @@
+# ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
+
+# Programs built twice: against our header (ours) and the stock one.
+# The same source, as a user would build it with our pkg-config file (ours)
+# or as the inline original, without librdmaverbs (stock).
+$(B)/ours/%: c-tests/e2e/%.c $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+# The bindings' C peer: the RC exchange (peer.c) and the verbs one
+# (peer-verbs.c).
+$(B)/ours/peer: c-tests/e2e/peer.c c-tests/e2e/peer-verbs.c c-tests/e2e/peer-verbs.h $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(filter %.c,$^) $(RV_LIBS)
+
+$(B)/ours/%: c-tests/examples/%.c $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+$(B)/stock/%: c-tests/e2e/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
+
+# verbs.c, the RDMAVERBS_1.3 row: no header of ours; a table of verbs.h's
+# 94 inline functions, filled with their originals (stock) or with
+# librdmaverbs.so.1's exports of the same names, found by dlvsym in the
+# library that VERBS_LIBRARY names (ours: nothing of librdmaverbs linked).
+# -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
+# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/siw.sh), is built
+# the same way.
+$(B)/ours/verbs $(B)/ours/siw-verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
+$(B)/ours/verbs $(B)/ours/siw-verbs: $(LIBRARY)
+$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c
+$(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/siw-verbs.c
+$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs-table.h $(GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/$(@F).c $(STOCK_LIBS) -ldl
+
+$(B)/example-uninstalled: $(B)/ours/example
+	cp $< $@
+
+
+
+E2E_PROGRAMS := $(addprefix $(B)/ours/,e2e pingpong wire peer verbs siw-verbs) \
+	$(addprefix $(B)/stock/,e2e pingpong wire exapi open10 verbs siw-verbs) \
+	$(BINDINGS)
+
+# One guest, then two (never beside each other: two guests share the cores).
+e2e: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS) $(BENCH_RUN)
+	c-tests/e2e/e2e.sh $(B); one=$$?; c-tests/e2e/pair.sh $(B); two=$$?; \
+	if [ $$one != 0 ]; then echo "make e2e: the one-guest tier failed (all of it: $(B)/e2e.log):"; \
+		grep -v '^e2e: .* PASS' $(B)/e2e.log | grep -A25 -E 'FAIL|error' | head -n 80; fi; \
+	[ $$one = 0 ] && [ $$two = 0 ]
+
+e2e-host: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS) $(BENCH_RUN)
+	c-tests/e2e/e2e.sh $(B)
+
+e2e-pair: $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS)
+	c-tests/e2e/pair.sh $(B)
+
+# Soft-iWARP for the guests (e2e.sh and pair.sh build it too): Debian's
+# kernels have no siw, so it is built from linux-source-X.Y against
+# linux-headers-KVER, of the guests' kernel's own version, and cached in
+# /var/cache/rdmaverbs (root) or $$XDG_CACHE_HOME/rdmaverbs.
+siw-module:
+	c-tests/tools/build-siw.sh
+
+# The README's first command: install what is missing, build, boot the
+# guest, run the demo session in it.
+.PHONY: e2e e2e-host e2e-pair siw-module
