@@ -35,10 +35,10 @@ $(BIND)/layout: bindings/generate.py bindings/api.py
 	python3 bindings/generate.py --layout-c > $@.c
 	$(CC) $(WARN) $(STOCK_CFLAGS) -o $@ $@.c
 
-# The recording provider the bindings' tests post to (bindings/recorder.c).
-$(BIND)/librecorder.so: bindings/recorder.c
+# The recording provider the bindings' tests post to (bindings/recorder/).
+$(BIND)/librecorder.so: $(wildcard bindings/recorder/*.c bindings/recorder/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(STOCK_CFLAGS) -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS) $(WARN) $(STOCK_CFLAGS) -fPIC -shared -o $@ $(filter %.c,$^)
 
 # Each package installed as its README says, from a fresh folder
 # BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
