@@ -271,9 +271,12 @@ test: export RDMAVERBS_GUEST_LOCK ?= $(CURDIR)/$(B)/guest.lock
 test: test-quick test-install
 	$(MAKE) $(LIBRARY) $(E2E_PROGRAMS) $(TOOLS) $(BENCH_RUN) vendor
 	@echo "make test: make e2e, test-rpm and test-deb run beside $(TEST_BESIDE_E2E); their output follows"
-	{ $(MAKE) e2e CARGO_FORCE=; a=$$?; $(MAKE) test-rpm RPMCHECK=$(RPMCHECK); b=$$?; \
-	  $(MAKE) test-deb; c=$$?; [ $$a = 0 ] && [ $$b = 0 ] && [ $$c = 0 ]; } > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
-	$(MAKE) -k $(TEST_BESIDE_E2E) CARGO_FORCE= 2>&1 | tee $(B)/beside-all.log; rest=$${PIPESTATUS[0]}; \
+	{ t=$$SECONDS; $(MAKE) e2e CARGO_FORCE=; a=$$?; echo "make test: make e2e took $$((SECONDS - t)) s"; \
+	  t=$$SECONDS; $(MAKE) test-rpm RPMCHECK=$(RPMCHECK); b=$$?; echo "make test: make test-rpm took $$((SECONDS - t)) s"; \
+	  t=$$SECONDS; $(MAKE) test-deb; c=$$?; echo "make test: make test-deb took $$((SECONDS - t)) s"; \
+	  [ $$a = 0 ] && [ $$b = 0 ] && [ $$c = 0 ]; } > $(B)/e2e-all.log 2>&1 & e2e=$$!; \
+	t=$$SECONDS; $(MAKE) -k $(TEST_BESIDE_E2E) CARGO_FORCE= 2>&1 | tee $(B)/beside-all.log; rest=$${PIPESTATUS[0]}; \
+	echo "make test: $(TEST_BESIDE_E2E) took $$((SECONDS - t)) s"; \
 	wait $$e2e; one=$$?; \
 	echo "---- make e2e, test-rpm, test-deb (all they printed, $(B)/e2e-all.log) ----"; cat $(B)/e2e-all.log; \
 	if [ $$rest != 0 ] || [ $$one != 0 ]; then echo "---- make test: what failed (both sides' FAIL and make's error lines) ----"; \
