@@ -26,370 +26,14 @@ Constant values are read from the system headers (a C program compiled
 here) when the files are written; each enum of api.ENUMS is checked to be
 the header's, name for name.
 """
+import importlib.util
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from describe import (NOTE, Fn, absent, check_enums, constants, field_kind, functions,  # noqa: E402
-                      kind, layout_c, struct, type_of, types, unsigned_count)
-
-
-# ---- Python (ctypes) ----
-
-PY_SCALAR = {"int": "C.c_int", "uint8_t": "C.c_uint8", "uint16_t": "C.c_uint16",
-             "uint32_t": "C.c_uint32", "uint64_t": "C.c_uint64", "size_t": "C.c_size_t",
-             "ssize_t": "C.c_ssize_t"}
-
-
-def py_type(ctype):
-    k = kind(ctype)
-    return {"void": "None", "cstr": "C.c_char_p", "outptr": "C.POINTER(C.c_void_p)",
-            "ptr": "C.c_void_p"}.get(k[0]) or (PY_SCALAR[k[1]] if k[0] == "scalar" else
-                                                 f"C.POINTER({k[1]})")
-
-
-def py_field(ftype):
-    k = field_kind(ftype)
-    return {"ptr": "C.c_void_p"}.get(k[0]) or {"scalar": lambda: PY_SCALAR[k[1]],
-                                               "bytes": lambda: f"C.c_uint8 * {k[1]}",
-                                               "struct": lambda: k[1], "union": lambda: k[1]}[k[0]]()
-
-
-def python(fns, consts):
-    s = f'"""{NOTE}"""\n# flake8: noqa\nimport ctypes as C\n\n'
-    s += "".join(f"{n} = {v}\n" for n, v in consts)
-    s += f"\nCONSTANTS = {[n for n, _ in consts]!r}\n"
-    for t in types():
-        base = "C.Union" if t.union else "C.Structure"
-        s += f"\n\nclass {t.name}({base}):\n    _fields_ = [\n"
-        s += "".join(f'        ("{f}", {py_field(ft)}),\n' for f, ft in t.fields)
-        s += "    ]\n"
-    s += f"\n\nSTRUCTS = [{', '.join(t.name for t in types())}]\n\n"
-    s += "# (library, name, restype, argtypes, how a failure shows: 'int' -1 and errno, 'errno' the\n"
-    s += "#  value, 'neg' a negative value, 'ptr' NULL and errno, None,\n"
-    s += "#  [(index of an array parameter, index of its count, its struct's name, C writes it)],\n"
-    s += "#  a note, the symbol version node of ours, the rdma-core release that brought it if a\n"
-    s += "#  build of ours may lack it)\n"
-    s += "FUNCTIONS = [\n"
-    for f in fns:
-        args = ", ".join(py_type(t) for t, _ in f.params)
-        s += f'    ("{f.lib}", "{f.name}", {py_type(f.ret)}, [{args}], {f.error!r}, {f.arrays!r}, ' \
-             f'{f.note!r}, {f.version!r}, {f.since!r}),\n'
-    s += "]\n\n# The functions giving a network-order value in host order: {name: its C function}.\n"
-    s += "HOST_ORDER = {" + ", ".join(f'"{f.host}": "{f.name}"' for f in fns if f.host) + "}\n"
-    return s
-
-
-def python_stub(fns):
-    """_functions.pyi: the raw layer's functions, which __init__.py makes at
-    import, as type checkers read them (rdmaverbs has py.typed)."""
-    import keyword
-
-    def param(ctype):
-        return {"scalar": "int", "cstr": "Optional[bytes]"}.get(kind(ctype)[0], "Pointer")
-
-    def ret(f):
-        k = kind(f.ret)[0]
-        if k == "void":
-            return "None"
-        if k == "cstr":
-            return "str"
-        if k == "scalar":
-            return "int"
-        return "int" if f.error == "ptr" else "Optional[int]"
-
-    s = f'"""{NOTE}\n\nThe raw layer\'s functions as type checkers see them (rdmaverbs/__init__.py\nmakes them at import)."""\n'
-    s += "from typing import Any, Optional\n\n"
-    s += "# An address: an int, None, a ctypes object (passed by reference where C\n"
-    s += "# takes a pointer to it), ctypes.byref() of one, or a list for an array.\n"
-    s += "Pointer = Any\n"
-    for f in fns:
-        args = ", ".join(f"{n + '_' if keyword.iskeyword(n) else n}: {param(t)}" for t, n in f.params)
-        s += f"\n\ndef {f.name}({args + ', /' if args else ''}) -> {ret(f)}: ...\n"
-        if f.host:
-            s += f"\n\ndef {f.host}({args + ', /' if args else ''}) -> int: ...\n"
-    s += "\n\nclass raw:\n    \"\"\"The ctypes functions themselves: C results, errno left in ctypes.get_errno().\"\"\"\n"
-    s += "".join(f"    {f.name}: Any\n" for f in fns)
-    return s
-
-
-# ---- Java (JNA) ----
-
-JAVA_SCALAR = {"int": "int", "uint8_t": "byte", "uint16_t": "short", "uint32_t": "int",
-               "uint64_t": "long", "size_t": "long", "ssize_t": "long"}
-# What RdmaVerbs' methods return of an unsigned 8- or 16-bit value: an int
-# (never negative), from the JNA interface's byte or short.
-JAVA_UNSIGNED = {"uint8_t": "Byte.toUnsignedInt", "uint16_t": "Short.toUnsignedInt"}
-
-
-def java_type(ctype, wrapper=False):
-    """The JNA interface's Java type of a C type; with wrapper, RdmaVerbs'
-    (an unsigned 8- or 16-bit value as int: never negative)."""
-    k = kind(ctype)
-    if k[0] == "struct":
-        return k[1]
-    if wrapper and k[0] == "scalar" and k[1] in JAVA_UNSIGNED:
-        return "int"
-    return {"void": "void", "cstr": "String", "outptr": "PointerByReference",
-            "ptr": "Pointer"}.get(k[0]) or JAVA_SCALAR[k[1]]
-
-JAVA_IFACES = (("rdmaverbs", "Lib", "LIB"), ("rdmacm", "Cm", "CM"), ("ibverbs", "Verbs", "VERBS"))
-
-JAVA_FAILS = {
-    "int": "a failure (a negative value) throws RdmaVerbsException (the errno left, errno()).",
-    "ptr": "a failure (NULL) throws RdmaVerbsException (the errno left, errno()).",
-    "errno": "a failure (an errno value returned) throws RdmaVerbsException (that errno, errno()).",
-    "neg": "a failure (a negative value) throws RdmaVerbsException (minus that value, errno()).",
-}
-
-
-def java_doc(f):
-    """The Javadoc of a function of RdmaVerbs: what a failure does, if it can fail."""
-    note = f": {f.note}" if f.note else ""
-    if f.error:
-        return f"{f.name}, as in C{note}; {JAVA_FAILS[f.error]}"
-    return f"{f.name}, as in C{note}; it throws nothing."
-
-
-def java_type_doc(t):
-    if "." in t.path:
-        root = t.path.split(".")[0]
-        return f"{t.path}: a {t.keyword} declared inside {type_of(root).c}"
-    return t.c
-
-
-def java(fns, consts):
-    s = f"// {NOTE}\npackage org.rdmaverbs;\n\nimport com.sun.jna.Library;\nimport com.sun.jna.Native;\n" \
-        "import com.sun.jna.Pointer;\nimport com.sun.jna.Structure;\n" \
-        "import com.sun.jna.ptr.PointerByReference;\nimport java.nio.ByteOrder;\n\n" \
-        "/** The functions, structs and constants of librdmaverbs, librdmacm and libibverbs (see README.md). */\n" \
-        "public final class RdmaVerbs {\n    private RdmaVerbs() {}\n\n"
-    s += "".join(f"    public static final int {n} = {v};\n" for n, v in consts)
-    s += "\n    /** The constants' names, for the layout check. */\n"
-    s += "    public static final String[] CONSTANTS = {" + ", ".join(f'"{n}"' for n, _ in consts) + "};\n"
-    for t in types():
-        order = ", ".join(f'"{f}"' for f, _ in t.fields)
-        s += f"\n    /** {java_type_doc(t)}. */\n    @Structure.FieldOrder({{{order}}})\n"
-        s += f"    public static class {t.name} extends {'CUnion' if t.union else 'Struct'} {{\n"
-        for f, ft in t.fields:
-            k = field_kind(ft)
-            if k[0] == "scalar":
-                s += f"        public {JAVA_SCALAR[k[1]]} {f};\n"
-            elif k[0] == "ptr":
-                s += f"        public Pointer {f};\n"
-            elif k[0] == "bytes":
-                s += f"        public byte[] {f} = new byte[{k[1]}];\n"
-            else:
-                s += f"        public {k[1]} {f} = new {k[1]}();\n"
-        s += f"        public {t.name}() {{}}\n        /** The {t.keyword} at {{@code p}}, read. */\n"
-        s += f"        public {t.name}(Pointer p) {{ super(p); read(); }}\n    }}\n"
-    s += "\n    /** Every struct and union, for the layout check. */\n"
-    s += "    public static Shape[] structs() {\n        return new Shape[] {"
-    s += ", ".join(f"new {t.name}()" for t in types()) + "};\n    }\n"
-    for lib, iface, _ in JAVA_IFACES:
-        s += f"\n    /** The functions of lib{lib}, with their C types (unchecked; an array as C takes it)"
-        s += ", each found by its symbol version (Loader). */\n" if lib == "rdmaverbs" else ". */\n"
-        s += f"    public interface {iface} extends Library {{\n"
-        for f in (f for f in fns if f.lib == lib):
-            args = ", ".join(f"{java_type(t)} {n}" for t, n in f.params)
-            version = f'@Version("{f.version}") ' if f.version else ""
-            if f.since:
-                version = f'@Version(value = "{f.version}", since = {f.since}) '
-            s += f"        {version}{java_type(f.ret)} {f.name}({args});\n"
-        s += "    }\n"
-    s += "\n    /** The libraries, loaded as Loader says. */\n"
-    s += "".join(f"    public static final {iface} {const} = Loader.load(\"{lib}\", {iface}.class);\n"
-                 for lib, iface, const in JAVA_IFACES)
-    for st in sorted({st for f in fns for _, _, st, _ in f.arrays}):
-        fields = struct(st)
-        s += "\n    /** The first n of a, copied field by field into one contiguous C array\n"
-        s += "     * (JNA would pass the first element alone); null for a null array only:\n"
-        s += "     * an array given is passed as one (of one zeroed element at least), even\n"
-        s += "     * with an n of 0. An n larger than a is refused: C would read or write\n"
-        s += "     * past the array; so is a negative n for an unsigned count (C would take\n"
-        s += "     * it for a huge one), and a null element, unless C only writes the array. */\n"
-        s += f"    private static {st}[] contiguous(String fn, String array, {st}[] a, String count, long n,\n"
-        s += "                                      boolean unsigned, boolean written) {\n"
-        s += "        if (a == null) return null;\n"
-        s += "        if (n > a.length) {\n"
-        s += "            throw new IllegalArgumentException(fn + \": \" + count + \" is \" + n + \" but \" + array\n"
-        s += "                + \" has \" + a.length + \" elements\");\n"
-        s += "        }\n"
-        s += "        if (unsigned && n < 0) {\n"
-        s += "            throw new IllegalArgumentException(fn + \": \" + count + \" is \" + n + \", C's count is unsigned\");\n"
-        s += "        }\n"
-        s += f"        {st}[] c = ({st}[]) new {st}().toArray((int) Math.max(n, 1));\n"
-        s += "        for (int i = 0; i < n; i++) {\n"
-        s += "            if (a[i] == null && written) continue;\n"
-        s += "            if (a[i] == null) throw new IllegalArgumentException(fn + \": \" + array + \"[\" + i + \"] is null\");\n"
-        s += "".join(f"            c[i].{f} = a[i].{f};\n" for f, _ in fields)
-        s += "            c[i].write();\n        }\n        return c;\n    }\n"
-        if not any(out for f in fns for _, _, t, out in f.arrays if t == st):
-            continue   # C only reads arrays of st: nothing to copy back
-        s += "\n    /** What C wrote into the first n of c, copied back into a's elements\n"
-        s += "     * (made where null). */\n"
-        s += f"    private static void copyBack({st}[] c, {st}[] a, long n) {{\n"
-        s += "        if (c == null) return;\n"
-        s += "        for (int i = 0; i < n; i++) {\n"
-        s += f"            c[i].read();\n            if (a[i] == null) a[i] = new {st}();\n"
-        s += "".join(f"            a[i].{f} = c[i].{f};\n" for f, _ in fields)
-        s += "        }\n    }\n"
-    s += "\n    // Each function, errno read right after the call.\n"
-    for f in fns:
-        iface = {lib: const for lib, _, const in JAVA_IFACES}[f.lib]
-        arrays = {i: (f.params[c][1], st, out, c) for i, c, st, out in f.arrays}
-        params = ", ".join((f"{arrays[i][1]}[] {n}" if i in arrays else f"{java_type(t)} {n}")
-                           for i, (t, n) in enumerate(f.params))
-        args = ", ".join((f"c_{n} == null ? null : c_{n}[0]" if i in arrays else n)
-                         for i, (t, n) in enumerate(f.params))
-        rt, wrt = java_type(f.ret), java_type(f.ret, True)
-        s += f"\n    /** {java_doc(f)} */\n"
-        throws = " throws RdmaVerbsException" if f.error else ""
-        s += f"    public static {wrt} {f.name}({params}){throws} {{\n"
-        for i, (count, st, out, c) in arrays.items():
-            n = f.params[i][1]
-            unsigned = unsigned_count(f.params[c][0])
-            s += f'        {st}[] c_{n} = contiguous("{f.name}", "{n}", {n}, "{count}", {count}, ' \
-                 f'{str(unsigned).lower()}, {str(out).lower()});\n'
-        call = f"{iface}.{f.name}({args});\n"
-        # C wrote what the call returns, if it returns a count (ibv_poll_cq),
-        # else the whole count asked for.
-        wrote = (lambda n: f"Math.min(r, {n})") if f.error == "int" and rt != "void" else (lambda n: n)
-        back = "".join(f"        copyBack(c_{f.params[i][1]}, {f.params[i][1]}, {wrote(arrays[i][0])});\n"
-                       for i, (_, _, out, _) in arrays.items() if out)
-        if rt == "void":
-            s += f"        {call}{back}    }}\n"
-            continue
-        s += f"        {rt} r = {call}"
-        bad = {"int": "r < 0", "ptr": "r == null", "errno": "r != 0", "neg": "r < 0"}.get(f.error)
-        cast = "(int) " if rt == "long" else ""
-        errno = {"int": "Native.getLastError()", "ptr": "Native.getLastError()", "errno": f"{cast}r",
-                 "neg": f"{cast}-r"}.get(f.error)
-        if bad:
-            s += f"        if ({bad}) throw new RdmaVerbsException(\"{f.name}\", {errno});\n"
-        s += back
-        s += f"        return {JAVA_UNSIGNED[kind(f.ret)[1]] + '(r)' if rt != wrt else 'r'};\n    }}\n"
-        if f.host:
-            s += f"\n    /** {f.name}'s value in host order (0 to 65535); it throws nothing. */\n"
-            s += f"    public static int {f.host}({params}) {{\n"
-            s += f"        short r = {iface}.{f.name}({args});\n"
-            s += "        return Short.toUnsignedInt(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? " \
-                 "Short.reverseBytes(r) : r);\n    }\n"
-    return s + "}\n"
-
-
-# ---- Node.js (koffi) ----
-
-NODE_SCALAR = {"ssize_t": "int64_t"}
-
-
-def node_proto(f):
-    """The koffi prototype: a struct C writes is _Out_ (an array of them
-    _Inout_: the elements C leaves keep their values, as in C)."""
-    arrays = {i for i, _, _, _ in f.arrays}
-
-    def t(ctype, i=None):
-        k = kind(ctype)
-        if k[0] == "struct":
-            return ("" if not k[2] else "_Inout_ " if i in arrays else "_Out_ ") + f"{k[1]} *"
-        return {"void": "void", "cstr": "const char *", "outptr": "_Out_ void **",
-                "ptr": "void *"}.get(k[0]) or NODE_SCALAR.get(k[1], k[1])
-    return f"{t(f.ret)} {f.name}({', '.join(f'{t(c, i)} {n}' for i, (c, n) in enumerate(f.params))})"
-
-
-def node(fns, consts):
-    s = f"// {NOTE}\n'use strict';\n\nconst constants = {{\n"
-    s += "".join(f"  {n}: {v},\n" for n, v in consts)
-    s += "};\n\n// [name, 'struct' or 'union', [[field, type], ...]]: types as koffi's, 'uint8_t[N]' an\n"
-    s += "// array, another name a struct or union of this list.\nconst structs = [\n"
-    for t in types():
-        fl = ", ".join(f"['{f}', '{'void *' if ft == 'ptr' else re.sub('^(struct|union) ', '', ft)}']"
-                       for f, ft in t.fields)
-        s += f"  ['{t.name}', '{t.keyword}', [{fl}]],\n"
-    s += "];\n\n// [library, prototype, how a failure shows: 'int' negative and errno, 'errno' the\n"
-    s += "//  value, 'neg' a negative value, 'ptr' NULL and errno, null,\n"
-    s += "//  [[index of an array parameter, index of its count, C writes it], ...],\n"
-    s += "//  the symbol version node of ours, the rdma-core release that brought it if a build\n"
-    s += "//  of ours may lack it]\nconst functions = [\n"
-    for f in fns:
-        err = f"'{f.error}'" if f.error else "null"
-        arrays = "[" + ", ".join(f"[{i}, {c}, {str(out).lower()}]" for i, c, _, out in f.arrays) + "]"
-        version = f"'{f.version}'" if f.version else "null"
-        note = f"  // {f.note}" if f.note else ""
-        since = f", {f.since}" if f.since else ""
-        s += f"  ['{f.lib}', '{node_proto(f)}', {err}, {arrays}, {version}{since}],{note}\n"
-    s += "];\n\n// The functions giving a network-order value in host order: {name: its C function}.\n"
-    s += "const hostOrder = { " + ", ".join(f"{f.host}: '{f.name}'" for f in fns if f.host) + " };\n"
-    return s + "\nmodule.exports = { constants, structs, functions, hostOrder };\n"
-
-
-# ---- Node.js's TypeScript declarations of api.js (index.d.ts adds the rest) ----
-
-def ts_scalar(t):
-    return "number | bigint" if t in ("uint64_t", "size_t", "ssize_t") else "number"
-
-
-def ts_param(f, i, ctype):
-    k = kind(ctype)
-    if k[0] == "scalar":
-        return ts_scalar(k[1])
-    if k[0] == "cstr":
-        return "string | null"
-    if k[0] == "outptr":
-        return "Pointer[]"
-    if k[0] == "struct":
-        if i in {j for j, _, _, _ in f.arrays}:
-            return f"Partial<{k[1]}>[]"
-        return f"Partial<{k[1]}>" if k[2] else f"Partial<{k[1]}> | Memory"
-    return "Memory"
-
-
-def ts_return(ctype):
-    k = kind(ctype)
-    return {"void": "void", "cstr": "string | null", "ptr": "Pointer", "outptr": "Pointer",
-            "struct": "Pointer"}.get(k[0]) or ts_scalar(k[1])
-
-
-def ts_field(ftype):
-    k = field_kind(ftype)
-    if k[0] == "scalar":
-        return ts_scalar(k[1])
-    if k[0] == "ptr":
-        return "Pointer"
-    if k[0] == "bytes":
-        return "number[]"
-    return f"Partial<{k[1]}>"
-
-
-def node_dts(fns, consts):
-    s = f"// {NOTE}\n// The declarations of api.js's functions, structs and constants, as index.js exports\n"
-    s += "// them (index.d.ts adds the objects).\n\n"
-    s += "/** A pointer as koffi gives it: its address, or null. */\nexport type Pointer = bigint | null;\n"
-    s += "/** What a void * parameter takes: a pointer, an address, or JS memory (its address). */\n"
-    s += "export type Memory = Pointer | number | ArrayBuffer | ArrayBufferView;\n\n"
-    for n, v in consts:
-        s += f"export declare const {n}: {v};\n"
-    s += "\n"
-    for t in types():
-        s += f"/** {t.c.replace('__typeof__', 'typeof')}{' (a union: an object of one member)' if t.union else ''} */\n"
-        s += f"export interface {t.name} {{\n"
-        s += "".join(f"  {f}{'?' if t.union else ''}: {ts_field(ft)};\n" for f, ft in t.fields)
-        s += "}\n"
-    sigs = []
-    for f in fns:
-        params = ", ".join(f"{n}: {ts_param(f, i, c)}" for i, (c, n) in enumerate(f.params))
-        doc = f"  /** {f.note} */\n" if f.note else ""
-        sigs.append((doc, f"{f.name}({params}): {ts_return(f.ret)}"))
-    s += "\n/** The functions as C has them, unchecked (rv.raw). */\nexport interface RawFunctions {\n"
-    s += "".join(f"{doc}  {sig};\n" for doc, sig in sigs) + "}\n\n"
-    s += "// Each function, its failure thrown as RdmaVerbsError (index.js).\n"
-    s += "".join(f"{doc.replace('  /**', '/**')}export declare function {sig};\n" for doc, sig in sigs)
-    s += "".join(f"/** {f.name}'s value in host order. */\nexport declare function {f.host}("
-                 + ", ".join(f"{n}: {ts_param(f, i, c)}" for i, (c, n) in enumerate(f.params))
-                 + "): number;\n" for f in fns if f.host)
-    return s
+                      kind, layout_c, type_of, types, unsigned_count)
 
 
 # ---- Rust ----
@@ -765,75 +409,35 @@ def csharp(fns, consts):
     return s + "}\n"
 
 
-# ---- LuaJIT (ffi) ----
-
-
-
-def lua_decl(ctype, name=""):
-    k = kind(ctype)
-    t = {"void": "void", "cstr": "const char *", "outptr": "void **", "ptr": "void *"}.get(k[0])
-    if t is None:
-        t = f"struct {k[1]} *" if k[0] == "struct" else k[1]
-    return f"{t}{' ' if name and not t.endswith('*') else ''}{name}"
-
-
-def lua(fns, consts):
-    s = ("-- Generated by bindings/generate.py from abi/exports.tsv and bindings/api.py; do not edit.\n"
-         "-- What rdmaverbs.lua declares and binds: the structs, the functions, the\n"
-         "-- constants (rdmaverbs.api).\n\n")
-    s += "-- {name, \"struct\" or \"union\", its declaration, {field, ...}}\nlocal STRUCTS = {\n"
-    for t in types():
-        decl = f"{t.keyword} {t.name} {{"
-        for f, ft in t.fields:
-            k = field_kind(ft)
-            decl += " " + {"scalar": lambda: f"{k[1]} {f};", "ptr": lambda: f"void *{f};",
-                           "bytes": lambda: f"uint8_t {f}[{k[1]}];",
-                           "struct": lambda: f"struct {k[1]} {f};",
-                           "union": lambda: f"union {k[1]} {f};"}[k[0]]()
-        names = ", ".join(f'"{f}"' for f, _ in t.fields)
-        s += f'  {{"{t.name}", "{t.keyword}", "{decl} }};", {{{names}}}}},\n'
-    s += "}\n\n-- {library, name, declaration, how a failure shows: \"int\" negative and errno,\n"
-    s += "--  \"errno\" the value, \"neg\" a negative value, \"ptr\" NULL and errno, false,\n"
-    s += "--  {{index of an array parameter, index of its count, its struct, C writes it}, ...},\n"
-    s += "--  returns a C string, the symbol version node of ours, its function pointer type,\n"
-    s += "--  the rdma-core release that brought it if a build of ours may lack it}\n"
-    s += "local FUNCTIONS = {\n"
-    for f in fns:
-        args = ", ".join(lua_decl(t, n) for t, n in f.params)
-        ret = lua_decl(f.ret)
-        decl = f"{ret}{'' if ret.endswith('*') else ' '}{f.name}({args});"
-        err = f'"{f.error}"' if f.error else "false"
-        arrays = "{" + ", ".join(f'{{{i + 1}, {c + 1}, "{st}", {str(out).lower()}}}'
-                                 for i, c, st, out in f.arrays) + "}"
-        version = f'"{f.version}"' if f.version else "false"
-        pointer = f'"{ret} (*)({args or "void"})"' if f.version else "false"
-        note = f"  -- {f.note}" if f.note else ""
-        since = f", {f.since}" if f.since else ""
-        s += f'  {{"{f.lib}", "{f.name}", "{decl}", {err}, {arrays}, {str(f.text).lower()}, {version},\n' \
-             f'   {pointer}{since}}},{note}\n'
-    s += "}\n\n-- The functions giving a network-order value in host order: {name = its C function}.\n"
-    s += "local HOST_ORDER = { " + ", ".join(f'{f.host} = "{f.name}"' for f in fns if f.host) + " }\n"
-    s += "\nlocal CONSTANTS = {\n"
-    s += "".join(f'  {{"{n}", {v}}},\n' for n, v in consts)
-    return s + "}\n\nreturn { STRUCTS = STRUCTS, FUNCTIONS = FUNCTIONS, HOST_ORDER = HOST_ORDER, CONSTANTS = CONSTANTS }\n"
-
-
 # ---- the files ----
 
+# The languages, each a folder of bindings/ whose emit.py says, in FILES,
+# which files it writes (paths relative to its folder) and the function
+# writing each, of the functions and the constants.
+LANGUAGES = ("python", "java", "node", "rust", "csharp", "lua")
+INLINE = {"rust": {"rdmaverbs-sys/src/api.rs": lambda fns, consts: rust(fns, consts)},
+          "csharp": {"Api.cs": lambda fns, consts: csharp(fns, consts)}}
+
+
+def emitter(lang):
+    """bindings/LANG/emit.py, loaded (the folders are no Python packages)."""
+    spec = importlib.util.spec_from_file_location(f"emit_{lang}", os.path.join(HERE, lang, "emit.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def files():
+    """{path under bindings/: its text}, of every language."""
     fns = functions()
     check_enums()
     consts = constants()
-    return {
-        "python/rdmaverbs/_api.py": python(fns, consts),
-        "python/rdmaverbs/_functions.pyi": python_stub(fns),
-        "java/src/org/rdmaverbs/RdmaVerbs.java": java(fns, consts),
-        "node/api.js": node(fns, consts),
-        "node/api.d.ts": node_dts(fns, consts),
-        "rust/rdmaverbs-sys/src/api.rs": rust(fns, consts),
-        "csharp/Api.cs": csharp(fns, consts),
-        "lua/rdmaverbs/api.lua": lua(fns, consts),
-    }
+    out = {}
+    for lang in LANGUAGES:
+        writers = INLINE[lang] if lang in INLINE else emitter(lang).FILES
+        for path, write in writers.items():
+            out[f"{lang}/{path}"] = write(fns, consts)
+    return out
 
 
 def main():
