@@ -194,8 +194,9 @@ try {
 }
 console.log('node: installed: ok');
 EOF
-	# The tarball has every file of the package (bindings/node's but its lock, and objects/), nothing else.
-	check='want=$(cd "$CHECKOUT/bindings/node" && find . -maxdepth 1 -type f ! -name package-lock.json && find objects -type f)
+	# The tarball has every file of the package (bindings/node's but its lock and emit.py, the
+	# generator's, and objects/), nothing else.
+	check='want=$(cd "$CHECKOUT/bindings/node" && find . -maxdepth 1 -type f ! -name package-lock.json ! -name emit.py && find objects -type f)
 [ "$(tar -tzf rdmaverbs-*.tgz | sed "s|^package/||" | sort)" = "$(printf "%s\n" $want | sed "s|^\./||" | sort)" ] ||
 	{ echo "node: the tarball'"'"'s files are not the package'"'"'s:"; tar -tzf rdmaverbs-*.tgz; exit 1; }
 for f in LICENSE-MIT LICENSE-APACHE; do cmp "$CHECKOUT/$f" node_modules/rdmaverbs/$f; done
