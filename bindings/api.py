@@ -2,7 +2,8 @@
 exports, which abi/exports.tsv lists with their C signatures (generated
 from abi/src/table.rs, the library's one table of functions).
 
-generate.py turns both into each language's declarations, and into a C
+describe.py reads both; each language's emit.py turns them into its
+declarations (generate.py writes them), and describe.py into a C
 program that prints, from the system headers, the size of every struct
 and union, the offset of every field and the value of every constant: each
 binding's test compares its own with them (layouts are checked, never
@@ -65,7 +66,7 @@ int ibv_dereg_mr(struct ibv_mr *mr);
 """
 
 # How a failure shows, for the functions that do not follow the rule
-# generate.py applies: a pointer is NULL with errno set; an int of
+# describe.py applies (Fn.error): a pointer is NULL with errno set; an int of
 # librdmacm (rdma_*) is -1 with errno set; an int of libibverbs or of
 # verbs.h (ibv_*, and the RDMAVERBS_1.3 exports) is 0 or the errno value
 # itself, errno left alone (ibv_post_send, ibv_dealloc_pd, ...); anything
@@ -315,7 +316,7 @@ ENUMS = {
 }
 
 # The enumerators of ENUMS that an rdma-core release later than the oldest
-# the library is proven on (generate.py's OLDEST_RDMA_CORE) brought, each
+# the library is proven on (describe.py's OLDEST_RDMA_CORE) brought, each
 # with that release and its value: a header older than the release lacks
 # the name, and the bindings declare it with this value all the same (the
 # value is an ABI's, fixed once released). Where the system header has it,
