@@ -119,6 +119,25 @@ TOO_LONG = Template("""\
     }
 """)
 
+FORWARD = Template("""\
+    // SAFETY: forwarded.
+    unsafe { sys::$name($call) }
+}
+""")
+
+# A call returning io::Result: $c_fn, sys's function (or its lookup, `?`).
+CALL_UNIT = Template("""\
+    // SAFETY: forwarded.
+    unsafe { $c_fn($call) };
+    Ok(())
+}
+""")
+
+CALL = Template("""\
+    // SAFETY: forwarded.
+    let r = unsafe { $c_fn($call) };
+""")
+
 # The end of a function returning io::Result, by how its failure shows.
 RESULT = {
     "int": Template("""\
@@ -271,7 +290,7 @@ def wrapper(f):
         if f.text:
             s += TEXT.substitute(name=f.name, call=call)
         else:
-            s += f"    // SAFETY: forwarded.\n    unsafe {{ sys::{f.name}({call}) }}\n}}\n"
+            s += FORWARD.substitute(name=f.name, call=call)
         if f.host:
             s += HOST.substitute(name=f.name, host=f.host, args=args, call=call)
         return s
@@ -279,8 +298,8 @@ def wrapper(f):
     for i, (count, _) in arrays.items():
         s += TOO_LONG.substitute(name=f.name, count=count, array=f.params[i][1])
     if ret == "()" and not f.error:
-        return s + f"    // SAFETY: forwarded.\n    unsafe {{ {c_fn}({call}) }};\n    Ok(())\n}}\n"
-    s += f"    // SAFETY: forwarded.\n    let r = unsafe {{ {c_fn}({call}) }};\n"
+        return s + CALL_UNIT.substitute(c_fn=c_fn, call=call)
+    s += CALL.substitute(c_fn=c_fn, call=call)
     return s + RESULT[f.error].substitute(name=f.name)
 
 
