@@ -92,7 +92,7 @@ static class CloseTest
         var emptyCq = (RecorderPtr)Marshal.GetDelegateForFunctionPointer(dlsym(lib, "recorder_empty_cq"),
                                                                           typeof(RecorderPtr));
         var p = Pipe();
-        var c = new ObjectsTest.Script { Block = p[0] };
+        var c = new EventsTest.Script { Block = p[0] };
         var ch = new EventChannel(c);
         var a = new Endpoint(ch, false, new IntPtr(0xa000), false);
         var b = new Endpoint(ch, false, new IntPtr(0xb000), false);

@@ -2,25 +2,23 @@
 // requests it lays out, as the provider received them; completions reaped,
 // every field; failures as RdmaVerbsException with their errno; the order
 // objects are disposed in, whatever is disposed first; nothing left open
-// after an exception; a bounded wait; and buffers kept alive: a buffer
-// posted, every reference of the program's dropped, the collector run and
-// the heap churned, reaches the provider intact when it reads it late (as
-// a card does), and is unpinned once its completion is reaped. The
-// provider's objects are adopted (not made, never destroyed). Run by Test.
+// after an exception; a bounded wait. Then the events kept for their ids
+// (EventsTest), buffers kept alive (LifetimeTest), closing (CloseTest) and
+// the Task waits (AsyncTest). The provider's objects are adopted (not
+// made, never destroyed). Run by Test.
 using System;
 using System.Collections.Generic;
 using System.Linq;
-using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using RdmaVerbs;
 
 static class ObjectsTest
 {
-    delegate IntPtr RecorderPtr();
+    internal delegate IntPtr RecorderPtr();
     delegate void RecorderFail(int err);
     delegate IntPtr RecorderLast();
-    delegate void RecorderReadLate();
-    delegate int RecorderSent(byte[] out_, int max);
+    internal delegate void RecorderReadLate();
+    internal delegate int RecorderSent(byte[] out_, int max);
     delegate void RecorderLoopback();
 
     [DllImport("libc.so.6")]
@@ -39,13 +37,13 @@ static class ObjectsTest
     static extern int close(int fd);
 
     static IntPtr lib;
-    static RecorderPtr recId, recQp, recSrq, recCq;
+    internal static RecorderPtr recId, recQp, recSrq, recCq;
     static RecorderFail recFail;
     static RecorderLast recLast;
-    static RecorderReadLate recReadLate;
-    static RecorderSent recSent;
+    internal static RecorderReadLate recReadLate;
+    internal static RecorderSent recSent;
     static RecorderLoopback recLoopback;
-    static readonly IntPtr FakePd = new IntPtr(0xfd000);   // never called: the MRs and SRQ are adopted
+    internal static readonly IntPtr FakePd = new IntPtr(0xfd000);   // never called: the MRs and SRQ are adopted
 
     static T Symbol<T>(string name) where T : class
     {
@@ -62,12 +60,7 @@ static class ObjectsTest
 
     static int ErrnoOf(Action a)
     {
-        try {
-            a();
-            return 0;
-        } catch (RdmaVerbsException e) {
-            return e.Errno;
-        }
+        return Test.ErrnoOf(a);
     }
 
     static string Last()
@@ -78,11 +71,6 @@ static class ObjectsTest
     static string Sge(MemoryRegion mr, long offset, int length)
     {
         return string.Format(" sge=0x{0:x}:0x{1:x}:0x{2:x}", mr.Address + (ulong)offset, length, mr.Lkey);
-    }
-
-    static byte[] Pattern(int n, int seed)
-    {
-        return Enumerable.Range(0, n).Select(j => (byte)(seed + j)).ToArray();
     }
 
     /// <summary>The work requests as the provider got them, and the completions.</summary>
@@ -201,124 +189,6 @@ static class ObjectsTest
               "Endpoint.Resolve without RDMA: RdmaVerbsException (errno " + errno + "), nothing left open");
     }
 
-    /// <summary>An event channel's C calls, scripted: the events it reads,
-    /// the ids it destroys.</summary>
-    internal sealed class Script : EventChannel.ISource
-    {
-        internal readonly Queue<CmEvent> Events = new Queue<CmEvent>();
-        internal readonly List<IntPtr> Destroyed = new List<IntPtr>();
-
-        /// <summary>A pipe's read end, or -1: with no event scripted, a wait
-        /// polls it (and the wake descriptor) rather than time out at
-        /// once.</summary>
-        internal int Block = -1;
-
-        public bool Await(int timeoutMs, string function, int wakeFd)
-        {
-            if (Events.Count > 0)
-                return true;
-            if (Block < 0)
-                throw new RdmaVerbsException(function, Rdma.ETIMEDOUT, "scripted");
-            return Calls.Readable(Block, wakeFd, timeoutMs, function);
-        }
-
-        public CmEvent Get()
-        {
-            return Events.Dequeue();
-        }
-
-        public void DestroyId(IntPtr id)
-        {
-            Destroyed.Add(id);
-        }
-
-        public int Fd {
-            get { return -1; }
-        }
-
-        internal void Add(int type, long id, long listenId)
-        {
-            Events.Enqueue(new CmEvent(type, 0, new IntPtr(id), new IntPtr(listenId)));
-        }
-    }
-
-    /// <summary>Reads every event scripted (waiting for one nothing matches).</summary>
-    static void ReadAll(EventChannel ch)
-    {
-        Check(ErrnoOf(() => ch.Next(ev => false, null, 0, "rdma_get_cm_event")) == Rdma.ETIMEDOUT, "all read");
-    }
-
-    static string Ids(List<IntPtr> ids)
-    {
-        return string.Join(" ", ids.Select(p => (long)p).OrderBy(p => p).Select(p => "0x" + p.ToString("x")));
-    }
-
-    /// <summary>Events kept for their ids, dropped with them: an endpoint's
-    /// events read while another waited are dropped when it is disposed (an
-    /// endpoint made later at the same address gets none of them); a connect
-    /// request of a listener is kept until taken, its id destroyed if the
-    /// listener or the channel is disposed first; an event of an id not the
-    /// channel's is dropped, a connect request's refused (its id
-    /// destroyed).</summary>
-    static void Events()
-    {
-        int before = Resource.OpenCount;
-        var c = new Script();
-        var ch = new EventChannel(c);
-        const long l = 0x1000, a = 0x2000, n1 = 0x3000, n2 = 0x3100, n3 = 0x3200, n4 = 0x3300;
-        var listener = new Listener(ch, new IntPtr(l), false);
-        var ep = new Endpoint(ch, false, new IntPtr(a), false);
-        var waiter = new Endpoint(ch, false, new IntPtr(0x2800), false);
-        c.Add(Rdma.RDMA_CM_EVENT_DISCONNECTED, a, 0);
-        c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n1, l);
-        c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n2, l);
-        c.Add(Rdma.RDMA_CM_EVENT_ESTABLISHED, 0x4000, 0);            // an id not the channel's
-        c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n3, 0x5000);       // a listener not the channel's
-        c.Add(Rdma.RDMA_CM_EVENT_ESTABLISHED, n1, 0);                // the new id's, before it is taken
-        c.Add(Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, 0x2800, 0);
-        var e = ch.Expect(new IntPtr(0x2800), null, Rdma.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
-        Check(e.Id == new IntPtr(0x2800) && Ids(c.Destroyed) == "0x3200" && ch.HeldCount == 4,
-              "waiting for an endpoint's event: 4 others kept (another's DISCONNECTED, 2 connect requests, the new id's"
-              + " ESTABLISHED); an unknown id's dropped; a connect request for no listener of the channel refused, its id"
-              + " destroyed (" + Ids(c.Destroyed) + ", " + ch.HeldCount + " kept)");
-        var taken = listener.GetRequest(0);
-        Check(taken.Handle == new IntPtr(n1), "GetRequest: the first connect request's id");
-        Check(ErrnoOf(() => ch.Expect(new IntPtr(n1), null, Rdma.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
-              "the new id's event read before it was taken is its endpoint's");
-        ep.Dispose();
-        Check(ch.HeldCount == 1, "an endpoint disposed: its DISCONNECTED, read and not taken, dropped ("
-              + ch.HeldCount + " kept)");
-        var again = new Endpoint(ch, false, new IntPtr(a), false);   // malloc gave the same address
-        int errno = ErrnoOf(() => again.AwaitDisconnect(0));
-        Check(errno == Rdma.ETIMEDOUT, "an endpoint at the disposed one's address: not given its DISCONNECTED (errno "
-              + errno + ")");
-        again.Dispose();
-        waiter.Dispose();
-        var third = new Listener(ch, new IntPtr(0x8000), false);
-        c.Events.Enqueue(new CmEvent(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, -Rdma.ETIMEDOUT, new IntPtr(0x3400),
-                                     new IntPtr(0x8000)));
-        errno = ErrnoOf(() => third.GetRequest(0));
-        third.Dispose();
-        Check(errno == Rdma.ETIMEDOUT && Ids(c.Destroyed) == "0x3200 0x3400",
-              "a connect request in error: RdmaVerbsException (errno " + errno + ", its status), its id destroyed");
-        c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, n4, l);
-        c.Add(Rdma.RDMA_CM_EVENT_DISCONNECTED, n2, 0);
-        ReadAll(ch);
-        Check(ch.HeldCount == 3, "the events of the requests not taken kept (" + ch.HeldCount + ")");
-        listener.Dispose();
-        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300 0x3400" && ch.HeldCount == 0,
-              "a listener disposed: the ids of its 2 connect requests not taken destroyed, their events dropped ("
-              + Ids(c.Destroyed) + ")");
-        // A connect request not taken when the channel is disposed (its
-        // listener with it): its id destroyed.
-        var second = new Listener(ch, new IntPtr(0x7000), false);
-        c.Add(Rdma.RDMA_CM_EVENT_CONNECT_REQUEST, 0x7100, 0x7000);
-        ReadAll(ch);
-        ch.Dispose();
-        Check(Ids(c.Destroyed) == "0x3100 0x3200 0x3300 0x3400 0x7100" && second.IsDisposed && taken.IsDisposed
-              && Resource.OpenCount == before,
-              "the channel disposed: its listener and endpoints with it, the connect request not taken destroyed");
-    }
 
     /// <summary>A bounded wait on a file descriptor: ETIMEDOUT, then ready.</summary>
     static void Waits()
@@ -360,108 +230,6 @@ static class ObjectsTest
         }
     }
 
-    const int SIZE = 256;
-
-    /// <summary>Collects (every generation, finalizers run, again), then
-    /// allocates arrays of the same size filled with 0xee over the freed
-    /// heap: returned, to stay while the provider reads.</summary>
-    static List<byte[]> CollectAndChurn()
-    {
-        GC.Collect();
-        GC.WaitForPendingFinalizers();
-        GC.Collect();
-        // Twice the nursery's 4 MB (Mono's sgen copies the objects it does
-        // not pin out of it): whatever moved, its old place is 0xee now.
-        var churn = new List<byte[]>();
-        for (int i = 0; i < 8 * 1024 * 1024 / SIZE; i++) {
-            var b = new byte[SIZE];
-            for (int j = 0; j < SIZE; j++)
-                b[j] = 0xee;
-            churn.Add(b);
-        }
-        return churn;
-    }
-
-    /// <summary>Posts a buffer through an MR disposed at once, as a program
-    /// might, keeping nothing but a weak reference.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    static WeakReference PostAndForget(QueuePair qp, ProtectionDomain pd, List<MemoryRegion> seen)
-    {
-        var buf = Pattern(SIZE, 0x3c);
-        using (var mr = new MemoryRegion(pd, buf, 0x77, false)) {
-            seen.Add(mr);
-            recReadLate();
-            qp.PostSend(SendWork.Send(0x5001, mr.Sge()));
-        }
-        return new WeakReference(buf);
-    }
-
-    /// <summary>Registers and posts a buffer, keeping nothing (the MR left open).</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    static WeakReference RegisterPostAndForget(QueuePair qp, ProtectionDomain pd)
-    {
-        var buf = Pattern(SIZE, 0x5a);
-        var mr = new MemoryRegion(pd, buf, 0x78, false);
-        recReadLate();
-        qp.PostSend(SendWork.Send(0x5001, mr.Sge()));
-        return new WeakReference(buf);
-    }
-
-    static bool SentIs(int seed)
-    {
-        var got = new byte[SIZE];
-        int n = recSent(got, SIZE);
-        if (n != SIZE || !got.SequenceEqual(Pattern(SIZE, seed))) {
-            Console.WriteLine("csharp: objects: the provider read " + n + " bytes: "
-                              + BitConverter.ToString(got, 0, 24) + "...");
-            return false;
-        }
-        return true;
-    }
-
-    /// <summary>Buffers kept alive (pinned) while posted, released once reaped.</summary>
-    static void Lifetime()
-    {
-        recId();
-        var destroyed = new List<Resource>();
-        using (var pd = new ProtectionDomain(FakePd, false))
-        using (var cq = new CompletionQueue(recCq()))
-        using (var ep = new Endpoint(null, false, recId(), false)) {
-            // The provider's second completion is wr_id 0x5001, a send's
-            // (COMP_SWAP), on qp_num 0x1101: this QP's.
-            var qp = new QueuePair(ep, pd, recQp(), 0x1101, cq, cq, null);
-            var seen = new List<MemoryRegion>();
-            var weak = PostAndForget(qp, pd, seen);
-            var mr = seen[0];
-            seen.Clear();
-            var churn = CollectAndChurn();
-            Check(weak.IsAlive && qp.Held == 1 && mr.IsDisposed && mr.Pinned,
-                  "a posted buffer whose MR was disposed and every reference dropped: still held, pinned, after a collection");
-            var wc = cq.Poll(4);
-            Check(SentIs(0x3c) && wc.Length == 3 && wc[1].WrId == 0x5001,
-                  "its bytes, read by the provider at the poll after the collection, are intact");
-            Check(qp.Held == 0 && !mr.Pinned, "its completion reaped: released, unpinned");
-            mr = null;
-            churn.Clear();
-            // An MR left open, the program's references dropped: the MR holds
-            // (pins) its buffer until it is disposed, with its PD.
-            weak = RegisterPostAndForget(qp, pd);
-            churn = CollectAndChurn();
-            wc = cq.Poll(4);
-            Check(SentIs(0x5a) && qp.Held == 0 && weak.IsAlive,
-                  "a buffer of an open MR, the program's references dropped: intact after a collection, held by its MR");
-            Resource.OnDestroy = r => destroyed.Add(r);
-            try {
-                pd.Dispose();
-            } finally {
-                Resource.OnDestroy = null;
-            }
-            var open = destroyed.OfType<MemoryRegion>().ToList();
-            Check(open.Count == 1 && open[0].IsDisposed && !open[0].Pinned,
-                  "the MR disposed with its PD: its buffer unpinned");
-            churn.Clear();
-        }
-    }
 
     /// <summary>The README's first block is examples/Hello.cs, word for word.</summary>
     static void Readme()
@@ -488,9 +256,9 @@ static class ObjectsTest
         recLoopback = Symbol<RecorderLoopback>("recorder_loopback");
         Posts();
         Order();
-        Events();
+        EventsTest.Run();
         Waits();
-        Lifetime();
+        LifetimeTest.Run();
         CloseTest.Run(lib);
         AsyncTest.Run(lib);
     }
