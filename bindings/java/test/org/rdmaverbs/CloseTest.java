@@ -74,7 +74,7 @@ final class CloseTest {
 
     static void run() throws RdmaVerbsException {
         int[] p = pipe();
-        ObjectsTest.Script c = new ObjectsTest.Script();
+        EventsTest.Script c = new EventsTest.Script();
         c.block = p[0];
         EventChannel ch = new EventChannel(c);
         Endpoint a = new Endpoint(ch, false, new Pointer(0xa000), false);

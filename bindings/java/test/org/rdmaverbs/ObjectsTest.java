@@ -3,7 +3,6 @@ package org.rdmaverbs;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
-import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,11 +12,10 @@ import java.util.List;
  * requests it lays out, as the provider received them; completions reaped,
  * every field; failures as RdmaVerbsException with their errno; the order
  * objects close in, whatever is closed first; nothing left open after an
- * exception; a bounded wait; and buffers kept alive: a buffer posted, every
- * reference of the program's dropped, the collector run and its memory
- * churned, reaches the provider intact when it reads it late (as a card
- * does), and is released once its completion is reaped. The provider's
- * objects are adopted (not made, never destroyed). Run by BindingTest. */
+ * exception; a bounded wait. Then the events kept for their ids
+ * (EventsTest), buffers kept alive (LifetimeTest), closing (CloseTest) and
+ * the async waits (AsyncTest). The provider's objects are adopted (not
+ * made, never destroyed). Run by BindingTest. */
 final class ObjectsTest {
     private ObjectsTest() {}
 
@@ -50,12 +48,6 @@ final class ObjectsTest {
 
     static String sge(MemoryRegion mr, long offset, int length) {
         return String.format(" sge=0x%x:0x%x:0x%x", mr.address() + offset, length, mr.lkey());
-    }
-
-    static ByteBuffer pattern(int n, int seed) {
-        ByteBuffer b = ByteBuffer.allocateDirect(n);
-        for (int j = 0; j < n; j++) b.put(j, (byte) (seed + j));
-        return b;
     }
 
     /** The work requests as the provider got them, and the completions. */
@@ -180,110 +172,6 @@ final class ObjectsTest {
               "Endpoint.resolve without RDMA: RdmaVerbsException (errno " + errno + "), nothing left open");
     }
 
-    /** An event channel's C calls, scripted: the events it reads, the ids
-     * it destroys. */
-    static final class Script implements EventChannel.Source {
-        final java.util.ArrayDeque<CmEvent> events = new java.util.ArrayDeque<>();
-        final List<Pointer> destroyed = new ArrayList<>();
-
-        /** A pipe's read end, or -1: with no event scripted, a wait polls it
-         * (and the wake descriptor) rather than time out at once. */
-        int block = -1;
-
-        @Override
-        public boolean await(int timeoutMs, String function, int wakeFd) throws RdmaVerbsException {
-            if (!events.isEmpty()) return true;
-            if (block < 0) throw new RdmaVerbsException(function, RdmaVerbs.ETIMEDOUT, "scripted");
-            return Calls.readable(block, wakeFd, timeoutMs, function);
-        }
-
-        @Override
-        public CmEvent get() {
-            return events.poll();
-        }
-
-        @Override
-        public void destroyId(Pointer id) {
-            destroyed.add(id);
-        }
-
-        void add(int type, long id, long listenId) {
-            events.add(new CmEvent(type, 0, new Pointer(id), listenId == 0 ? null : new Pointer(listenId)));
-        }
-    }
-
-    /** Reads every event scripted (waiting for one nothing matches). */
-    static void readAll(EventChannel ch) {
-        check(BindingTest.errnoOf(() -> ch.next(ev -> false, null, 0, "rdma_get_cm_event")) == RdmaVerbs.ETIMEDOUT, "all read");
-    }
-
-    /** Events kept for their ids, dropped with them: an endpoint's events
-     * read while another waited are dropped when it closes (an endpoint
-     * made later at the same address gets none of them); a connect request
-     * of a listener is kept until taken, its id destroyed if the listener
-     * or the channel closes first; an event of an id not the channel's is
-     * dropped, a connect request's refused (its id destroyed). */
-    static void events() throws RdmaVerbsException {
-        int before = Resource.openCount();
-        Script c = new Script();
-        EventChannel ch = new EventChannel(c);
-        long l = 0x1000, a = 0x2000, n1 = 0x3000, n2 = 0x3100, n3 = 0x3200, n4 = 0x3300;
-        Listener listener = new Listener(ch, new Pointer(l), false);
-        Endpoint ep = new Endpoint(ch, false, new Pointer(a), false);
-        Endpoint waiter = new Endpoint(ch, false, new Pointer(0x2800), false);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, a, 0);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n1, l);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n2, l);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0x4000, 0);              // an id not the channel's
-        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n3, 0x5000);         // a listener not the channel's
-        c.add(RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, n1, 0);                  // the new id's, before it is taken
-        c.add(RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0x2800, 0);
-        CmEvent e = ch.expect(new Pointer(0x2800), null, RdmaVerbs.RDMA_CM_EVENT_ROUTE_RESOLVED, 0, "rdma_resolve_route");
-        check(e.id().equals(new Pointer(0x2800)) && c.destroyed.equals(List.of(new Pointer(n3))) && ch.heldCount() == 4,
-              "waiting for an endpoint's event: 4 others kept (another's DISCONNECTED, 2 connect requests, the new id's"
-              + " ESTABLISHED); an unknown id's dropped; a connect request for no listener of the channel refused, its id"
-              + " destroyed (" + c.destroyed + ", " + ch.heldCount() + " kept)");
-        Endpoint taken = listener.getRequest(0);
-        check(taken.handle().equals(new Pointer(n1)), "getRequest: the first connect request's id");
-        check(BindingTest.errnoOf(() -> ch.expect(new Pointer(n1), null, RdmaVerbs.RDMA_CM_EVENT_ESTABLISHED, 0, "rdma_accept")) == 0,
-              "the new id's event read before it was taken is its endpoint's");
-        ep.close();
-        check(ch.heldCount() == 1, "an endpoint closed: its DISCONNECTED, read and not taken, dropped ("
-              + ch.heldCount() + " kept)");
-        Endpoint again = new Endpoint(ch, false, new Pointer(a), false);   // malloc gave the same address
-        int errno = BindingTest.errnoOf(() -> again.awaitDisconnect(0));
-        check(errno == RdmaVerbs.ETIMEDOUT, "an endpoint at the closed one's address: not given its DISCONNECTED (errno "
-              + errno + ")");
-        again.close();
-        waiter.close();
-        Listener third = new Listener(ch, new Pointer(0x8000), false);
-        c.events.add(new CmEvent(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, -RdmaVerbs.ETIMEDOUT, new Pointer(0x3400),
-                                 new Pointer(0x8000)));
-        errno = BindingTest.errnoOf(() -> third.getRequest(0));
-        third.close();
-        check(errno == RdmaVerbs.ETIMEDOUT && c.destroyed.equals(List.of(new Pointer(n3), new Pointer(0x3400))),
-              "a connect request in error: RdmaVerbsException (errno " + errno + ", its status), its id destroyed");
-        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, n4, l);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_DISCONNECTED, n2, 0);
-        readAll(ch);
-        check(ch.heldCount() == 3, "the events of the requests not taken kept (" + ch.heldCount() + ")");
-        listener.close();
-        check(new java.util.HashSet<>(c.destroyed).equals(java.util.Set.of(new Pointer(n3), new Pointer(0x3400),
-                                                                           new Pointer(n2), new Pointer(n4)))
-              && c.destroyed.size() == 4 && ch.heldCount() == 0,
-              "a listener closed: the ids of its 2 connect requests not taken destroyed, their events dropped ("
-              + c.destroyed + ")");
-        // A connect request not taken when the channel closes (its listener
-        // with it): its id destroyed.
-        Listener second = new Listener(ch, new Pointer(0x7000), false);
-        c.add(RdmaVerbs.RDMA_CM_EVENT_CONNECT_REQUEST, 0x7100, 0x7000);
-        readAll(ch);
-        ch.close();
-        check(c.destroyed.size() == 5 && c.destroyed.get(4).equals(new Pointer(0x7100)) && second.isClosed()
-              && taken.isClosed() && Resource.openCount() == before,
-              "the channel closed: its listener and endpoints with it, the connect request not taken destroyed");
-    }
-
     /** A bounded wait on a file descriptor: ETIMEDOUT, then ready. */
     static void waits() throws RdmaVerbsException {
         int[] fds = new int[2];
@@ -337,104 +225,11 @@ final class ObjectsTest {
         }
     }
 
-    /** Runs the collector until a dropped direct buffer was collected (and
-     * its memory freed: the JDK's cleaner runs right after), then allocates
-     * buffers of the same size over the freed memory, filled with 0xee:
-     * they are returned, to stay allocated while the provider reads. */
-    static List<ByteBuffer> collectAndChurn(int size) {
-        for (int round = 0; round < 3; round++) {
-            WeakReference<ByteBuffer> sentinel = new WeakReference<>(ByteBuffer.allocateDirect(size));
-            for (int i = 0; i < 200 && sentinel.get() != null; i++) {
-                System.gc();
-                sleep(10);
-            }
-        }
-        sleep(50);
-        List<ByteBuffer> churn = new ArrayList<>();
-        for (int i = 0; i < 256; i++) {
-            ByteBuffer b = ByteBuffer.allocateDirect(size);
-            for (int j = 0; j < size; j++) b.put(j, (byte) 0xee);
-            churn.add(b);
-        }
-        return churn;
-    }
-
     static void sleep(int ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    static final int SIZE = 256;
-
-    /** Posts a buffer through an MR closed at once, as a program might,
-     * keeping nothing but a weak reference. */
-    static WeakReference<ByteBuffer> postAndForget(QueuePair qp, ProtectionDomain pd) throws RdmaVerbsException {
-        ByteBuffer buf = pattern(SIZE, 0x3c);
-        try (MemoryRegion mr = new MemoryRegion(pd, buf, 0x77, false)) {
-            REC.recorder_read_late();
-            qp.postSend(SendWork.send(0x5001, mr.sge()));
-        }
-        return new WeakReference<>(buf);
-    }
-
-    /** Registers and posts a buffer, keeping nothing (the MR left open). */
-    static WeakReference<ByteBuffer> registerPostAndForget(QueuePair qp, ProtectionDomain pd) throws RdmaVerbsException {
-        ByteBuffer buf = pattern(SIZE, 0x5a);
-        MemoryRegion mr = new MemoryRegion(pd, buf, 0x78, false);
-        REC.recorder_read_late();
-        qp.postSend(SendWork.send(0x5001, mr.sge()));
-        return new WeakReference<>(buf);
-    }
-
-    static boolean sentIs(int seed) {
-        byte[] got = new byte[SIZE];
-        int n = REC.recorder_sent(got, SIZE);
-        byte[] want = new byte[SIZE];
-        pattern(SIZE, seed).get(0, want);
-        if (n != SIZE || !Arrays.equals(got, want)) {
-            System.out.println("java: objects: the provider read " + n + " bytes: " + Arrays.toString(Arrays.copyOf(got, 24))
-                               + "...");
-            return false;
-        }
-        return true;
-    }
-
-    /** Buffers kept alive while posted, released once reaped. (The PD is
-     * closed inside its try on purpose: the MR goes with it.) */
-    @SuppressWarnings("try")
-    static void lifetime() throws RdmaVerbsException {
-        REC.recorder_id();
-        try (ProtectionDomain pd = new ProtectionDomain(FAKE_PD, false);
-             CompletionQueue cq = new CompletionQueue(REC.recorder_cq());
-             Endpoint ep = new Endpoint(null, false, REC.recorder_id(), false)) {
-            // The provider's second completion is wr_id 0x5001, a send's
-            // (COMP_SWAP) on qp_num 0x1101: this QP's.
-            QueuePair qp = new QueuePair(ep, pd, REC.recorder_qp(), 0x1101, cq, cq, null);
-            WeakReference<ByteBuffer> ref = postAndForget(qp, pd);
-            List<ByteBuffer> churn = collectAndChurn(SIZE);
-            check(ref.get() != null && qp.held() == 1,
-                  "a posted buffer whose MR was closed and every reference dropped: still held after a collection");
-            List<Completion> wc = cq.poll(4);
-            check(sentIs(0x3c) && wc.size() == 3 && wc.get(1).wrId() == 0x5001,
-                  "its bytes, read by the provider at the poll after the collection, are intact");
-            check(qp.held() == 0, "its completion reaped: released");
-            churn.clear();
-            collectAndChurn(SIZE);
-            check(ref.get() == null, "once released, the collector takes it");
-            // An MR left open, the program's references dropped: the MR
-            // (held while open) holds its buffer.
-            ref = registerPostAndForget(qp, pd);
-            churn = collectAndChurn(SIZE);
-            wc = cq.poll(4);
-            check(sentIs(0x5a) && qp.held() == 0 && ref.get() != null,
-                  "a buffer of an open MR, the program's references dropped: intact after a collection, held by its MR");
-            pd.close();   // the MR with it
-            churn.clear();
-            collectAndChurn(SIZE);
-            check(ref.get() == null, "the MR closed (with its PD): the collector takes the buffer");
         }
     }
 
@@ -455,9 +250,9 @@ final class ObjectsTest {
         readme();
         posts();
         order();
-        events();
+        EventsTest.run();
         waits();
-        lifetime();
+        LifetimeTest.run();
         CloseTest.run();
         AsyncTest.run();
     }
