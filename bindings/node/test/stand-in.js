@@ -8,8 +8,9 @@ const { koffi, types } = rv;
 
 const offset = (type, field) => koffi.type(type).members[field].offset;
 
-// A stand-in of the functions objects.js calls to make and destroy, each
-// making C memory of the struct objects.js reads; log: what was called.
+// A stand-in of the functions the objects (objects/) call to make and
+// destroy, each making C memory of the struct they read; log: what was
+// called.
 function standIn() {
   const libc = koffi.load('libc.so.6');
   const eventfd = libc.func('int eventfd(unsigned int initval, int flags)');
@@ -148,7 +149,7 @@ function standIn() {
     mem.set(koffi.address(b), b);
     return koffi.address(b);
   };
-  return { o: require(path.join(path.dirname(require.resolve('rdmaverbs')), 'objects.js'))(fake), log, failNext, completions, done, control, make, memory };
+  return { o: require(path.join(path.dirname(require.resolve('rdmaverbs')), 'objects', 'index.js'))(fake), log, failNext, completions, done, control, make, memory };
 }
 
 // Whether log destroys each thing made once, each after what depends on
