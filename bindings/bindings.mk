@@ -30,7 +30,7 @@ bindings-csharp: $(BIND)/RdmaVerbs.dll $(NUPKG) $(BIND)/RdmaVerbsTest.exe $(BIND
 
 # What each binding's layout is compared with: the system headers' sizes,
 # offsets and constants, printed by a C program generate.py writes.
-$(BIND)/layout: bindings/generate.py bindings/api.py
+$(BIND)/layout: bindings/generate.py bindings/describe.py bindings/api.py
 	@mkdir -p $(@D)
 	python3 bindings/generate.py --layout-c > $@.c
 	$(CC) $(WARN) $(STOCK_CFLAGS) -o $@ $@.c
@@ -41,7 +41,7 @@ $(BIND)/librecorder.so: $(wildcard bindings/recorder/*.c bindings/recorder/*.h)
 	$(CC) $(CFLAGS) $(WARN) $(STOCK_CFLAGS) -fPIC -shared -o $@ $(filter %.c,$^)
 
 # Each package installed as its README says, from a fresh folder
-# BIND/install/LANGUAGE: bindings/install.sh runs the README's install block
+# BIND/install/LANGUAGE: bindings/install/install.sh runs the README's install block
 # as written (the wheel pip installs into a venv, the tarball of npm pack
 # with koffi beside it, the jar and pom Maven built, installed into a
 # project's repository, the .nupkg restored from a folder, the crates of
@@ -56,15 +56,15 @@ $(BIND)/install/python/.ok: bindings/python/README.md bindings/python/pyproject.
 	bindings/python/rdmaverbs/py.typed bindings/python/LICENSE-MIT bindings/python/LICENSE-APACHE \
 	$(wildcard bindings/python/examples/*.py bindings/python/tests/*.py)
 $(BIND)/install/node/.ok: bindings/node/README.md bindings/node/package.json \
-	bindings/node/index.js bindings/node/index.mjs bindings/node/api.js bindings/node/objects.js $(wildcard bindings/node/objects/*.js) \
+	bindings/node/index.js bindings/node/index.mjs bindings/node/api.js $(wildcard bindings/node/objects/*.js) bindings/node/scripts/install.js \
 	bindings/node/index.d.ts bindings/node/index.d.mts bindings/node/api.d.ts bindings/node/LICENSE-MIT bindings/node/LICENSE-APACHE
 $(BIND)/install/rust/.ok: bindings/rust/README.md $(BIND)/rust/package/.ok | $(VENDORED)
 $(BIND)/install/java/.ok: bindings/java/README.md $(MVN_JAR)
 $(BIND)/install/csharp/.ok: bindings/csharp/README.md $(NUPKG)
-$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua) \
+$(BIND)/install/lua/.ok: bindings/lua/README.md bindings/lua/rdmaverbs.lua $(wildcard bindings/lua/rdmaverbs/*.lua bindings/lua/rdmaverbs/*/*.lua) \
 	$(wildcard bindings/lua/*.rockspec)
-$(BIND)/install/%/.ok: bindings/install.sh | $(SHARED) $(PC)
-	bindings/install.sh $(B) $*
+$(BIND)/install/%/.ok: bindings/install/install.sh bindings/install/%.sh | $(SHARED) $(PC)
+	bindings/install/install.sh $(B) $*
 	touch $@
 
 $(BIND)/rdmaverbs.jar: $(wildcard bindings/java/src/org/rdmaverbs/*.java)
@@ -93,7 +93,7 @@ $(BIND)/java/%/.built: $(BIND)/rdmaverbs.jar
 # doc comment checked (a malformed one, a cref or param that names nothing,
 # is an error); a public member with none is not (CS1591): the generated
 # Api.cs has none.
-$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs $(wildcard bindings/csharp/Objects/*.cs)
+$(BIND)/RdmaVerbs.dll: bindings/csharp/Api.cs bindings/csharp/RdmaVerbs.cs bindings/csharp/Errors.cs $(wildcard bindings/csharp/Objects/*.cs)
 	@mkdir -p $(@D)
 	$(MCS) -unsafe -target:library -doc:$(BIND)/RdmaVerbs.xml -nowarn:1591 -out:$@ $^
 
@@ -128,7 +128,7 @@ $(BIND)/rust/debug/examples/rc: $(PC) FORCE | $(SHARED)
 # being edited packages what it has.
 RUST_PACKAGED := $(wildcard bindings/rust/*.md bindings/rust/build.rs bindings/rust/src/*.rs bindings/rust/src/*/*.rs \
 	bindings/rust/examples/*.rs bindings/rust/examples/*/*.rs bindings/rust/tests/*.rs bindings/rust/rdmaverbs-sys/*.md \
-	bindings/rust/rdmaverbs-sys/build.rs bindings/rust/rdmaverbs-sys/*/*.rs)
+	bindings/rust/rdmaverbs-sys/build.rs bindings/rust/rdmaverbs-sys/*/*.rs bindings/rust/rdmaverbs-sys/*/*/*.rs)
 # What the Rust README's project takes for crates.io: vendor/ (make vendor),
 # made when missing.
 $(VENDORED):

@@ -9,7 +9,7 @@
 #  - each binding's own test passes (its vectored posts checked SGE by SGE
 #    on the recording provider, bindings/recorder.c);
 #  - each package was installed as its README says, from a fresh folder
-#    (make bindings did it: bindings/install.sh), and a program used it.
+#    (make bindings did it: bindings/install/install.sh), and a program used it.
 # Usage: bindings/test.sh BUILD_DIR
 set -u
 cd "$(dirname "$0")/.."
@@ -75,7 +75,7 @@ for lang in $(bindings/run.sh --list); do
 	else
 		bad "$lang: no install as its README says ($BIND/install/$lang.log; make bindings makes it)"
 	fi
-	block=$(bindings/install.sh --block "$lang")
+	block=$(bindings/install/install.sh --block "$lang")
 	[[ $readme == *"$block"* ]] || bad "$lang: README.md does not show bindings/$lang/README.md's install block"
 done
 

@@ -43,10 +43,10 @@ build = {
     ["rdmaverbs.endpoint"] = "rdmaverbs/endpoint.lua",
     ["rdmaverbs.errors"] = "rdmaverbs/errors.lua",
     ["rdmaverbs.mr"] = "rdmaverbs/mr.lua",
-    ["rdmaverbs.native"] = "rdmaverbs/native.lua",
     ["rdmaverbs.pd"] = "rdmaverbs/pd.lua",
     ["rdmaverbs.qp"] = "rdmaverbs/qp.lua",
+    ["rdmaverbs.shared.native"] = "rdmaverbs/shared/native.lua",
+    ["rdmaverbs.shared.work"] = "rdmaverbs/shared/work.lua",
     ["rdmaverbs.srq"] = "rdmaverbs/srq.lua",
-    ["rdmaverbs.work"] = "rdmaverbs/work.lua",
   },
 }

@@ -324,12 +324,13 @@ end
 -- ETIMEDOUT. The channels' fds are made non-blocking; a wait is poll() on
 -- the fd, then the non-blocking read.
 --
--- One module an object under rdmaverbs/ (errors, async, native: what
--- they share, mr, work: the posts and their holds, pd, channel, cq, srq,
--- endpoint, qp, connect: the short ways), each a function of ctx, the
+-- One module an object under rdmaverbs/ (errors, async, mr, pd, channel,
+-- cq, srq, endpoint, qp, connect: the short ways) and, in
+-- rdmaverbs/shared/, what the objects share (native: the C objects' ends,
+-- work: the posts and their holds), each a function of ctx, the
 -- names the modules before it defined (a name of a later one is looked up
 -- in ctx when called: ctx.endpoint).
-local MODULES = { "errors", "async", "native", "mr", "work", "pd", "channel", "cq", "srq", "endpoint", "qp",
+local MODULES = { "errors", "async", "shared.native", "mr", "shared.work", "pd", "channel", "cq", "srq", "endpoint", "qp",
   "connect" }
 local function objects(rv)
   local ctx = { rv = rv, O = {} }
@@ -340,6 +341,7 @@ local function objects(rv)
 end
 
 M._objects = objects
+M._MODULES = MODULES
 for name, value in pairs(objects(M)) do
   M[name] = value
 end

@@ -327,10 +327,9 @@ end
 -- rv.NAME, Class:NAME) has its --- comment.
 do
   local silent = {}
-  for _, m in ipairs({ "errors", "async", "native", "mr", "work", "pd", "channel", "cq", "srq", "endpoint", "qp",
-                       "connect" }) do
+  for _, m in ipairs(require("rdmaverbs")._MODULES) do
     local prev = ""
-    for line in io.lines("bindings/lua/rdmaverbs/" .. m .. ".lua") do
+    for line in io.lines("bindings/lua/rdmaverbs/" .. m:gsub("%.", "/") .. ".lua") do
       local name = line:match("^  function ([%w_]+[.:][%a][%w_]*)%(")
       if name and not name:match("^Native") and not prev:match("^  %-%-%-") then
         silent[#silent + 1] = m .. ": " .. name

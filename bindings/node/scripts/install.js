@@ -1,4 +1,5 @@
-// The package's install script: npm runs it where the package lies.
+// The package's install script: npm runs it where the package lies (the
+// folder above this one).
 //
 // `npm install <checkout>/bindings/node` links that folder into the project
 // and installs none of its dependencies (npm does not, for a folder outside
@@ -9,6 +10,7 @@
 // beside it already, and this does nothing.
 'use strict';
 const { execFileSync } = require('child_process');
+const path = require('path');
 
 try {
   require.resolve('koffi');
@@ -22,5 +24,5 @@ try {
   const npm = process.env.npm_execpath;
   const [file, args] = npm ? [process.execPath, [npm]] : ['npm', []];
   execFileSync(file, [...args, 'ci', '--omit=dev', '--no-audit', '--no-fund'],
-    { cwd: __dirname, env, stdio: 'inherit' });
+    { cwd: path.join(__dirname, '..'), env, stdio: 'inherit' });
 }
