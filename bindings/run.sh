@@ -23,7 +23,7 @@
 # test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
 # build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
-# the recording provider the tests post to (bindings/recorder.c);
+# the recording provider the tests post to (bindings/recorder/);
 # RDMAVERBS_EXPORTS the exports list of that library's build
 # (build/exports.tsv), which the tests hold the bindings to;
 # RDMAVERBS_ALL_EXPORTS every row of the table (abi/exports.tsv), those the

@@ -7,7 +7,7 @@
 #    (librdmaverbs.so.1 at its own RDMAVERBS_ node, which the Rust
 #    binding's example imports it at; librdmacm.so.1 or libibverbs.so.1);
 #  - each binding's own test passes (its vectored posts checked SGE by SGE
-#    on the recording provider, bindings/recorder.c);
+#    on the recording provider, bindings/recorder/);
 #  - each package was installed as its README says, from a fresh folder
 #    (make bindings did it: bindings/install/install.sh), and a program used it.
 # Usage: bindings/test.sh BUILD_DIR

@@ -3,7 +3,7 @@
  * objects and their context, the record of the last call, the recording
  * ops that the loopback's ops wrap and the completions of the last post
  * restore. Hidden: the library exports only the recorder_* functions of
- * recorder.c, last.c and loopback.c.
+ * recorder.c, objects.c, last.c and loopback.c.
  */
 #ifndef RECORDER_H
 #define RECORDER_H

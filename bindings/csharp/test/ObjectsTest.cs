@@ -1,4 +1,4 @@
-// The object API on the recording provider (bindings/recorder.c): the work
+// The object API on the recording provider (bindings/recorder/): the work
 // requests it lays out, as the provider received them; completions reaped,
 // every field; failures as RdmaVerbsException with their errno; the order
 // objects are disposed in, whatever is disposed first; nothing left open

@@ -1,6 +1,6 @@
 -- The LuaJIT binding's objects (rdmaverbs/) on a machine without RDMA:
 --  - a posted buffer kept alive: on the recording provider
---    (bindings/recorder.c), a buffer posted through an endpoint, every
+--    (bindings/recorder/), a buffer posted through an endpoint, every
 --    reference to it dropped, collectgarbage() run: it is still alive and
 --    its bytes, read by the provider after the post returned, intact;
 --    released once its completion is reaped;

@@ -1,7 +1,7 @@
 // The Node.js binding's objects (objects/) on a machine without RDMA, run
 // with --expose-gc:
 //  - a posted buffer kept alive: on the recording provider
-//    (bindings/recorder.c), a Buffer posted through an Endpoint, every
+//    (bindings/recorder/), a Buffer posted through an Endpoint, every
 //    reference to it dropped, collections forced: it is still alive and
 //    its bytes, read by the provider after the post returned, intact;
 //    released once its completion is reaped;

@@ -2,7 +2,7 @@
 // (librdmaverbs' at their symbol version, in librdmaverbs.so.1), the
 // refused inputs thrown as RdmaVerbsError (.code, .errno), raw results as
 // C's, the vectored posts checked SGE by SGE on the recording provider
-// (bindings/recorder.c, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data
+// (bindings/recorder/, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data
 // path there (ibv_post_send of a list with the wr union, ibv_post_srq_recv,
 // ibv_poll_cq into an array of objects, ibv_req_notify_cq, each failure
 // convention; ibv_wr_set_sge_list on its extended QP and ibv_advise_mr on

@@ -1,5 +1,5 @@
 """What the object tests share (not a test module itself): the recording
-provider (bindings/recorder.c) loaded, a message and a QP number, churn(),
+provider (bindings/recorder/) loaded, a message and a QP number, churn(),
 and Fakes, the C layer's creating and destroying calls replaced."""
 import ctypes
 import gc

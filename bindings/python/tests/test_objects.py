@@ -1,6 +1,6 @@
 """The object API (rdmaverbs.objects) on a machine without RDMA: buffers
 kept alive while posted, through the recording provider's loopback
-(bindings/recorder.c: the device touches the memory only when a poll
+(bindings/recorder/: the device touches the memory only when a poll
 completes the work request), Endpoint.create's too. (The objects on
 Soft-RoCE: make e2e-host's rows python objects and python async.)"""
 import ctypes

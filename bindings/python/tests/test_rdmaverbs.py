@@ -2,7 +2,7 @@
 (librdmaverbs' at their symbol version, in librdmaverbs.so.1), the refused
 inputs surfacing as OSError with their errno, raw results as C's, the
 vectored posts checked SGE by SGE on the recording provider
-(bindings/recorder.c, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data path
+(bindings/recorder/, RDMAVERBS_RECORDER), and the RDMAVERBS_1.3 data path
 there: ibv_post_send of a list of work requests (the wr union's atomic
 member, imm_data, two SGEs), ibv_post_recv, ibv_post_srq_recv, ibv_poll_cq
 into a list, ibv_wr_set_sge_list and ibv_advise_mr of a list of SGEs,

@@ -1,5 +1,5 @@
 //! Buffers kept alive, at run time, on the recording provider
-//! (bindings/recorder.c, named by RDMAVERBS_RECORDER; bindings/run.sh sets
+//! (bindings/recorder/, named by RDMAVERBS_RECORDER; bindings/run.sh sets
 //! it): a buffer moved into a post is the queue's, so the program holds no
 //! reference to it; its memory is not freed (the heap is churned with
 //! other bytes of its size meanwhile), and the bytes the provider reads at
@@ -34,7 +34,7 @@ fn recorder() -> Recorder {
         .expect("RDMAVERBS_RECORDER names the recording provider");
     let path = CString::new(path).unwrap();
     // SAFETY: dlopen and dlsym of the recorder, whose functions have these
-    // types (bindings/recorder.c).
+    // types (bindings/recorder/).
     unsafe {
         let lib = libc::dlopen(path.as_ptr(), libc::RTLD_NOW);
         assert!(!lib.is_null(), "RDMAVERBS_RECORDER does not load");

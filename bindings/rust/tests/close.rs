@@ -1,6 +1,6 @@
 //! A close ends every wait on a CQ at once, from another thread or task,
 //! with a time limit and without, for two waiters on one CQ: the recorder's
-//! CQ whose polls find nothing (bindings/recorder.c, RDMAVERBS_RECORDER),
+//! CQ whose polls find nothing (bindings/recorder/, RDMAVERBS_RECORDER),
 //! which this crate never destroys (`from_raw`). Every later poll fails the
 //! same way.
 

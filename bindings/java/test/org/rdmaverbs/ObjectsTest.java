@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** The object API on the recording provider (bindings/recorder.c): the work
+/** The object API on the recording provider (bindings/recorder/): the work
  * requests it lays out, as the provider received them; completions reaped,
  * every field; failures as RdmaVerbsException with their errno; the order
  * objects close in, whatever is closed first; nothing left open after an

@@ -2,7 +2,7 @@
 //! io::Error of their errno and the C functions' own results (here);
 //! librdmaverbs' functions bound at their symbol version, in
 //! librdmaverbs.so.1 (versions); on the recording provider (recorder,
-//! bindings/recorder.c) the RDMAVERBS_1.3 data path (data_path) and the
+//! bindings/recorder/) the RDMAVERBS_1.3 data path (data_path) and the
 //! vectored posts checked SGE by SGE, the ports in both orders, the
 //! completion statuses (vectored).
 

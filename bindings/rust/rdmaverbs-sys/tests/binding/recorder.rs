@@ -1,4 +1,4 @@
-//! The recording provider (bindings/recorder.c, named by
+//! The recording provider (bindings/recorder/, named by
 //! RDMAVERBS_RECORDER), one test at a time, and the SGEs the tests pass.
 
 use core::ffi::{c_char, c_int, c_void, CStr};
@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use rdmaverbs_sys as rv;
 
-/// The recording provider (bindings/recorder.c, named by RDMAVERBS_RECORDER):
+/// The recording provider (bindings/recorder/, named by RDMAVERBS_RECORDER):
 /// a fake id whose QP records each work request.
 pub struct Recorder {
     pub id: unsafe extern "C" fn() -> *mut c_void,
@@ -34,7 +34,7 @@ pub fn recorder() -> Recorder {
         .expect("RDMAVERBS_RECORDER names the recording provider");
     let path = CString::new(path).unwrap();
     // SAFETY: dlopen and dlsym of a library of ours, whose functions have
-    // the types given (bindings/recorder.c).
+    // the types given (bindings/recorder/).
     unsafe {
         let lib = dlopen(path.as_ptr(), 2 /* RTLD_NOW */);
         assert!(!lib.is_null(), "RDMAVERBS_RECORDER does not load");
