@@ -254,14 +254,16 @@ test-lib: test-rust test-symbols test-headers test-differential test-verbs test-
 # same tree, is skipped; make rpm and make deb alone run it.
 # The guests of make e2e keep one core of two busy (TCG), and make
 # test-rdma-core another on average: so the two run side by side, each
-# followed by what balances them (after e2e, the RPMs and the .deb: the
-# .deb's test installs the packages on this machine, which the guests see;
-# after the tier, the sanitizers, valgrind and the fuzzing). The e2e
+# with what balances them (after e2e, the RPMs and the .deb: the .deb's
+# test installs the packages on this machine, which the guests see; before
+# the tier, the sanitizers, valgrind and the fuzzing: the tier ends with a
+# guest of its own, which waits for make e2e's, so what runs before it
+# runs while they do). The e2e
 # programs are built first, and both sides run with CARGO_FORCE= (the
 # library as just built, not linked again while the guests load it or the
 # tier checks that nothing of the host's build changes). The e2e side's output is kept in
 # $(B)/e2e-all.log and printed after the tier's.
-TEST_BESIDE_E2E := test-rdma-core test-sanitizers test-valgrind test-fuzz
+TEST_BESIDE_E2E := test-sanitizers test-valgrind test-fuzz test-rdma-core
 test: RPMCHECK = --nocheck
 test: export DEB_BUILD_OPTIONS = nocheck
 # The tier's Debian 13 guest waits while make e2e's are up, and the other
