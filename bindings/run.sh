@@ -20,7 +20,7 @@
 # layout prints the binding's layout lines (compared with the system
 # headers' by test.sh), test runs its test, rc its example of
 # rc-protocol.md, verbs its client of verbs-protocol.md. The one list of the languages and their commands:
-# test.sh and the Soft-RoCE guest (c-tests/e2e/guest.sh) run them through
+# test.sh and the Soft-RoCE guest (c-tests/e2e/guest/guest.sh) run them through
 # it. RDMAVERBS_LIBRARY points every binding but Rust's (linked, with
 # build/'s rpath) at the tree's librdmaverbs.so.1; RDMAVERBS_RECORDER names
 # the recording provider the tests post to (bindings/recorder/);
@@ -59,7 +59,7 @@ export RDMAVERBS_EXPORTS=$B/exports.tsv
 export RDMAVERBS_ALL_EXPORTS=$PWD/abi/exports.tsv
 JNA=${JNA_JAR:-/usr/share/java/jna.jar}
 # The command that starts a JVM: the Soft-RoCE guest pins it to one CPU
-# (c-tests/e2e/guest.sh says why).
+# (c-tests/e2e/guest/guest.sh says why).
 JAVA=${JAVA:-java}
 PY=$BIND/install/python/venv/bin/python3
 # Where the package is not installed (a root of another release: make

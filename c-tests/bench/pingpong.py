@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make bench, Soft-RoCE: a Python RC ping-pong of 64-byte messages, as
-c-tests/e2e/pingpong.c's latency part (an inline rdma_post_send answered
+c-tests/e2e/rdma/pingpong.c's latency part (an inline rdma_post_send answered
 by the peer; the send's and the reply's completions through the blocking
 rdma_get_send_comp / rdma_get_recv_comp; each receive posted again), in
 four ways, both sides the same way:

@@ -13,7 +13,7 @@
 # Usage: python-guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 export PYTHONPATH=$PWD/bindings/python RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1
 PY=/usr/bin/python3
 port=7700

@@ -528,7 +528,7 @@ tracing figures.
 
 ## On Soft-RoCE
 
-`c-tests/e2e/pingpong.c` in the Soft-RoCE guest of the end-to-end tests
+`c-tests/e2e/rdma/pingpong.c` in the Soft-RoCE guest of the end-to-end tests
 (QEMU without KVM, `rdma_rxe`): ping-pong latency (a 64-byte inline
 `rdma_post_send` answered by the peer; completions through the blocking
 `rdma_get_send_comp` / `rdma_get_recv_comp`) and small-message throughput

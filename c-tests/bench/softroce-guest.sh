@@ -17,7 +17,7 @@ PT_N=5000	# ib_send_lat's iterations per run
 echo "softroce: $(nproc) guest CPUs" >&2
 : > "$OUT"
 port=7600
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 run() {	# VARIANT ROUND BINARY [ENV...]
 	local v=$1 r=$2 bin=$3 line; shift 3
 	port=$((port + 1))

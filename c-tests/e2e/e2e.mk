@@ -1,15 +1,19 @@
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
+# rdma/: the programs of rdma_verbs.h's exports (e2e, pingpong, wire,
+# exapi, open10); peer/: the bindings' C peer; verbs/: verbs.h's table
+# (verbs, siw-verbs); guest/: the scripts run in the guests; here: these
+# rules, e2e.sh and pair.sh (the host's side) and pair.py (the pair's table).
 
 # Programs built twice: against our header (ours) and the stock one.
 # The same source, as a user would build it with our pkg-config file (ours)
 # or as the inline original, without librdmaverbs (stock).
-$(B)/ours/%: c-tests/e2e/%.c $(LIBRARY)
+$(B)/ours/%: c-tests/e2e/rdma/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
 
 # The bindings' C peer: the RC exchange (peer.c) and the verbs one
 # (peer-verbs.c).
-$(B)/ours/peer: c-tests/e2e/peer.c c-tests/e2e/peer-verbs.c c-tests/e2e/peer-verbs.h $(LIBRARY)
+$(B)/ours/peer: c-tests/e2e/peer/peer.c c-tests/e2e/peer/peer-verbs.c c-tests/e2e/peer/peer-verbs.h $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(filter %.c,$^) $(RV_LIBS)
 
@@ -17,7 +21,7 @@ $(B)/ours/%: c-tests/examples/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
 
-$(B)/stock/%: c-tests/e2e/%.c
+$(B)/stock/%: c-tests/e2e/rdma/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
@@ -26,15 +30,15 @@ $(B)/stock/%: c-tests/e2e/%.c
 # librdmaverbs.so.1's exports of the same names, found by dlvsym in the
 # library that VERBS_LIBRARY names (ours: nothing of librdmaverbs linked).
 # -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
-# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/siw.sh), is built
+# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/guest/siw.sh), is built
 # the same way.
 $(B)/ours/verbs $(B)/ours/siw-verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
 $(B)/ours/verbs $(B)/ours/siw-verbs: $(LIBRARY)
-$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs.c
-$(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/siw-verbs.c
-$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs-table.h $(GEN_H)
+$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs/verbs.c
+$(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs/siw-verbs.c
+$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs/verbs-table.h $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/$(@F).c $(STOCK_LIBS) -ldl
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs/$(@F).c $(STOCK_LIBS) -ldl
 
 $(B)/example-uninstalled: $(B)/ours/example
 	cp $< $@

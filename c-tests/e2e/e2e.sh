@@ -20,7 +20,7 @@ exec > >(tee "$B/e2e.log") 2>&1
 # librdmaverbs.so.1, at its node; the stock build has them inlined and
 # imports none.
 used=$(awk -F '\t' '$1 ~ /^rdma_/ { print $1 }' "$B/exports.tsv" |
-	while read -r f; do grep -q "\b$f(" c-tests/e2e/e2e.c && echo "$f"; done)
+	while read -r f; do grep -q "\b$f(" c-tests/e2e/rdma/e2e.c && echo "$f"; done)
 n=0
 for f in $used; do
 	n=$((n + 1))
@@ -71,5 +71,5 @@ else
 	fail=1
 fi
 
-c-tests/tools/run-guest.sh -t 1500 -w "$OUT" c-tests/e2e/guest.sh "$B" "$OUT" || fail=1
+c-tests/tools/run-guest.sh -t 1500 -w "$OUT" c-tests/e2e/guest/guest.sh "$B" "$OUT" || fail=1
 exit $fail

@@ -18,7 +18,7 @@ else
 	echo "pair: no siw.ko (above): the siw steps fail"
 	fail=1
 fi
-c-tests/tools/run-pair.sh -t 900 "$OUT" c-tests/e2e/pair-guest.sh c-tests/e2e/pair-guest.sh "$B" ||
+c-tests/tools/run-pair.sh -t 900 "$OUT" c-tests/e2e/guest/pair-guest.sh c-tests/e2e/guest/pair-guest.sh "$B" ||
 	fail=1
 python3 c-tests/e2e/pair.py "$OUT" || fail=1
 exit $fail

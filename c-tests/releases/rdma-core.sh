@@ -18,7 +18,7 @@
 # Debian 13 build is packaged (dpkg-buildpackage) and lintian-checked, and
 # booted: a Soft-RoCE guest whose root is Debian 13's (its kernel, 6.12, its
 # libibverbs and librxe) runs the RC and verbs-exports rows of that build,
-# ours and stock (c-tests/e2e/release-guest.sh; the flush of rdma-core 45
+# ours and stock (c-tests/e2e/guest/release-guest.sh; the flush of rdma-core 45
 # among them).
 # A root that cannot be made today is reported and skipped; one that was
 # made and fails, fails. Needs root.
@@ -177,7 +177,7 @@ if [ -n "${ROOT[trixie]:-}" ] && [ -e "$OUT/trixie/rdmaverbs/build/exports.tsv" 
 		"cd '$tree' && make build/ours/e2e build/stock/e2e build/ours/verbs build/stock/verbs" \
 		> "$OUT/trixie-guest.log" 2>&1 &&
 	   (cd "$tree" && "$TOP/c-tests/tools/run-guest.sh" -r "${ROOT[trixie]}" -t 600 -w "$OUT/trixie-guest" \
-		c-tests/e2e/release-guest.sh "$tree/build" "$OUT/trixie-guest") >> "$OUT/trixie-guest.log" 2>&1; then
+		c-tests/e2e/guest/release-guest.sh "$tree/build" "$OUT/trixie-guest") >> "$OUT/trixie-guest.log" 2>&1; then
 		ok "Debian 13's Soft-RoCE guest: its build's rows, ours and stock the same ($((SECONDS - t0)) s)"
 		grep '^release-e2e: ' "$OUT/trixie-guest.log" | sed 's/^/    /'
 	else

@@ -12,12 +12,12 @@
 # and, for Rust's ways, what a round trip allocates, and what a turn of
 # Node.js's and Python's event loops costs:
 #   alloc-rs-WAY ROUND allocations 0      turn-node|turn-python ROUND us 0
-# make e2e-host runs one short round of it (c-tests/e2e/guest.sh: row
+# make e2e-host runs one short round of it (c-tests/e2e/guest/guest.sh: row
 # "bench bindings"), so that the programs keep running between benches.
 # Usage: guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
 B=$1 OUT=$2 ROUNDS=$3 RT=$4 MSGS=$5
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 export RDMAVERBS_LIBRARY=$B/lib/librdmaverbs.so.1 LD_LIBRARY_PATH=$B/lib
 export PYTHONPATH=$PWD/bindings/python NODE_PATH=$B/bindings/install/node/node_modules
 ADDR=192.0.2.1

@@ -13,7 +13,7 @@ B=$1 OUT=$2
 SCENARIOS="rc vector onesided srq ud errors"
 port=7470
 fail=0 rows=()
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 mkdir -p "$OUT"
 # Every JVM here runs on one vCPU. HotSpot patches its compiled code while
 # other threads run it, safe on an x86 CPU; QEMU's multi-threaded TCG may
@@ -143,7 +143,7 @@ R=40 M=200
 port=$((port + 1))
 LD_PRELOAD=$B/lib/librdmaverbs-preload.so RDMAVERBS_TRACE=$OUT/pingpong.trace RDMAVERBS_STATS=1 timeout 120 \
 	"$B/ours/pingpong" $port $R $M > "$OUT/pingpong-trace.log" 2> "$OUT/pingpong-trace.err"
-if [ $? -eq 0 ] && res=$(c-tests/e2e/check-trace.sh "$OUT/pingpong.trace" \
+if [ $? -eq 0 ] && res=$(c-tests/e2e/guest/check-trace.sh "$OUT/pingpong.trace" \
 		"$OUT/pingpong-trace.err" $R $M 2>> "$OUT/pingpong-trace.log"); then
 	row trace ours PASS $res
 else
@@ -168,9 +168,9 @@ else
 fi
 # LD_PRELOAD on programs never built against librdmaverbs: their inlined
 # verbs calls go through the provider's ops, which the preloaded library
-# wraps when tracing (c-tests/e2e/preload.sh checks the counts).
+# wraps when tracing (c-tests/e2e/guest/preload.sh checks the counts).
 port=$((port + 10))
-LIB=$B/lib/librdmaverbs-preload.so OUT=$OUT PORT=$port bash c-tests/e2e/preload.sh "$B" > "$OUT/preload.log" 2>&1
+LIB=$B/lib/librdmaverbs-preload.so OUT=$OUT PORT=$port bash c-tests/e2e/guest/preload.sh "$B" > "$OUT/preload.log" 2>&1
 while read -r tag name build result msgs bytes; do
 	[ "$tag" = ROW ] || continue
 	row "$name" "$build" "$result" "$msgs" "$bytes"
@@ -513,7 +513,7 @@ else
 fi
 
 # Soft-iWARP: the same programs on siw, in this boot (siw.sh says which).
-. c-tests/e2e/siw.sh
+. c-tests/e2e/guest/siw.sh
 
 echo
 echo "Soft-RoCE and soft-iWARP end-to-end summary (ours = built against librdmaverbs, stock = inline original)"

@@ -14,7 +14,7 @@ port=$PORT
 row() { echo "ROW $*"; }
 count() { grep -c -- "$2" "$1"; }	# FILE REGEX
 next_port() { port=$((port + 1)); }
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 
 # Runs a server and a client command line (the client gets the address);
 # env assignments before them apply to both. Sets $rc_s and $rc_c. A client
@@ -88,7 +88,7 @@ next_port
 R=40 M=200
 LD_PRELOAD=$LIB RDMAVERBS_STATS=1 RDMAVERBS_TRACE=$OUT/stock.trace timeout 120 \
 	"$B/stock/pingpong" $port $R $M > "$OUT/stock.out" 2> "$OUT/stock.err"
-if [ $? = 0 ] && res=$(c-tests/e2e/check-trace.sh --ops "$OUT/stock.trace" "$OUT/stock.err" $R $M); then
+if [ $? = 0 ] && res=$(c-tests/e2e/guest/check-trace.sh --ops "$OUT/stock.trace" "$OUT/stock.err" $R $M); then
 	row pingpong stock-traced PASS $res
 else
 	cat "$OUT/stock.out"

@@ -260,7 +260,7 @@ siw_trace() {	# WHICH (ours, stock) CHECK_ARGS...; SIW_TRACE_ENV: the program's;
 	rm -f "$OUT/siw-pingpong-$which.trace"
 	env $SIW_TRACE_ENV RDMAVERBS_TRACE=$OUT/siw-pingpong-$which.trace RDMAVERBS_STATS=1 timeout 120 \
 		"$B/$which/pingpong" $port $R $M > "$OUT/siw-pingpong-$which.log" 2> "$OUT/siw-pingpong-$which.err" &&
-	res=$(c-tests/e2e/check-trace.sh "$@" "$OUT/siw-pingpong-$which.trace" \
+	res=$(c-tests/e2e/guest/check-trace.sh "$@" "$OUT/siw-pingpong-$which.trace" \
 		"$OUT/siw-pingpong-$which.err" $R $M 2>> "$OUT/siw-pingpong-$which.log") || {
 		tail -n 3 "$OUT/siw-pingpong-$which.log" "$OUT/siw-pingpong-$which.err" | sed 's/^/    /'
 		return 1

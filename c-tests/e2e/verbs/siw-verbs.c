@@ -2,7 +2,7 @@
  * RDMAVERBS_1.3 on soft-iWARP (siw): verbs.c's table of the 94 static
  * inline functions of <infiniband/verbs.h> (verbs-table.h: librdmaverbs.so.1's
  * exports by dlvsym in ours, the inline originals in stock), on the
- * operations iWARP allows, and what it refuses. c-tests/e2e/siw.sh runs a
+ * operations iWARP allows, and what it refuses. c-tests/e2e/guest/siw.sh runs a
  * server and a client of each build; both must pass and print the same
  * "obs:" lines.
  *

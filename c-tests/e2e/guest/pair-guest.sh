@@ -144,7 +144,7 @@ netem off
 
 # 4b. Soft-iWARP (siw) on both hosts: the link cut and the server killed,
 # both builds (siw-pair.sh); rxe0 back after.
-. c-tests/e2e/siw-pair.sh
+. c-tests/e2e/guest/siw-pair.sh
 
 # 5. Host A powers off with both builds mid-stream: both clients reach the
 # fault point, host A goes, the clients post the rest.

@@ -1,6 +1,6 @@
 /*
  * A context opened with libibverbs' oldest entry points, seen by the preload
- * library (c-tests/e2e/guest.sh runs it preloaded, counting on).
+ * library (c-tests/e2e/guest/guest.sh runs it preloaded, counting on).
  *
  *   open10 N
  *

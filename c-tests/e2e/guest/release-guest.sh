@@ -11,7 +11,7 @@
 set -u
 B=$1 OUT=$2
 port=7600 fail=0
-. c-tests/e2e/listen.sh
+. c-tests/e2e/guest/listen.sh
 mkdir -p "$OUT"
 row() { echo "release-e2e: $*"; }
 row "the guest: Debian $(cat /etc/debian_version), kernel $(uname -r), $(ls /usr/lib/*/libibverbs.so.1.* | head -n 1)"

@@ -9,7 +9,7 @@
  * Lines starting "obs:" are what the two builds must report identically;
  * the last line is "RESULT <scenario> PASS|FAIL msgs=N bytes=M".
  *
- * On an iWARP device (soft-iWARP, c-tests/e2e/siw.sh) rc, vector and srq run
+ * On an iWARP device (soft-iWARP, c-tests/e2e/guest/siw.sh) rc, vector and srq run
  * as they are. In onesided the client sends first, a message the server
  * waits for before it sends the keys (on iWARP the side that connects
  * speaks first: siw leaves a message that comes before the client's QP is
@@ -22,7 +22,7 @@
  *
  * Usage: e2e SCENARIO PORT [server|client]
  *   (rc, vector, onesided, srq, ud, errors, iwarp). With a role, only that side
- *   runs, for two hosts (c-tests/e2e/pair-guest.sh): the server listens on
+ *   runs, for two hosts (c-tests/e2e/guest/pair-guest.sh): the server listens on
  *   192.0.2.1 and prints "listening"; the client connects to it once told.
  *   The errors scenario needs both sides in one process.
  */

@@ -8,7 +8,7 @@
  * ibv_req_notify_cq, ibv_get_cq_event, ibv_ack_cq_events.
  *
  * With VERBS_PROFILE=iwarp in the environment, the exchange's iWARP profile
- * (soft-iWARP: c-tests/e2e/siw.sh; bindings/verbs-protocol.md): the client
+ * (soft-iWARP: c-tests/e2e/guest/siw.sh; bindings/verbs-protocol.md): the client
  * speaks first (its four sends before the keys), its three atomics become
  * an RDMA read of the server's word, then a write of SWAP into it and a
  * read back; the sends carry no immediate data; no completion has flags

@@ -31,7 +31,7 @@
  * status is 0 only when P = N = O + E. Without a fault it ends with a "done" message carrying
  * N, and the server checks every write slot too.
  *
- * --stop-on-error (soft-iWARP, c-tests/e2e/siw-pair.sh): the client posts
+ * --stop-on-error (soft-iWARP, c-tests/e2e/guest/siw-pair.sh): the client posts
  * nothing more once a request has come back in error, or once the
  * connection manager has an event for the id (its channel readable: the
  * connection is gone; the event is read and printed). siw answers no request posted to a QP already in
