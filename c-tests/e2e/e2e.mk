@@ -1,6 +1,6 @@
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
-# rdma/: the programs of rdma_verbs.h's exports (e2e, pingpong, wire,
-# exapi, open10); peer/: the bindings' C peer; verbs/: verbs.h's table
+# scenarios/: the e2e program (one scenario a run); rdma/: the other
+# programs of rdma_verbs.h's exports (pingpong, wire, exapi, open10); peer/: the bindings' C peer; verbs/: verbs.h's table
 # (verbs, siw-verbs); guest/: the scripts run in the guests; here: these
 # rules, e2e.sh and pair.sh (the host's side) and pair.py (the pair's table).
 
@@ -10,6 +10,16 @@
 $(B)/ours/%: c-tests/e2e/rdma/%.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
+
+# e2e: its scenarios in files by kind (scenarios/e2e.h lists them).
+E2E_SRC := $(addprefix c-tests/e2e/scenarios/,e2e.c e2e-common.c e2e-send.c e2e-onesided.c e2e-errors.c)
+$(B)/ours/e2e: $(E2E_SRC) c-tests/e2e/scenarios/e2e.h $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(E2E_SRC) $(RV_LIBS)
+
+$(B)/stock/e2e: $(E2E_SRC) c-tests/e2e/scenarios/e2e.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $(E2E_SRC) $(STOCK_LIBS)
 
 # The bindings' C peer: the RC exchange (peer.c) and the verbs one
 # (peer-verbs.c).
