@@ -1,8 +1,9 @@
 # ---- Soft-RoCE end-to-end (c-tests/e2e/) ----
 # scenarios/: the e2e program (one scenario a run); rdma/: the other
-# programs of rdma_verbs.h's exports (pingpong, wire, exapi, open10); peer/: the bindings' C peer; verbs/: verbs.h's table
-# (verbs, siw-verbs); guest/: the scripts run in the guests; here: these
-# rules, e2e.sh and pair.sh (the host's side) and pair.py (the pair's table).
+# programs of rdma_verbs.h's exports (pingpong, wire, exapi, open10);
+# peer/: the bindings' C peer; verbs/: verbs.h's table (verbs; siw-verbs in
+# verbs/siw/); guest/: the scripts run in the guests; here: these rules,
+# e2e.sh and pair.sh (the host's side) and pair.py (the pair's table).
 
 # Programs built twice: against our header (ours) and the stock one.
 # The same source, as a user would build it with our pkg-config file (ours)
@@ -36,19 +37,22 @@ $(B)/stock/%: c-tests/e2e/rdma/%.c
 	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $< $(STOCK_LIBS)
 
 # verbs.c, the RDMAVERBS_1.3 row: no header of ours; a table of verbs.h's
-# 94 inline functions, filled with their originals (stock) or with
-# librdmaverbs.so.1's exports of the same names, found by dlvsym in the
-# library that VERBS_LIBRARY names (ours: nothing of librdmaverbs linked).
+# 94 inline functions (verbs/verbs-table.c), filled with their originals
+# (stock) or with librdmaverbs.so.1's exports of the same names, found by
+# dlvsym in the library that VERBS_LIBRARY names (ours: nothing of
+# librdmaverbs linked).
 # -ldl: dlopen, dlvsym (in libc itself since glibc 2.34).
-# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/guest/siw.sh), is built
-# the same way.
+# siw-verbs.c, the same table on soft-iWARP (c-tests/e2e/guest/siw.sh; its
+# files in verbs/siw/), is built the same way; both share verbs-table.c and
+# verbs-common.c.
+VERBS_SHARED := $(addprefix c-tests/e2e/verbs/,verbs-table.c verbs-table.h verbs-common.c verbs-common.h)
 $(B)/ours/verbs $(B)/ours/siw-verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
 $(B)/ours/verbs $(B)/ours/siw-verbs: $(LIBRARY)
-$(B)/ours/verbs $(B)/stock/verbs: c-tests/e2e/verbs/verbs.c
-$(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs/siw-verbs.c
-$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: c-tests/e2e/verbs/verbs-table.h $(GEN_H)
+$(B)/ours/verbs $(B)/stock/verbs: $(addprefix c-tests/e2e/verbs/,verbs.c verbs-server.c verbs-client.c verbs.h)
+$(B)/ours/siw-verbs $(B)/stock/siw-verbs: $(addprefix c-tests/e2e/verbs/siw/,siw-verbs.c siw-server.c siw-client.c siw-verbs.h)
+$(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: $(VERBS_SHARED) $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ c-tests/e2e/verbs/$(@F).c $(STOCK_LIBS) -ldl
+	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ $(filter %.c,$^) $(STOCK_LIBS) -ldl
 
 $(B)/example-uninstalled: $(B)/ours/example
 	cp $< $@
