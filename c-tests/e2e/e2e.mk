@@ -48,8 +48,8 @@ $(B)/stock/%: c-tests/e2e/rdma/%.c
 VERBS_SHARED := $(addprefix c-tests/e2e/verbs/,verbs-table.c verbs-table.h verbs-common.c verbs-common.h)
 $(B)/ours/verbs $(B)/ours/siw-verbs: VERBS_TABLE = -DVERBS_LIBRARY='"$(shell $(TEST_PC) --variable=libdir rdmaverbs)/$(SONAME)"'
 $(B)/ours/verbs $(B)/ours/siw-verbs: $(LIBRARY)
-$(B)/ours/verbs $(B)/stock/verbs: $(addprefix c-tests/e2e/verbs/,verbs.c verbs-server.c verbs-client.c verbs.h)
-$(B)/ours/siw-verbs $(B)/stock/siw-verbs: $(addprefix c-tests/e2e/verbs/siw/,siw-verbs.c siw-server.c siw-client.c siw-verbs.h)
+$(B)/ours/verbs $(B)/stock/verbs: $(addprefix c-tests/e2e/verbs/,verbs.c verbs-server.c verbs-client.c verbs-helpers.c verbs.h)
+$(B)/ours/siw-verbs $(B)/stock/siw-verbs: $(addprefix c-tests/e2e/verbs/siw/,siw-verbs.c siw-server.c siw-client.c siw-helpers.c siw-verbs.h)
 $(B)/ours/verbs $(B)/stock/verbs $(B)/ours/siw-verbs $(B)/stock/siw-verbs: $(VERBS_SHARED) $(GEN_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(GEN_I) $(VERBS_TABLE) $(STOCK_CFLAGS) -o $@ $(filter %.c,$^) $(STOCK_LIBS) -ldl

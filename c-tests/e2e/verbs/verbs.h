@@ -1,7 +1,7 @@
 /*
  * verbs.c's exchange on rxe (verbs.c says what it does), shared by its
- * files: verbs.c (main and the helpers of the exchange's own), verbs-server.c,
- * verbs-client.c; its data, its wr_ids, the keys the sides swap.
+ * files: verbs.c (main), verbs-server.c, verbs-client.c and below them
+ * verbs-helpers.c; its data, its wr_ids, the keys the sides swap.
  */
 #ifndef VERBS_H
 #define VERBS_H

@@ -1,7 +1,7 @@
 /*
  * siw-verbs.c's exchange on soft-iWARP (siw-verbs.c says what it does),
- * shared by its files: siw-verbs.c (main and the helpers of the exchange's
- * own), siw-server.c, siw-client.c; its wr_ids and the keys the sides swap.
+ * shared by its files: siw-verbs.c (main), siw-server.c, siw-client.c and
+ * below them siw-helpers.c; its wr_ids and the keys the sides swap.
  */
 #ifndef SIW_VERBS_H
 #define SIW_VERBS_H
