@@ -22,6 +22,16 @@ $(B)/stock/e2e: $(E2E_SRC) c-tests/e2e/scenarios/e2e.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $(E2E_SRC) $(STOCK_LIBS)
 
+# wire: its two sides and what they share, beside its command line.
+WIRE_SRC := $(addprefix c-tests/e2e/rdma/,wire.c wire-server.c wire-client.c wire-common.c)
+$(B)/ours/wire: $(WIRE_SRC) c-tests/e2e/rdma/wire-common.h $(LIBRARY)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(WIRE_SRC) $(RV_LIBS)
+
+$(B)/stock/wire: $(WIRE_SRC) c-tests/e2e/rdma/wire-common.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $(WIRE_SRC) $(STOCK_LIBS)
+
 # The bindings' C peer: the RC exchange (peer.c) and the verbs one
 # (peer-verbs.c).
 $(B)/ours/peer: c-tests/e2e/peer/peer.c c-tests/e2e/peer/peer-verbs.c c-tests/e2e/peer/peer-verbs.h $(LIBRARY)
