@@ -33,8 +33,8 @@ $(B)/stock/wire: $(WIRE_SRC) c-tests/e2e/rdma/wire-common.h
 	$(CC) $(CFLAGS) $(WARN) -pthread $(STOCK_CFLAGS) -o $@ $(WIRE_SRC) $(STOCK_LIBS)
 
 # The bindings' C peer: the RC exchange (peer.c) and the verbs one
-# (peer-verbs.c).
-$(B)/ours/peer: c-tests/e2e/peer/peer.c c-tests/e2e/peer/peer-verbs.c c-tests/e2e/peer/peer-verbs.h $(LIBRARY)
+# (peer-verbs.c, over peer-verbs-side.c).
+$(B)/ours/peer: $(addprefix c-tests/e2e/peer/,peer.c peer-verbs.c peer-verbs-side.c peer-verbs.h peer-verbs-side.h) $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -pthread $(RV_CFLAGS) -o $@ $(filter %.c,$^) $(RV_LIBS)
 
