@@ -12,7 +12,7 @@
 # and, for Rust's ways, what a round trip allocates, and what a turn of
 # Node.js's and Python's event loops costs:
 #   alloc-rs-WAY ROUND allocations 0      turn-node|turn-python ROUND us 0
-# make e2e-host runs one short round of it (c-tests/e2e/guest/guest.sh: row
+# make e2e-host runs one short round of it (c-tests/e2e/guest/rows-bindings.sh: row
 # "bench bindings"), so that the programs keep running between benches.
 # Usage: guest.sh BUILD_DIR OUT ROUNDS ROUNDTRIPS MESSAGES
 set -u
