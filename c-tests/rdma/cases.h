@@ -3,7 +3,8 @@
  * functions (or of the 2 address functions of <rdma/rdma_cma.h>), with its arguments and what the fake provider answers, run on
  * the inline original (original.c) and on ours, and compared: the return
  * value, errno, the completion written, and every provider call in order
- * with every work request field the original sets.
+ * with every work request field the original sets. cases.c runs one,
+ * cases-compare.c compares, cases-random.c makes them at random.
  */
 #ifndef RDMAVERBS_CASES_H
 #define RDMAVERBS_CASES_H
@@ -12,6 +13,7 @@
 
 #include "fake.h"
 #include "original.h"
+#include "random.h"
 
 /* The functions, from the table: F_rdma_seterrno, ..., the address
  * functions of RDMAVERBS_1.2, then F_COUNT. */
@@ -65,14 +67,9 @@ extern struct ibv_cq other_cq;	/* a CQ no id has: a foreign event's */
 extern char mr_buf[4096];
 void cases_init(void);
 
-/* Where random_case() takes its numbers: a PRNG or the fuzzer's bytes. */
-extern uint64_t (*case_rnd)(void);
-int pick(int n);
-
+/* A case at random, from random.h's case_rnd: a PRNG or the fuzzer's bytes
+ * (cases-random.c). */
 void random_case(struct args *a);
-/* A value at a boundary of [0, max] (0, 1, max - 1, max, the middle) one
- * time in three, else any: what a fuzzer's value dictionary gives. */
-uint64_t edge(uint64_t max);
 void run(const struct args *a, int ours, struct outcome *o);
 int is_vectored(enum fn f);
 /* A registration or an address function: NULL, not -1, is its error. */

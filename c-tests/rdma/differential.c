@@ -15,17 +15,6 @@
 
 #include "cases.h"
 
-static uint64_t rng_state;
-
-static uint64_t xorshift(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
-
 /* Branch coverage: each case is counted under the branch it takes. */
 enum branch {
 	B_SRQ, B_QP, B_MR_NULL, B_MR, B_OP_OK, B_OP_POSITIVE, B_OP_NEGATIVE,
@@ -368,8 +357,7 @@ int main(int argc, char **argv)
 
 	long nfaults;
 
-	rng_state = seed ? seed : 1;
-	case_rnd = xorshift;
+	rnd_seed(seed);
 	cases_init();
 	directed();
 	boundaries();

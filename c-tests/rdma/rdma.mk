@@ -1,12 +1,13 @@
 # ---- the exports of rdma_verbs.h on the fake provider (c-tests/rdma/) ----
 #
 # differential.c: every function against its inline original, case by case
-# (cases.c); robustness.c: bad input refused; timeout.c: the bounded waits;
-# concurrency.c: threads posting at once; noalloc.c: no allocation, no
+# (cases.c runs one, cases-compare.c compares, cases-random.c makes them,
+# from c-tests/common/random.c's numbers); robustness.c: bad input refused;
+# timeout.c: the bounded waits; concurrency.c: threads posting at once; noalloc.c: no allocation, no
 # system call on the data path (verbs.h's exports too); fuzz.c: libFuzzer
 # over the same cases.
 
-$(call links,differential,fake.o cases.o original.o)
+$(call links,differential,fake.o cases.o cases-compare.o cases-random.o random.o original.o)
 $(call links,robustness noalloc,fake.o)
 
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
@@ -72,11 +73,13 @@ FUZZ_TIME  ?= 1800
 $(FUZZ_A): FORCE
 	$(CARGO) rustc --profile fuzz --lib --crate-type staticlib --locked -- $(SANCOV)
 
-$(B)/fuzz: c-tests/rdma/fuzz.c c-tests/rdma/cases.c c-tests/fake/fake.c c-tests/common/original.c \
+FUZZ_C     := c-tests/rdma/fuzz.c c-tests/rdma/cases.c c-tests/rdma/cases-compare.c \
+	c-tests/rdma/cases-random.c c-tests/common/random.c c-tests/fake/fake.c
+$(B)/fuzz: $(FUZZ_C) c-tests/common/original.c \
 		$(C_TEST_H) $(FUZZ_A) $(PC)
 	clang $(FUZZ_FLAGS) $(WARN) $(GEN_I) -c -o $(B)/fuzz-original.o c-tests/common/original.c $(STOCK_CFLAGS)
-	clang $(FUZZ_FLAGS) $(WARN) $(C_TEST_I) $(RV_CFLAGS) -rdynamic -o $@ c-tests/rdma/fuzz.c c-tests/rdma/cases.c \
-		c-tests/fake/fake.c $(B)/fuzz-original.o $(FUZZ_A) $$(cat $(NATIVE))
+	clang $(FUZZ_FLAGS) $(WARN) $(C_TEST_I) $(RV_CFLAGS) -rdynamic -o $@ $(FUZZ_C) \
+		$(B)/fuzz-original.o $(FUZZ_A) $$(cat $(NATIVE))
 
 # About a minute, as part of make test; `make fuzz` runs FUZZ_TIME seconds.
 test-fuzz: $(B)/fuzz

@@ -25,14 +25,6 @@ static unsigned char *buffer(unsigned char *b, size_t *length, int rnd, size_t f
 	return b + off;
 }
 
-/* An int at its boundaries one time in three, else any. */
-static int edge_int(void)
-{
-	static const int e[] = { 0, 1, -1, INT_MAX, INT_MIN };
-
-	return pick(3) ? (int)case_rnd() : e[pick(5)];
-}
-
 /* Access flags: plain ones, optional ones (IBV_ACCESS_OPTIONAL_RANGE), any. */
 static unsigned int access_flags(void)
 {

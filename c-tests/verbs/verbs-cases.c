@@ -117,30 +117,6 @@ const struct vinfo vinfo[F_COUNT] = {
 	[F_ibv_flow_label_to_udp_sport] = { V_NONE, K_PURE, 0 },
 };
 
-/* ---- random values ---- */
-
-uint64_t (*case_rnd)(void);
-
-int pick(int n)
-{
-	return (int)(case_rnd() % (uint64_t)n);
-}
-
-/* A value at a boundary of [0, max] one time in three, else any. */
-uint64_t edge(uint64_t max)
-{
-	uint64_t v = case_rnd();
-
-	switch (pick(15)) {
-	case 0: return 0;
-	case 1: return 1 & max;
-	case 2: return max - 1;
-	case 3: return max;
-	case 4: return max / 2 + 1;
-	default: return max == UINT64_MAX ? v : v % (max + 1);
-	}
-}
-
 #define E64 edge(UINT64_MAX)
 
 /* ---- the answers ---- */

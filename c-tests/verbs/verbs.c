@@ -22,16 +22,6 @@
 struct vworld pristine;
 static struct vworld base;
 
-static uint64_t rng_state;
-
-static uint64_t xorshift(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
-
 /* ---- branches: what each case took, in the original ---- */
 
 enum branch {
@@ -259,8 +249,7 @@ int main(int argc, char **argv)
 	long i, ndirected, nswept, branches_total = 0, branches_missing = 0;
 	int f, b, bad = 0;
 
-	rng_state = seed ? seed : 1;
-	case_rnd = xorshift;
+	rnd_seed(seed);
 	if (find_ours())
 		return 1;
 	vfake_init();

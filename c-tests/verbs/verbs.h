@@ -18,6 +18,7 @@
 
 #include "vfake.h"
 #include "original.h"
+#include "random.h"
 
 /* X-macro helpers: a parameter list as struct fields, an argument list
  * taken from a struct `s`, up to six of each. */
@@ -114,10 +115,7 @@ struct vinfo {
 };
 extern const struct vinfo vinfo[F_COUNT];
 
-/* Where random values come from. */
-extern uint64_t (*case_rnd)(void);
-int pick(int n);
-uint64_t edge(uint64_t max);
+/* Random values come from random.h (c-tests/common). */
 
 /* Fills c->u with valid arguments for c->fn (random ones when `rnd`),
  * given the world W as it is now (the base world, which they point into). */
