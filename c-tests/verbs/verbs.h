@@ -1,6 +1,7 @@
 /*
- * The differential test of RDMAVERBS_1.3 (verbs.c, verbs-call.c,
- * verbs-cases.c, verbs-args.c, verbs-directed.c, verbs-refusals.c): a case
+ * The differential test of RDMAVERBS_1.3 (verbs.c, verbs-run.c, verbs-call.c,
+ * verbs-cases.c, verbs-args.c, verbs-directed.c, verbs-libibverbs.c,
+ * verbs-refusals.c): a case
  * is one call of one of the 94 functions of <infiniband/verbs.h> that
  * librdmaverbs.so.1 exports, with its arguments (pointers into the fake's
  * world, vfake.h), the context it finds (verbs_context's sz, abi_compat,
@@ -136,7 +137,7 @@ void script_fit(struct vcase *c);
 /* A random case over all functions, its world set in W. */
 void random_case(struct vcase *c);
 
-/* ---- verbs.c: running cases ---- */
+/* ---- verbs-run.c: running cases ---- */
 
 /* The world as vfake_init made it. */
 extern struct vworld pristine;
@@ -147,12 +148,18 @@ void begin(struct vcase *c, enum vfn f, enum vconfig config, const char *what);
 const struct voutcome *test(const struct vcase *c);
 /* One case of f: fixed arguments, the context, answer variant k. */
 void directed_one(enum vfn f, enum vconfig config, int k, const char *what);
+/* Says which branch of which function no case took (NOT COVERED); how many
+ * there are (*total) and how many no case took. */
+long not_covered(long *total);
 
 /* ---- verbs-directed.c ---- */
 
+void directed(void);
+
+/* ---- verbs-libibverbs.c ---- */
+
 /* Ours calls the test's libibverbs functions, not libibverbs' own: 0. */
 int replaced(void);
-void directed(void);
 /* ibv_poll_cq answered 95 by libibverbs' stub, with room for fewer: 0
  * when ours behaves as the original (each in a child process). */
 int poll_overrun(void);

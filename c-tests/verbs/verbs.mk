@@ -2,11 +2,12 @@
 #
 # The differential test of RDMAVERBS_1.3 (verbs.c) on the fake of vfake.c:
 # each case called on the inline original and on ours and compared
-# (verbs-call.c), the cases made at random (verbs-cases.c, verbs-args.c)
-# and directed at every branch (verbs-directed.c); the refusals
-# (verbs-refusals.c); the random numbers from c-tests/common/random.c.
-VERBS_O := vfake.o vfake-ex.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o verbs-refusals.o \
-	original.o random.o
+# (verbs-call.c), run and its branches counted (verbs-run.c), the cases made
+# at random (verbs-cases.c, verbs-args.c) and directed at every branch
+# (verbs-directed.c); ours and libibverbs' own (verbs-libibverbs.c); the
+# refusals (verbs-refusals.c); the random numbers from c-tests/common/random.c.
+VERBS_O := vfake.o vfake-ex.o verbs-run.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o \
+	verbs-libibverbs.o verbs-refusals.o original.o random.o
 $(call links,verbs,$(VERBS_O))
 
 # Again with every RDMAVERBS_* switch on (its differences, if any, from the
