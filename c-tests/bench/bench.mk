@@ -60,7 +60,8 @@ BENCH_BINDINGS := $(BENCH_RUN) bench-peer
 $(B)/bench/msgrate: c-tests/bench/msgrate.c $(LIBRARY)
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) $(RV_CFLAGS) -o $@ $< $(RV_LIBS)
-$(BENCH_RUST): $(wildcard c-tests/bench/bindings/rust/src/*.rs) c-tests/bench/bindings/rust/Cargo.toml \
+$(BENCH_RUST): $(wildcard c-tests/bench/bindings/rust/src/*.rs c-tests/bench/bindings/*.rs) \
+		c-tests/bench/bindings/rust/Cargo.toml \
 		c-tests/bench/bindings/rust/Cargo.lock $(RUST_PACKAGED) | $(PC) $(VENDORED)
 	cd c-tests/bench/bindings/rust && PKG_CONFIG_PATH=$(CURDIR)/$(B)/pkgconfig CARGO_TARGET_DIR=$(CURDIR)/$(B)/bench/rust \
 		$(CARGO) build -q --release --locked --offline --config 'source.crates-io.replace-with="vendored"' \

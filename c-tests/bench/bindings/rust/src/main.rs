@@ -27,20 +27,15 @@ use std::time::{Duration, Instant};
 use rdmaverbs::raw as rv;
 use rdmaverbs::{Completion, ConnParam, Cq, Endpoint, Listener, QpCap, RecvWr, SendWr};
 
-const SIZE: usize = 64;
-const DEPTH: usize = 16;
-const WARMUP: usize = 100;
-
 #[path = "../../allocs.rs"]
 mod allocs;
+#[path = "../../exchange.rs"]
+mod exchange;
 use allocs::{allocs_per, mark};
+use exchange::{fail, DEPTH, SIZE, WARMUP};
+
 const RATE_WINDOW: usize = 32; // msgrate.c's
 const RATE_BATCH: usize = 16;
-
-fn fail(what: impl std::fmt::Display) -> ! {
-    eprintln!("pingpong: {what}");
-    exit(1)
-}
 
 fn ok<T>(what: &str, r: io::Result<T>) -> T {
     r.unwrap_or_else(|e| fail(format!("{what}: {e}")))
