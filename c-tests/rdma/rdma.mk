@@ -9,6 +9,7 @@
 
 $(call links,differential,fake.o cases.o cases-compare.o cases-random.o random.o original.o)
 $(call links,robustness noalloc,fake.o)
+$(call links,noalloc,noalloc-13.o noalloc-syscalls.o)
 
 # The differential test, again with every RDMAVERBS_* switch on: tracing,
 # counting and spinning change nothing the caller sees.
