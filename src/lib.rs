@@ -6,8 +6,9 @@
 //!
 //! Every function here does what the inline original does, in the same order,
 //! with the same work request, return value and `errno` (the differential
-//! tests, `c-tests/rdma/differential.c` and `c-tests/verbs/verbs.c`, compare
-//! each with the original compiled from the system header;
+//! tests, `c-tests/rdma/differential/differential.c` and
+//! `c-tests/verbs/verbs.c`, compare each with the original compiled from the
+//! system header;
 //! `docs/deviations.md` lists where bad input gets an error instead of the
 //! original's crash). The posting and polling paths allocate nothing, take
 //! no lock and keep no global state.

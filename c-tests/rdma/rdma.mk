@@ -1,11 +1,12 @@
 # ---- the exports of rdma_verbs.h on the fake provider (c-tests/rdma/) ----
 #
-# differential.c: every function against its inline original, case by case
-# (cases.c runs one, cases-compare.c compares, cases-random.c makes them,
-# from c-tests/common/random.c's numbers); robustness.c: bad input refused;
-# timeout.c: the bounded waits; concurrency.c: threads posting at once; noalloc.c: no allocation, no
-# system call on the data path (verbs.h's exports too); fuzz.c: libFuzzer
-# over the same cases.
+# differential/: differential.c, every function against its inline original,
+# case by case (cases.c runs one, cases-compare.c compares, cases-random.c
+# makes them, from c-tests/common/random.c's numbers); fuzz.c: libFuzzer
+# over the same cases. robustness.c: bad input refused; timeout.c: the
+# bounded waits; concurrency.c: threads posting at once. noalloc/:
+# noalloc.c, no allocation, no system call on the data path (verbs.h's
+# exports too: noalloc-13.c, under seccomp in noalloc-syscalls.c).
 
 $(call links,differential,fake.o cases.o cases-compare.o cases-random.o random.o original.o)
 $(call links,robustness noalloc,fake.o)
@@ -57,7 +58,7 @@ test-valgrind: $(B)/fake/differential $(B)/fake/robustness $(B)/example-uninstal
 	$(VALGRIND) --trace-children=yes $(B)/fake/robustness
 	$(VALGRIND) $(B)/example-uninstalled
 
-# fuzzing (libFuzzer, clang; fuzz.c):
+# fuzzing (libFuzzer, clang; differential/fuzz.c):
 # The fuzzer's bytes choose the function, every argument (lengths, counts,
 # flags, NULL or not) and the provider's answers. Valid input must give the
 # original's result; invalid input a clear error. The library is linked
@@ -74,8 +75,9 @@ FUZZ_TIME  ?= 1800
 $(FUZZ_A): FORCE
 	$(CARGO) rustc --profile fuzz --lib --crate-type staticlib --locked -- $(SANCOV)
 
-FUZZ_C     := c-tests/rdma/fuzz.c c-tests/rdma/cases.c c-tests/rdma/cases-compare.c \
-	c-tests/rdma/cases-random.c c-tests/common/random.c c-tests/fake/fake.c
+FUZZ_C     := c-tests/rdma/differential/fuzz.c c-tests/rdma/differential/cases.c \
+	c-tests/rdma/differential/cases-compare.c \
+	c-tests/rdma/differential/cases-random.c c-tests/common/random.c c-tests/fake/fake.c
 $(B)/fuzz: $(FUZZ_C) c-tests/common/original.c \
 		$(C_TEST_H) $(FUZZ_A) $(PC)
 	clang $(FUZZ_FLAGS) $(WARN) $(GEN_I) -c -o $(B)/fuzz-original.o c-tests/common/original.c $(STOCK_CFLAGS)
