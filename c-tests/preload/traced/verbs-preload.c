@@ -43,18 +43,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
 #include "fakeverbs.h"
+#include "traced-run.h"
 #include "verbs-linked.h"
 
 static int failures;
 #define FAIL(...) do { fprintf(stderr, "verbs-preload: FAIL: " __VA_ARGS__); \
 	fputc('\n', stderr); failures++; } while (0)
-
-static unsigned long p2u(const void *p)
-{
-	return (unsigned long)(uintptr_t)p;
-}
 
 /* The file of the library that `fn` (any function pointer's bytes) lies in. */
 static const char *where(const void *fnp)
@@ -283,57 +278,11 @@ static char dir[4096];
 static int run(const char *self, const char *preload, const char *mode)
 {
 	char err[4200], trace[4200];
-	pid_t pid;
-	int st;
 
 	snprintf(err, sizeof(err), "%s/%s.err", dir, mode);
 	snprintf(trace, sizeof(trace), "%s/%s.trace", dir, mode);
 	unlink(trace);
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 2);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("RDMAVERBS_TRACE", trace, 1);
-		setenv("RDMAVERBS_STATS", "1", 1);
-		unsetenv("RDMAVERBS_POLL_SPIN");
-		default_signals();
-		execl(self, self, "child", dir, mode, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The lines of DIR/NAME that start with `prefix`, each without its t=
- * field (and the padding after it). */
-static int lines(const char *name, const char *prefix, char out[][400], int max)
-{
-	char path[4200], line[400];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	while (f && n < max && fgets(line, sizeof(line), f)) {
-		char *t = strstr(line, " t="), *e;
-
-		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, prefix, strlen(prefix)))
-			continue;
-		if (t) {
-			e = t + 3 + strspn(t + 3, "0123456789.");
-			e += strspn(e, " ");
-			memmove(t + 1, e, strlen(e) + 1);
-			if (t[1] == 0)
-				t[0] = 0;
-		}
-		snprintf(out[n++], 400, "%s", line);
-	}
-	if (f)
-		fclose(f);
-	return n;
+	return traced_run(self, preload, err, trace, 1, "child", dir, mode);
 }
 
 static char got[200][400], want[200][400];
@@ -348,9 +297,9 @@ static int compare(const char *mode, const char *suffix, int say)
 
 #define MISMATCH(...) do { bad++; if (say) FAIL(__VA_ARGS__); } while (0)
 	snprintf(name, sizeof(name), "%s.trace", mode);
-	n = lines(name, "rdmaverbs[", got, 200);
+	n = traced_lines(dir, name, "rdmaverbs[", got, 200);
 	snprintf(name, sizeof(name), "%s.expected%s", mode, suffix);
-	m = lines(name, "rdmaverbs[", want, 200);
+	m = traced_lines(dir, name, "rdmaverbs[", want, 200);
 	if (n != m)
 		MISMATCH("%s: %d trace lines, %d expected", mode, n, m);
 	for (i = 0; i < n || i < m; i++)
@@ -359,9 +308,9 @@ static int compare(const char *mode, const char *suffix, int say)
 				 i < n ? got[i] : "(none)", i < m ? want[i] : "(none)");
 	/* the exit table: once, every row as expected, none more */
 	snprintf(name, sizeof(name), "%s.err", mode);
-	n = lines(name, "rdmaverbs: ", got, 200);
+	n = traced_lines(dir, name, "rdmaverbs: ", got, 200);
 	snprintf(name, sizeof(name), "%s.expected-stats%s", mode, suffix);
-	m = lines(name, "", want, 200);
+	m = traced_lines(dir, name, "", want, 200);
 	for (i = 0; i < n; i++) {
 		char f[64], a[4][64], row[400];
 
@@ -401,12 +350,12 @@ static void check(const char *self, const char *preload, const char *mode)
 	snprintf(name, sizeof(name), "%s.expected", mode);
 	compare(mode, "", 1);
 	if (failures == before) {
-		int n = lines(name, "rdmaverbs[", want, 200);
+		int n = traced_lines(dir, name, "rdmaverbs[", want, 200);
 
 		snprintf(name, sizeof(name), "%s.expected-stats", mode);
 		printf("verbs-preload: ok: %s: %d trace lines and %d exit table rows, each call "
 		       "recorded once; every provider op reached once, through its wrapper\n",
-		       mode, n, lines(name, "", want, 200));
+		       mode, n, traced_lines(dir, name, "", want, 200));
 	}
 }
 

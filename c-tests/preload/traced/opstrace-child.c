@@ -1,26 +1,7 @@
-/*
- * The preload library's trace lines and counts of the wrapped ops, field by
- * field, on the fake libibverbs (fakeverbs.c), with tracing and counting on
- * together.
- *
- * The parent re-executes this program ("opstrace PRELOAD_SO DIR MODE") with
- * LD_PRELOAD and RDMAVERBS_* set and its stderr in DIR/MODE.err:
- *
- *   ops   every wrapped op, classic and extended, succeeding and failing:
- *         chains of send work requests of each kind (RC and UD), receives
- *         to a QP and an SRQ, polls that find four completions of each kind
- *         (receives, a send, one in error), none, or fail; arming; the
- *         extended QP's every builder and the extended CQ's polls. The
- *         child writes the trace line it expects of each (built here with
- *         snprintf) to DIR/expected, and its own count of calls, bytes and
- *         errors per op to DIR/expected-stats; the parent compares the
- *         trace file (its t= aside) and the exit table with them. Then the
- *         device is closed and the QP and CQ destroyed: the fake checks
- *         that every op was put back first.
- *   full  the trace on stderr, which is /dev/full: every write fails; the
- *         program's errno is what it was before each op, as without the
- *         preload library.
- */
+/* opstrace's child (opstrace.h): every wrapped op, classic and extended,
+ * called on the fake libibverbs, each trace line it should give and its own
+ * count of each op written down for the parent ("ops"); or each op with the
+ * trace on /dev/full, errno kept ("full"). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -34,12 +15,9 @@
 
 #include <infiniband/verbs.h>
 
-#include "child.h"
 #include "fakeverbs.h"
-
-static int failures;
-#define FAIL(...) do { fprintf(stderr, "opstrace: FAIL: " __VA_ARGS__); \
-	fputc('\n', stderr); failures++; } while (0)
+#include "opstrace.h"
+#include "traced-run.h"
 
 static FILE *expected;
 
@@ -58,11 +36,6 @@ static const char *const op_name[N_OP] = {
 	"ibv_start_poll", "ibv_next_poll", "ibv_end_poll",
 };
 static struct { long calls, bytes, errors; } counts[N_OP];
-
-static unsigned long p2u(const void *p)
-{
-	return (unsigned long)(uintptr_t)p;
-}
 
 /* One expected line: "rdmaverbs[TID]: NAME" and the fields. */
 static void expect(enum op o, const char *fmt, ...)
@@ -322,7 +295,7 @@ static int extended(void)
 	return 0;
 }
 
-static int child(const char *dir, const char *mode)
+int child(const char *dir, const char *mode)
 {
 	char path[4096];
 	int i;
@@ -371,124 +344,4 @@ static int child(const char *dir, const char *mode)
 			counts[i].errors);
 	fclose(expected);
 	return 0;
-}
-
-/* ---- the parent ---- */
-
-static char dir[4096];
-
-static int run(const char *self, const char *preload, const char *mode, const char *err,
-	       const char *trace)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0) {
-		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 2);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("RDMAVERBS_TRACE", trace, 1);
-		setenv("RDMAVERBS_STATS", "1", 1);
-		default_signals();
-		execl(self, self, preload, dir, mode, (char *)NULL);
-		_exit(127);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The lines of DIR/NAME that start with `prefix`, each without its t=
- * field (and the padding after it). */
-static int lines(const char *name, const char *prefix, char out[][400], int max)
-{
-	char path[4200], line[400];
-	FILE *f;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	while (f && n < max && fgets(line, sizeof(line), f)) {
-		char *t = strstr(line, " t="), *e;
-
-		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, prefix, strlen(prefix)))
-			continue;
-		if (t) {
-			e = t + 3 + strspn(t + 3, "0123456789.");
-			e += strspn(e, " ");
-			memmove(t + 1, e, strlen(e) + 1);
-			if (t[1] == 0)
-				t[0] = 0;
-		}
-		snprintf(out[n++], 400, "%s", line);
-	}
-	if (f)
-		fclose(f);
-	return n;
-}
-
-static char got[200][400], want[200][400];
-
-int main(int argc, char **argv)
-{
-	char self[4096], err[4200], trace[4200];
-	ssize_t len;
-	int rc, n, m, i;
-
-	if (argc == 4)
-		return child(argv[2], argv[3]);
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s PRELOAD_SO DIR\n", argv[0]);
-		return 2;
-	}
-	snprintf(dir, sizeof(dir), "%s", argv[2]);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[len > 0 ? len : 0] = 0;
-
-	snprintf(err, sizeof(err), "%s/ops.err", dir);
-	snprintf(trace, sizeof(trace), "%s/trace.log", dir);
-	unlink(trace);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if ((rc = run(self, argv[1], "ops", err, trace)))
-		FAIL("ops: the child exited %d (13: an op not put back before the close or destroy)", rc);
-	n = lines("trace.log", "rdmaverbs[", got, 200);
-	m = lines("expected", "rdmaverbs[", want, 200);
-	if (n != m)
-		FAIL("ops: %d trace lines for %d expected", n, m);
-	for (i = 0; i < n && i < m; i++)
-		if (strcmp(got[i], want[i]))
-			FAIL("ops: trace line %d:\n  got  %s\n  want %s", i + 1, got[i], want[i]);
-	n = lines("ops.err", "rdmaverbs: ibv_", got, 200);
-	m = lines("expected-stats", "ibv_", want, 200);
-	for (i = 0; i < m; i++) {
-		char b[5][64];
-		int j;
-
-		if (sscanf(want[i], "%63s %63s %63s %63s %63s", b[0], b[1], b[2], b[3], b[4]) != 5)
-			continue;
-		for (j = 0; j < n; j++) {
-			char a[5][64];
-
-			if (sscanf(got[j], "rdmaverbs: %63s %63s %63s %63s %63s", a[0], a[1], a[2], a[3],
-				   a[4]) == 5 && !strcmp(a[0], b[0]) && !strcmp(a[1], b[1]) &&
-			    !strcmp(a[2], b[2]) && !strcmp(a[3], b[3]) && !strcmp(a[4], b[4]))
-				break;
-		}
-		if (j == n)
-			FAIL("ops: the exit table has no row \"%s\"", want[i]);
-	}
-	if (n != m)
-		FAIL("ops: %d rows of ops in the exit table, %d expected", n, m);
-	if (!failures)
-		printf("opstrace: ok: %d trace lines of the 19 wrapped ops (classic and extended), each "
-		       "field as expected; the exit table's %d rows; every op put back before the "
-		       "close and destroy\n", lines("expected", "rdmaverbs[", want, 200), m);
-
-	snprintf(err, sizeof(err), "/dev/full");
-	if ((rc = run(self, argv[1], "full", err, "1")))
-		FAIL("full: the child exited %d (11: an op changed errno)", rc);
-	else
-		printf("opstrace: ok: the trace on /dev/full: every op leaves the program's errno as it was\n");
-	return failures != 0;
 }
