@@ -1,12 +1,16 @@
 # ---- the observer on the fake providers (c-tests/observer/) ----
 #
 # What a user watches the library with: RDMAVERBS_TRACE and RDMAVERBS_STATS
-# (trace.c; verbs-trace.c for RDMAVERBS_1.3), a trace followed live
+# (trace/: trace.c; verbs-trace.c for RDMAVERBS_1.3), a trace followed live
 # (live.c), the environment and the trace file hardened (hardening.c), the
 # USDT probes (probes.c, verbs-probes.c, probes-preload.sh), the commands
-# rdmaverbs-trace and rdmaverbs-stat (commands.sh, on poster.c).
+# rdmaverbs-trace and rdmaverbs-stat (commands.sh, on poster.c). What the
+# trace programs and live share: scaffold.c.
 $(call links,trace live poster probes,fake.o)
 $(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o)
+$(call links,trace,scaffold.o trace-expect.o trace-calls.o trace-process.o)
+$(call links,verbs-trace,scaffold.o verbs-trace-expect.o verbs-trace-posts.o \
+	verbs-trace-extended.o verbs-trace-control.o)
 
 # Every line and count checked; those of RDMAVERBS_1.3 on the fake of
 # vfake.c, and their counters file as rdmaverbs-stat shows it.

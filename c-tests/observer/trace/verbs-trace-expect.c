@@ -1,0 +1,78 @@
+/*
+ * The verbs-trace child's record of what its calls should produce: ours
+ * found with dlvsym(..., "RDMAVERBS_1.3") as a program finds them, the line
+ * each call writes to DIR/expected, its count of calls, bytes and errors
+ * per function (DIR/expected-stats), and the fake's answers.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "verbs-trace.h"
+
+#define NAME(ret, name, params, args) #name,
+const char *const names[N_FN] = { RDMAVERBS_VERBS_H_FUNCTIONS(NAME) };
+#define OURS(ret, name, params, args) ret (*ours_##name) params;
+RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
+
+int find_ours(void)
+{
+	void *lib = dlopen("librdmaverbs.so.1", RTLD_NOW);
+	int missing = 0;
+	void *p;
+
+	if (!lib)
+		return -1;
+#define FIND(ret, name, params, args)                                          \
+	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
+	missing += !p;                                                         \
+	memcpy(&ours_##name, &p, sizeof(p));
+	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
+	return missing ? -1 : 0;
+}
+
+FILE *expected;
+struct counts counts[N_FN];
+struct vscript S;
+
+void count(int fn, int failed, long bytes)
+{
+	counts[fn].calls++;
+	counts[fn].errors += failed != 0;
+	counts[fn].bytes += bytes;
+}
+
+/* The answers of the fake's ops: `ret` (and errno `err`) for `op`. */
+void answer(int op, int64_t ret, int err)
+{
+	S.a[op].ret = ret;
+	S.a[op].err = err;
+}
+
+char data[4096];
+struct ibv_sge sge[3] = {
+	{ 0x1000, 10, 1 }, { 0x2000, 20, 2 }, { 0x3000, 4096, 3 },
+};
+
+int write_stats(const char *dir)
+{
+	char path[4200];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/expected-stats", dir);
+	expected = fopen(path, "w");
+	if (!expected)
+		return 3;
+	for (i = 0; i < N_FN; i++) {
+		char bytes[32];
+
+		if (!counts[i].calls)
+			continue;
+		snprintf(bytes, sizeof(bytes), "%ld", counts[i].bytes);
+		fprintf(expected, "%s %ld %s %ld -\n", names[i], counts[i].calls,
+			counts[i].open ? "?" : bytes, counts[i].errors);
+	}
+	fclose(expected);
+	return 0;
+}
