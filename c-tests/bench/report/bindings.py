@@ -2,7 +2,8 @@
 lines: "rs-WAY|js-WAY ROUND latency_us 0", "rate-LANG ROUND 0 msgs_s"):
 Rust's and Node.js's ping-pong per way, each round's time over its raw
 layer's (and the peer crate's) of the same round, and each language's
-message rate over C's of the same round. Imported by ../report.py (report_bindings: not a second report.py on its path)."""
+message rate over C's of the same round."""
+from .stats import median, ratios, spread, verdict
 
 # The ways and what they are; the targets (issue 40): the way's median
 # ratio to another way of the same round at most so much.
@@ -49,12 +50,6 @@ def here(lang):
         return None
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-
-
 def section(path):
     """The section's text, or None when the file has none of its lines."""
     runs, allocs, turns = {}, {}, {}
@@ -72,26 +67,22 @@ def section(path):
     if not runs:
         return None
 
-    def ratios(v, base, invert=False):
-        got = [runs[v][r] / runs[base][r] for r in sorted(runs.get(v, {})) if r in runs.get(base, {})]
-        return [1 / x for x in got] if invert else got
-
-    def cell(rs):
-        return f"{median(rs):.2f} ({min(rs):.2f}–{max(rs):.2f})" if rs else "–"
+    def cell(v, base):
+        return spread(ratios(runs, v, base))
 
     def target(v):
         said = []
         for base, most in TARGETS.get(v, []):
-            rs = ratios(v, base)
+            rs = ratios(runs, v, base)
             said.append(f"≤ {most:.2f} × {base[3:]}: "
-                        + (("yes" if median(rs) <= most else "**no**") if rs else "not judged (no such runs)"))
+                        + (verdict(rs, most) if rs else "not judged (no such runs)"))
         return "; ".join(said) or "–"
 
-    rows = [f"| {WAYS[v]} | {cell(ratios(v, BASE[v[:2]]))} "
-            f"| {cell(ratios(v, 'rs-peer')) if v.startswith('rs') else '–'} "
+    rows = [f"| {WAYS[v]} | {cell(v, BASE[v[:2]])} "
+            f"| {cell(v, 'rs-peer') if v.startswith('rs') else '–'} "
             f"| {f'{median(allocs[v]):.1f}' if v in allocs else '–'} | {target(v)} |"
             for v in WAYS if v in runs]
-    rates = [f"| {RATES[v]} | {cell(ratios(v, 'rate-c'))} |" for v in RATES if v in runs]
+    rates = [f"| {RATES[v]} | {cell(v, 'rate-c')} |" for v in RATES if v in runs]
     said = []
     for lang, us in sorted(turns.items()):
         native = here(lang)
