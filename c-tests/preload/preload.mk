@@ -10,6 +10,7 @@
 $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/verbs-preload: $(B)/fake/libfakeverbs.so
 $(B)/fake/verbs-preload: $(B)/fake/verbs-linked.o $(B)/fake/traced-run.o
 $(B)/fake/opstrace: $(B)/fake/opstrace-child.o $(B)/fake/traced-run.o
+$(B)/fake/preload: $(B)/fake/preload-child.o
 $(B)/fake/preload $(B)/fake/opstrace $(B)/fake/verbs-preload: EXTRA_LIBS = -L$(B)/fake \
 	-Wl,-rpath,$(CURDIR)/$(B)/fake -lfakeverbs
 $(B)/fake/nolibibverbs: c-tests/preload/nolibibverbs.c

@@ -295,7 +295,7 @@ static int extended(void)
 	return 0;
 }
 
-int child(const char *dir, const char *mode)
+int opstrace_child(const char *dir, const char *mode)
 {
 	char path[4096];
 	int i;

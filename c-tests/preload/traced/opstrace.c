@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	int rc, n, m, i;
 
 	if (argc == 4)
-		return child(argv[2], argv[3]);
+		return opstrace_child(argv[2], argv[3]);
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s PRELOAD_SO DIR\n", argv[0]);
 		return 2;

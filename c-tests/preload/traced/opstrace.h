@@ -3,6 +3,6 @@
 #define RDMAVERBS_OPSTRACE_H
 
 /* The child's MODE ("ops" or "full"), its files in DIR: 0, or what failed. */
-int child(const char *dir, const char *mode);
+int opstrace_child(const char *dir, const char *mode);
 
 #endif
