@@ -2,7 +2,7 @@
 #
 # What a user watches the library with: RDMAVERBS_TRACE and RDMAVERBS_STATS
 # (trace/: trace.c; verbs-trace.c for RDMAVERBS_1.3), a trace followed live
-# (live.c), the environment and the trace file hardened (hardening.c), the
+# (live/: live.c), the environment and the trace file hardened (hardening.c), the
 # USDT probes (probes.c, verbs-probes.c, probes-preload.sh), the commands
 # rdmaverbs-trace and rdmaverbs-stat (commands.sh, on poster.c). What the
 # trace programs and live share: scaffold.c.
@@ -11,6 +11,8 @@ $(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o)
 $(call links,trace,scaffold.o trace-expect.o trace-calls.o trace-process.o)
 $(call links,verbs-trace,scaffold.o verbs-trace-expect.o verbs-trace-posts.o \
 	verbs-trace-extended.o verbs-trace-control.o)
+$(call links,live,scaffold.o live-system.o live-child.o live-scan.o live-run.o live-file.o \
+	live-threads.o)
 
 # Every line and count checked; those of RDMAVERBS_1.3 on the fake of
 # vfake.c, and their counters file as rdmaverbs-stat shows it.
