@@ -5,12 +5,12 @@
 # rdma_verbs.h), c-tests/verbs (those of verbs.h), c-tests/preload (the
 # preload library), c-tests/observer (tracing, counting, probes, the
 # commands). They stand on the fake providers of c-tests/fake (fake.c: a
-# scripted provider for rdma_verbs.h; vfake.c, vfake-ex.c: one for verbs.h,
-# which defines ibv_reg_mr too, so never beside fake.o; fakeverbs.c: a fake
-# libibverbs; stubverbs.c: one without what the preload library wraps) and
-# share c-tests/common (the inline originals built as functions, our
-# header's names, the child-process helper). A file is found by its name
-# alone: no two folders hold the same one.
+# scripted provider for rdma_verbs.h; vfake/ (vfake.o, vfake-ex.o): one
+# for verbs.h, which defines ibv_reg_mr too, so never beside fake.o;
+# fakeverbs.c: a fake libibverbs; stubverbs.c: one without what the
+# preload library wraps) and share c-tests/common (the inline originals
+# built as functions, our header's names, the child-process helper). A file
+# is found by its name alone: no two folders hold the same one.
 #
 # Each test is built in three flavours: plain (build/fake), with
 # AddressSanitizer and UndefinedBehaviorSanitizer (build/san; any report
@@ -18,7 +18,7 @@
 # object and whatever else its suite lists for it (in-flavours: the same
 # program in each flavour).
 C_SUITES    := rdma verbs preload observer
-C_TEST_DIRS := c-tests/common c-tests/fake $(addprefix c-tests/,$(C_SUITES)) \
+C_TEST_DIRS := c-tests/common c-tests/fake c-tests/fake/vfake $(addprefix c-tests/,$(C_SUITES)) \
 	$(patsubst %/,%,$(sort $(dir $(wildcard $(addprefix c-tests/,$(addsuffix /*/*.c,$(C_SUITES)))))))
 C_TEST_H    := $(wildcard $(addsuffix /*.h,$(C_TEST_DIRS))) $(GEN_H)
 C_TEST_I    := $(GEN_I) -iquote c-tests/common -iquote c-tests/fake
@@ -47,6 +47,18 @@ $(B)/$(1)/%: $(B)/$(1)/%.o $$(LIBRARY)
 endef
 $(foreach f,$(FLAVOURS),$(foreach d,$(C_TEST_DIRS),$(eval $(call c-object,$(f),$(d)))))
 $(foreach f,$(FLAVOURS),$(eval $(call flavour,$(f))))
+
+# The fake provider of verbs.h (c-tests/fake/vfake/, vfake.h): the world,
+# its log and answers, the context's ops, one object, vfake.o, linked
+# together from vfake-log.c, vfake-world.c and vfake-ctx.c (ld -r); beside
+# it vfake-ex.o (the extended QP's and CQ's calls, the replaced functions).
+# A program on it links vfake.o vfake-ex.o.
+VFAKE_PARTS := vfake-log.o vfake-world.o vfake-ctx.o
+define vfake-object
+$(B)/$(1)/vfake.o: $(addprefix $(B)/$(1)/,$(VFAKE_PARTS))
+	$$(LD) -r -o $$@ $$^
+endef
+$(foreach f,$(FLAVOURS),$(eval $(call vfake-object,$(f))))
 
 # The fake libibverbs that the preload library's tests stand on
 # (c-tests/fake/fakeverbs.c), linked ahead of libibverbs.

@@ -14,6 +14,12 @@
  * ibv_query_device, and _ibv_query_comp_cntr_caps where the build has it), which a program linked with -rdynamic defines for
  * itself (original.o) and for librdmaverbs.so.1 alike.
  *
+ * Its sources are in c-tests/fake/vfake/: vfake-log.c (the world, the log,
+ * the answers), vfake-world.c (vfake_init, the legacy ops), vfake-ctx.c (the
+ * context's ops), linked into one object, vfake.o; and vfake-ex.c (the
+ * extended QP's and CQ's calls, the WQ's, the DM's, the replaced libibverbs
+ * functions), vfake-ex.o. A program on this fake links both.
+ *
  * Not linked with fake.o: fake.c defines ibv_reg_mr too, with another
  * log; a program has one of them.
  */
@@ -206,7 +212,7 @@ void vfake_init(void);
 /* sz that has the verbs_context op at `offset` and nothing before it. */
 size_t vfake_sz_for(size_t offset);
 
-/* For the ops (vfake.c, vfake-ex.c): a call logged (the op, its object,
+/* For the ops (vfake-log.c, used by the others): a call logged (the op, its object,
  * its n other arguments as uint64_t), the first bytes of its input struct
  * (only what lies in the world), the op's scripted answer (errno set when
  * scripted), an output filled from the script's seed (only what lies in
@@ -216,6 +222,11 @@ void vfake_snap(struct vrec *r, const void *p, size_t n);
 int64_t vfake_answer(int op);
 void vfake_fill(void *p, size_t n);
 size_t vfake_room(const void *p);
+void *vfake_made(int op, void *obj);
+/* The ops of struct verbs_context (vfake-ctx.c), and of the extended QP and
+ * CQ, the WQ and the DM (vfake-ex.c), set in the world; vfake_init calls
+ * both. */
+void vfake_install_ctx(void);
 void vfake_install_ex(void);
 
 /* A region of the world by name (for saying where two worlds differ). */

@@ -1,6 +1,6 @@
 # ---- the exports of verbs.h on the fake provider (c-tests/verbs/) ----
 #
-# The differential test of RDMAVERBS_1.3 (verbs.c) on the fake of vfake.c:
+# The differential test of RDMAVERBS_1.3 (verbs.c) on the fake of vfake.h:
 # each case called on the inline original and on ours and compared
 # (verbs-call.c), run and its branches counted (verbs-run.c), the cases made
 # at random (verbs-cases.c, verbs-args.c) and directed at every branch

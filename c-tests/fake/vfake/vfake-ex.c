@@ -2,18 +2,13 @@
  * (every wr_*), of the extended CQ (polling and every read_*), of the work
  * queue (post_recv) and of device memory (the copies); the libibverbs
  * functions the inlines call, replaced. */
-#include "vfake.h"
+#include "../vfake.h"
 
 #include <string.h>
 
 #define U(x) ((uint64_t)(uintptr_t)(x))
 #define REC vfake_rec
 #define IN vfake_snap
-
-static void *made(int op, void *obj)
-{
-	return vfake_answer(op) ? obj : NULL;
-}
 
 /* ---- struct ibv_qp_ex ---- */
 
@@ -253,33 +248,33 @@ ssize_t _ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *entrie
 struct ibv_mr *(ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	REC(V_ibv_reg_mr, pd, 3, U(addr), U(length), U(access));
-	return made(V_ibv_reg_mr, &W.new_mr);
+	return vfake_made(V_ibv_reg_mr, &W.new_mr);
 }
 
 struct ibv_mr *(ibv_reg_mr_iova)(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 				  int access)
 {
 	REC(V_ibv_reg_mr_iova, pd, 4, U(addr), U(length), U(iova), U(access));
-	return made(V_ibv_reg_mr_iova, &W.new_mr);
+	return vfake_made(V_ibv_reg_mr_iova, &W.new_mr);
 }
 
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 				unsigned int access)
 {
 	REC(V_ibv_reg_mr_iova2, pd, 4, U(addr), U(length), U(iova), U(access));
-	return made(V_ibv_reg_mr_iova2, &W.new_mr);
+	return vfake_made(V_ibv_reg_mr_iova2, &W.new_mr);
 }
 
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
 {
 	IN(REC(V_ibv_create_srq, pd, 1, U(a)), a, sizeof(*a));
-	return made(V_ibv_create_srq, &W.new_srq);
+	return vfake_made(V_ibv_create_srq, &W.new_srq);
 }
 
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 {
 	IN(REC(V_ibv_create_qp, pd, 1, U(a)), a, sizeof(*a));
-	return made(V_ibv_create_qp, &W.new_qp);
+	return vfake_made(V_ibv_create_qp, &W.new_qp);
 }
 
 int ibv_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
