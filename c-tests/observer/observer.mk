@@ -2,10 +2,11 @@
 #
 # What a user watches the library with: RDMAVERBS_TRACE and RDMAVERBS_STATS
 # (trace/: trace.c; verbs-trace.c for RDMAVERBS_1.3), a trace followed live
-# (live/: live.c), the environment and the trace file hardened (hardening.c), the
-# USDT probes (probes.c, verbs-probes.c, probes-preload.sh), the commands
-# rdmaverbs-trace and rdmaverbs-stat (commands.sh, on poster.c). What the
-# trace programs and live share: scaffold.c.
+# (live/: live.c), the environment and the trace file hardened
+# (hardening/: hardening.c), the USDT probes (probes.c, verbs-probes.c,
+# probes-preload.sh), the commands rdmaverbs-trace and rdmaverbs-stat
+# (commands.sh, on poster.c). What trace, verbs-trace, live and hardening
+# share: scaffold.c.
 $(call links,trace live poster probes,fake.o)
 $(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o)
 $(call links,trace,scaffold.o trace-expect.o trace-calls.o trace-process.o)
@@ -13,6 +14,9 @@ $(call links,verbs-trace,scaffold.o verbs-trace-expect.o verbs-trace-posts.o \
 	verbs-trace-extended.o verbs-trace-control.o)
 $(call links,live,scaffold.o live-system.o live-child.o live-scan.o live-run.o live-file.o \
 	live-threads.o)
+HARDENING_OBJS := scaffold.o hardening-child.o hardening-run.o hardening-setuid.o \
+	hardening-stats.o hardening-values.o hardening-files.o hardening-lifetime.o
+$(call links,hardening,$(HARDENING_OBJS))
 
 # Every line and count checked; those of RDMAVERBS_1.3 on the fake of
 # vfake.c, and their counters file as rdmaverbs-stat shows it.
@@ -37,7 +41,8 @@ test-hardening: $(B)/fake/hardening $(B)/fake/hardening-static
 # The copy that the set-user-ID case runs as nobody: linked with the static
 # archive, so that it loads nothing from the build tree, which nobody may not
 # be able to reach (a clone in /root).
-$(B)/fake/hardening-static: $(B)/fake/hardening.o $(LIB)/$(NAME).a
+$(B)/fake/hardening-static: $(B)/fake/hardening.o $(addprefix $(B)/fake/,$(HARDENING_OBJS)) \
+		$(LIB)/$(NAME).a
 	$(CC) $(CFLAGS) -pthread -o $@ $(filter %.o,$^) $(LIB)/$(NAME).a $$(cat $(NATIVE)) $(STOCK_LIBS)
 
 # The probes' arguments, recorded by a library built with the feature

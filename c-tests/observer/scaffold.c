@@ -15,7 +15,7 @@
 #include "scaffold.h"
 
 const char *test_name = "observer";
-int failures;
+int failures, passed;
 char self[4096], dir[4096];
 char got[10000][LINE], want[1000][LINE];
 

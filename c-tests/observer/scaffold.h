@@ -1,10 +1,10 @@
 /*
  * The scaffolding the observer's test programs share (trace, verbs-trace,
- * live): their FAIL and failure count, their start (the child's mode or the
- * parent's paths) and end (the summary line), running a re-executed child
- * with its environment set, reading the scratch directory's files back, the
- * monotonic clock, the " t=" of a trace line checked and taken out, and the
- * exit table's columns checked.
+ * live; hardening its FAIL, OK and paths): their FAIL, OK and counts, their
+ * start (the child's mode or the parent's paths) and end (the summary
+ * line), running a re-executed child with its environment set, reading
+ * the scratch directory's files back, the monotonic clock, the " t=" of a
+ * trace line checked and taken out, and the exit table's columns checked.
  */
 #ifndef OBSERVER_SCAFFOLD_H
 #define OBSERVER_SCAFFOLD_H
@@ -16,10 +16,14 @@
 
 /* The program's name ("trace", ...), which starts each line it prints. */
 extern const char *test_name;
-extern int failures;
+extern int failures, passed;
 
+/* A check that failed ("NAME: FAIL: ..." on stderr), one that passed
+ * ("NAME: ok: ..." on stdout). */
 #define FAIL(...) do { fprintf(stderr, "%s: FAIL: ", test_name); fprintf(stderr, __VA_ARGS__); \
 	fputc('\n', stderr); failures++; } while (0)
+#define OK(...) do { printf("%s: ok: ", test_name); printf(__VA_ARGS__); putchar('\n'); \
+	passed++; } while (0)
 
 /* This program (from /proc/self/exe) and the scratch directory, absolute. */
 extern char self[4096], dir[4096];

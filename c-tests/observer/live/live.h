@@ -13,8 +13,6 @@
 
 #include "../scaffold.h"
 
-#define OK(...) do { printf("live: ok: " __VA_ARGS__); putchar('\n'); } while (0)
-
 /* ---- what the library asks of the system (live-system.c) ---- */
 
 extern int refuse_threads;		/* pthread_create fails with EAGAIN */
