@@ -41,7 +41,6 @@ static char got[200][400], want[200][400];
 int main(int argc, char **argv)
 {
 	char self[4096], err[4200], trace[4200];
-	ssize_t len;
 	int rc, n, m, i;
 
 	if (argc == 4)
@@ -51,8 +50,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[2]);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[len > 0 ? len : 0] = 0;
+	traced_self(self, sizeof(self));
 
 	snprintf(err, sizeof(err), "%s/ops.err", dir);
 	snprintf(trace, sizeof(trace), "%s/trace.log", dir);

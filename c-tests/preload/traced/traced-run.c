@@ -11,6 +11,13 @@
 #include "child.h"
 #include "traced-run.h"
 
+void traced_self(char *self, size_t size)
+{
+	ssize_t len = readlink("/proc/self/exe", self, size - 1);
+
+	self[len > 0 ? len : 0] = 0;
+}
+
 int traced_run(const char *self, const char *preload, const char *err, const char *trace,
 	       int no_spin, const char *arg1, const char *dir, const char *mode)
 {

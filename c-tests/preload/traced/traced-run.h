@@ -7,6 +7,10 @@
 #ifndef RDMAVERBS_TRACED_RUN_H
 #define RDMAVERBS_TRACED_RUN_H
 
+#include <stddef.h>
+
+/* This program's own file (/proc/self/exe), to run again; "" if unknown. */
+void traced_self(char *self, size_t size);
 /* Runs "SELF ARG1 DIR MODE" with its stderr in `err`, LD_PRELOAD=`preload`,
  * RDMAVERBS_TRACE=`trace`, RDMAVERBS_STATS=1 (and RDMAVERBS_POLL_SPIN unset
  * when `no_spin`); its exit status, or 128 + the signal that ended it. */

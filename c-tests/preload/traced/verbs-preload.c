@@ -362,7 +362,6 @@ static void check(const char *self, const char *preload, const char *mode)
 int main(int argc, char **argv)
 {
 	char self[4096];
-	ssize_t len;
 
 	if (argc == 4 && !strcmp(argv[1], "child"))
 		return child(argv[2], argv[3]);
@@ -371,8 +370,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[2]);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[len > 0 ? len : 0] = 0;
+	traced_self(self, sizeof(self));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	check(self, argv[1], "linked");
 	check(self, argv[1], "library");
