@@ -90,6 +90,14 @@ void expect_line(FILE *f, const char *name, const char *fmt, ...)
 	fputc('\n', f);
 }
 
+FILE *create_in(const char *dir, const char *name)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
 int padding(const char *line)
 {
 	return line[strspn(line, " ")] == '\n' || line[strspn(line, " ")] == 0;

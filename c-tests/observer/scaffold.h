@@ -60,6 +60,10 @@ static inline unsigned long p2u(const void *p)
  * fields (fmt ...) and a newline. */
 void expect_line(FILE *f, const char *name, const char *fmt, ...);
 
+/* DIR/NAME made anew for writing (the child's expected lines or counts,
+ * with DIR the directory it was given); NULL if it cannot be. */
+FILE *create_in(const char *dir, const char *name);
+
 /* A line of a trace file that is padding (rdmaverbs(7), "Trace file"):
  * spaces only, or empty. */
 int padding(const char *line);

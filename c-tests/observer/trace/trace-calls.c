@@ -296,10 +296,7 @@ static void comp_calls(void)
 
 int calls_child(const char *dir)
 {
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/expected", dir);
-	expected = fopen(path, "w");
+	expected = create_in(dir, "expected");
 	if (!expected)
 		return 1;
 	seterrno_calls();

@@ -54,11 +54,9 @@ const char *retf(int ret, int err)
 
 int write_stats(const char *dir)
 {
-	char path[4200];
 	int i;
 
-	snprintf(path, sizeof(path), "%s/expected-stats", dir);
-	expected = fopen(path, "w");
+	expected = create_in(dir, "expected-stats");
 	if (!expected)
 		return 1;
 	for (i = 0; i < N_FN; i++) {

@@ -57,11 +57,9 @@ struct ibv_sge sge[3] = {
 
 int write_stats(const char *dir)
 {
-	char path[4200];
 	int i;
 
-	snprintf(path, sizeof(path), "%s/expected-stats", dir);
-	expected = fopen(path, "w");
+	expected = create_in(dir, "expected-stats");
 	if (!expected)
 		return 3;
 	for (i = 0; i < N_FN; i++) {

@@ -41,7 +41,6 @@
 
 static int child(const char *dir, const char *how)
 {
-	char path[4200];
 	int rc;
 
 	if (find_ours()) {
@@ -50,8 +49,7 @@ static int child(const char *dir, const char *how)
 	}
 	vfake_init();
 	vfake_script = &S;
-	snprintf(path, sizeof(path), "%s/expected", dir);
-	expected = fopen(path, "w");
+	expected = create_in(dir, "expected");
 	if (!expected)
 		return 3;
 	posts();
