@@ -12,7 +12,7 @@
 #   make bindings-rust   the Rust crates packaged (cargo package): build/bindings/rust/package/*.crate
 #   make test            every test (see the README), Soft-RoCE guests included
 #   make e2e             the Soft-RoCE end-to-end tests only: one guest, then two
-#   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest.sh), its last rows on soft-iWARP
+#   make e2e-host        one Soft-RoCE guest (c-tests/e2e/guest/guest.sh), its last rows on soft-iWARP
 #   make e2e-pair        two Soft-RoCE guests joined by a link, under faults (on soft-iWARP too)
 #   make siw-module      siw.ko for the guests' kernel, built and cached (c-tests/tools/build-siw.sh)
 #   make install         PREFIX=/usr/local DESTDIR= LIBDIR= BINDIR= INCLUDEDIR= MANDIR=

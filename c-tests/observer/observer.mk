@@ -19,7 +19,7 @@ HARDENING_OBJS := scaffold.o hardening-child.o hardening-run.o hardening-setuid.
 $(call links,hardening,$(HARDENING_OBJS))
 
 # Every line and count checked; those of RDMAVERBS_1.3 on the fake of
-# vfake.c, and their counters file as rdmaverbs-stat shows it.
+# c-tests/fake/vfake/, and their counters file as rdmaverbs-stat shows it.
 test-trace: $(B)/fake/trace $(B)/fake/verbs-trace $(B)/bin/rdmaverbs-stat
 	rm -rf $(B)/trace.d && mkdir -p $(B)/trace.d
 	$(B)/fake/trace $(B)/trace.d
@@ -47,7 +47,7 @@ $(B)/fake/hardening-static: $(B)/fake/hardening.o $(addprefix $(B)/fake/,$(HARDE
 
 # The probes' arguments, recorded by a library built with the feature
 # c-tests (make mutants; --must there): skipped by the release build. Those
-# of RDMAVERBS_1.3 on the fake of vfake.c.
+# of RDMAVERBS_1.3 on the fake of c-tests/fake/vfake/.
 test-probes: $(B)/fake/probes $(B)/fake/verbs-probes $(B)/bench/ops $(PRELOADED)
 	$(B)/fake/probes $(B)/probes.records $(if $(ARCHIVE),--must)
 	$(B)/fake/verbs-probes $(B)/verbs-probes.records $(if $(ARCHIVE),--must)
