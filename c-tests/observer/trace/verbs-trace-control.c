@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "verbs-trace.h"
+#include "verbs-trace-shared.h"
 
 /* The control path: the object the call is on, the result (an object,
  * NULL with errno, an errno value, a count); the values. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "verbs-trace.h"
+#include "verbs-trace-shared.h"
 
 #define NAME(ret, name, params, args) #name,
 const char *const names[N_FN] = { RDMAVERBS_VERBS_H_FUNCTIONS(NAME) };

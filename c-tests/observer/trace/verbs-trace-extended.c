@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "verbs-trace.h"
+#include "verbs-trace-shared.h"
 
 /* The extended QP: a line per call of every ibv_wr_*. */
 void builders(void)

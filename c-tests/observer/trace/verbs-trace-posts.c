@@ -3,13 +3,13 @@
  * ibv_post_srq_recv, ibv_post_wq_recv and ibv_post_srq_ops (a line per
  * work request of a chain, or per call), ibv_poll_cq (a line per
  * completion, none for an empty poll) and ibv_req_notify_cq, each with its
- * lines and counts (verbs-trace.h); refusals too.
+ * lines and counts (verbs-trace-shared.h); refusals too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 
-#include "verbs-trace.h"
+#include "verbs-trace-shared.h"
 
 /* ibv_poll_cq's op: the completions of `polled` (the fake's own writes
  * bytes made from a seed, not completions a line can show). */

@@ -35,7 +35,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "verbs-trace.h"
+#include "verbs-trace-shared.h"
 
 /* ---- the child: its calls, then (as "hold") a wait for the parent ---- */
 

@@ -7,8 +7,8 @@
  * and CQ (verbs-trace-extended.c), the control path and the values
  * (verbs-trace-control.c).
  */
-#ifndef OBSERVER_VERBS_TRACE_H
-#define OBSERVER_VERBS_TRACE_H
+#ifndef OBSERVER_VERBS_TRACE_SHARED_H
+#define OBSERVER_VERBS_TRACE_SHARED_H
 
 #include <stdint.h>
 #include <stdio.h>
