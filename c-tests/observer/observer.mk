@@ -6,9 +6,11 @@
 # (hardening/: hardening.c), the USDT probes (probes.c, verbs-probes.c,
 # probes-preload.sh), the commands rdmaverbs-trace and rdmaverbs-stat
 # (commands.sh, on poster.c). What trace, verbs-trace, live and hardening
-# share: scaffold.c.
+# share: scaffold.c; verbs-trace and verbs-probes: verbs-ours.c (ours of
+# RDMAVERBS_1.3 by dlvsym); probes and verbs-probes: probe-records.c.
 $(call links,trace live poster probes,fake.o)
-$(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o)
+$(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o verbs-ours.o)
+$(call links,probes verbs-probes,probe-records.o)
 $(call links,trace,scaffold.o trace-expect.o trace-calls.o trace-process.o)
 $(call links,verbs-trace,scaffold.o verbs-trace-expect.o verbs-trace-posts.o \
 	verbs-trace-extended.o verbs-trace-control.o)

@@ -13,73 +13,28 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rdma/rdma_verbs.h>
 #include "fake.h"
+#include "probe-records.h"
 
 static struct fake F;
-static int failures, checked;
-static FILE *records;
-
-/* The next record is f with these arguments. */
-static void expect(const char *what, const char *f, long a0, long a1, long a2, long a3, long a4,
-		   long a5)
-{
-	char line[512], name[64];
-	long a[6];
-
-	checked++;
-	if (!fgets(line, sizeof(line), records) ||
-	    sscanf(line, "%63s %ld %ld %ld %ld %ld %ld", name, &a[0], &a[1], &a[2], &a[3], &a[4],
-		   &a[5]) != 7) {
-		printf("probes: FAIL: %s: no record\n", what);
-		failures++;
-		return;
-	}
-	if (strcmp(name, f) || a[0] != a0 || a[1] != a1 || a[2] != a2 || a[3] != a3 ||
-	    a[4] != a4 || a[5] != a5) {
-		printf("probes: FAIL: %s: got %s %ld %ld %ld %ld %ld %ld, want %s %ld %ld %ld %ld %ld "
-		       "%ld\n", what, name, a[0], a[1], a[2], a[3], a[4], a[5], f, a0, a1, a2, a3, a4,
-		       a5);
-		failures++;
-	}
-}
-
-#define L(p) ((long)(intptr_t)(p))
 
 int main(int argc, char **argv)
 {
 	struct ibv_wc wc;
 	struct ibv_sge sgl[3] = { { 0, 1, 0 }, { 0, 2, 0 }, { 0, 3, 0 } };
 	struct fake_script s = { 0 };
-	char buf[64], line[64];
+	char buf[64];
 	struct sockaddr *(*local)(struct rdma_cm_id *);
 	void *sym;
 	long id;
-	int must = argc == 3 && !strcmp(argv[2], "--must");
+	int ret, must = argc == 3 && !strcmp(argv[2], "--must");
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: %s FILE [--must]\n", argv[0]);
-		return 2;
-	}
-	if (!getenv("RDMAVERBS_TEST_PROBES")) {
-		int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
-
-		if (fd < 0 || dup2(fd, 9) < 0) {
-			perror("probes: open");
-			return 2;
-		}
-		setenv("RDMAVERBS_TEST_PROBES", "9", 1);
-		execv("/proc/self/exe", argv);
-		perror("probes: exec");
-		return 2;
-	}
+	if ((ret = probes_start("probes", argc, argv)) != -1)
+		return ret;
 	fake_init(&F);
 	F.mr.addr = buf;	/* a receive's buffer must be in its MR */
 	F.mr.length = sizeof(buf);
@@ -134,22 +89,8 @@ int main(int argc, char **argv)
 		local(NULL);
 	}
 
-	records = fdopen(9, "r");
-	if (!records || fseek(records, 0, SEEK_SET)) {
-		perror("probes: the records");
-		return 2;
-	}
-	if (!fgets(line, sizeof(line), records)) {
-		if (must) {
-			printf("probes: FAIL: no probe fired (a library built with the feature c-tests "
-			       "records them)\n");
-			return 1;
-		}
-		printf("probes: skipped (the library is not built with the cargo feature c-tests; "
-		       "make mutants builds it so)\n");
-		return 0;
-	}
-	rewind(records);
+	if ((ret = probes_records(must)) != -1)
+		return ret;
 	/* posts: id, wr_id, IBV_WR_* opcode (-1 receive), SGEs, bytes, result */
 	expect("send", "rdma_post_send", id, 0x11, IBV_WR_SEND, 1, 8, 0);
 	expect("recv", "rdma_post_recv", id, 0x12, -1, 1, 16, 0);
@@ -174,11 +115,5 @@ int main(int argc, char **argv)
 		       0);
 		expect("local addr of NULL", "rdma_get_local_addr", 0, 0, 0, 0, 0, -1);
 	}
-	if (fgets(line, sizeof(line), records)) {
-		printf("probes: FAIL: a firing more: %s", line);
-		failures++;
-	}
-	printf("probes: %d firings checked, argument by argument: %s\n", checked,
-	       failures ? "FAILED" : "all passed");
-	return failures != 0;
+	return probes_end("firings");
 }

@@ -17,66 +17,12 @@
  * --must (make test-mutant, where the library is built with it).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "vfake.h"
-#include "functions.h"
-
-/* Ours, by dlvsym: V(ibv_post_send)(qp, wr, &bad). */
-#define OURS(ret, name, params, args) static ret (*ours_##name) params;
-RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
-#define V(name) ours_##name
-
-static int find_ours(void)
-{
-	void *lib = dlopen("librdmaverbs.so.1", RTLD_NOW);
-	int missing = 0;
-	void *p;
-
-	if (!lib)
-		return -1;
-#define FIND(ret, name, params, args)                                          \
-	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
-	missing += !p;                                                         \
-	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
-	return missing ? -1 : 0;
-}
-
-static int failures, checked;
-static FILE *records;
-
-/* The next record is f with these arguments. */
-static void expect(const char *what, const char *f, long a0, long a1, long a2, long a3, long a4,
-		   long a5)
-{
-	char line[512], name[64];
-	long a[6];
-
-	checked++;
-	if (!fgets(line, sizeof(line), records) ||
-	    sscanf(line, "%63s %ld %ld %ld %ld %ld %ld", name, &a[0], &a[1], &a[2], &a[3], &a[4],
-		   &a[5]) != 7) {
-		printf("verbs-probes: FAIL: %s: no record\n", what);
-		failures++;
-		return;
-	}
-	if (strcmp(name, f) || a[0] != a0 || a[1] != a1 || a[2] != a2 || a[3] != a3 ||
-	    a[4] != a4 || a[5] != a5) {
-		printf("verbs-probes: FAIL: %s: got %s %ld %ld %ld %ld %ld %ld, want %s %ld %ld %ld %ld "
-		       "%ld %ld\n", what, name, a[0], a[1], a[2], a[3], a[4], a[5], f, a0, a1, a2, a3,
-		       a4, a5);
-		failures++;
-	}
-}
-
-#define L(p) ((long)(intptr_t)(p))
+#include "verbs-ours.h"
+#include "probe-records.h"
 
 static struct vscript S;
 
@@ -216,25 +162,10 @@ static void firings(void)
 
 int main(int argc, char **argv)
 {
-	char line[64];
-	int must = argc == 3 && !strcmp(argv[2], "--must");
+	int ret, must = argc == 3 && !strcmp(argv[2], "--must");
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: %s FILE [--must]\n", argv[0]);
-		return 2;
-	}
-	if (!getenv("RDMAVERBS_TEST_PROBES")) {
-		int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
-
-		if (fd < 0 || dup2(fd, 9) < 0) {
-			perror("verbs-probes: open");
-			return 2;
-		}
-		setenv("RDMAVERBS_TEST_PROBES", "9", 1);
-		execv("/proc/self/exe", argv);
-		perror("verbs-probes: exec");
-		return 2;
-	}
+	if ((ret = probes_start("verbs-probes", argc, argv)) != -1)
+		return ret;
 	if (find_ours()) {
 		fprintf(stderr, "verbs-probes: ours not found at RDMAVERBS_1.3\n");
 		return 2;
@@ -242,29 +173,8 @@ int main(int argc, char **argv)
 	vfake_init();
 	vfake_script = &S;
 	calls();
-
-	records = fdopen(9, "r");
-	if (!records || fseek(records, 0, SEEK_SET)) {
-		perror("verbs-probes: the records");
-		return 2;
-	}
-	if (!fgets(line, sizeof(line), records)) {
-		if (must) {
-			printf("verbs-probes: FAIL: no probe fired (a library built with the feature "
-			       "c-tests records them)\n");
-			return 1;
-		}
-		printf("verbs-probes: skipped (the library is not built with the cargo feature "
-		       "c-tests; make mutants builds it so)\n");
-		return 0;
-	}
-	rewind(records);
+	if ((ret = probes_records(must)) != -1)
+		return ret;
 	firings();
-	if (fgets(line, sizeof(line), records)) {
-		printf("verbs-probes: FAIL: a firing more: %s", line);
-		failures++;
-	}
-	printf("verbs-probes: %d firings of RDMAVERBS_1.3 checked, argument by argument: %s\n",
-	       checked, failures ? "FAILED" : "all passed");
-	return failures != 0;
+	return probes_end("firings of RDMAVERBS_1.3");
 }

@@ -1,37 +1,15 @@
 /*
- * The verbs-trace child's record of what its calls should produce: ours
- * found with dlvsym(..., "RDMAVERBS_1.3") as a program finds them, the line
+ * The verbs-trace child's record of what its calls should produce: the line
  * each call writes to DIR/expected, its count of calls, bytes and errors
  * per function (DIR/expected-stats), and the fake's answers.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "verbs-trace-shared.h"
 
 #define NAME(ret, name, params, args) #name,
 const char *const names[N_FN] = { RDMAVERBS_VERBS_H_FUNCTIONS(NAME) };
-#define OURS(ret, name, params, args) ret (*ours_##name) params;
-RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
-
-int find_ours(void)
-{
-	void *lib = dlopen("librdmaverbs.so.1", RTLD_NOW);
-	int missing = 0;
-	void *p;
-
-	if (!lib)
-		return -1;
-#define FIND(ret, name, params, args)                                          \
-	p = dlvsym(lib, #name, RDMAVERBS_NODE_##name);                               \
-	missing += !p;                                                         \
-	memcpy(&ours_##name, &p, sizeof(p));
-	RDMAVERBS_VERBS_H_FUNCTIONS(FIND)
-	return missing ? -1 : 0;
-}
-
 FILE *expected;
 struct counts counts[N_FN];
 struct vscript S;

@@ -1,11 +1,11 @@
 /*
  * What the files of the verbs-trace program (RDMAVERBS_TRACE and
  * RDMAVERBS_STATS of RDMAVERBS_1.3 on the fake provider of vfake.h) share:
- * the functions of the table, ours found by dlvsym, the child's expected
- * lines and counts and the fake's answers (verbs-trace-expect.c), and the
- * child's calls: posts and polls (verbs-trace-posts.c), the extended QP
- * and CQ (verbs-trace-extended.c), the control path and the values
- * (verbs-trace-control.c).
+ * the functions of the table (ours found by dlvsym: ../verbs-ours.h), the
+ * child's expected lines and counts and the fake's answers
+ * (verbs-trace-expect.c), and the child's calls: posts and polls
+ * (verbs-trace-posts.c), the extended QP and CQ (verbs-trace-extended.c),
+ * the control path and the values (verbs-trace-control.c).
  */
 #ifndef OBSERVER_VERBS_TRACE_SHARED_H
 #define OBSERVER_VERBS_TRACE_SHARED_H
@@ -13,23 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vfake.h"
-#include "functions.h"
 #include "../scaffold.h"
+#include "../verbs-ours.h"
 
 /* The functions of RDMAVERBS_1.3: F_ibv_wr_atomic_cmp_swp, ..., N_FN. */
 #define ENUM(ret, name, params, args) F_##name,
 enum { RDMAVERBS_VERBS_H_FUNCTIONS(ENUM) N_FN };
 #undef ENUM
 extern const char *const names[N_FN];
-
-/* Ours, by dlvsym: V(ibv_post_send)(qp, wr, &bad). */
-#define OURS(ret, name, params, args) extern ret (*ours_##name) params;
-RDMAVERBS_VERBS_H_FUNCTIONS(OURS)
-#undef OURS
-#define V(name) ours_##name
-/* Finds them all in librdmaverbs.so.1 at their nodes; -1 if one is not. */
-int find_ours(void);
 
 /* ---- the child's record (verbs-trace-expect.c) ---- */
 
