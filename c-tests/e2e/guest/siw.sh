@@ -266,14 +266,14 @@ siw_trace() {	# WHICH (ours, stock) CHECK_ARGS...; SIW_TRACE_ENV: the program's;
 		return 1
 	}
 }
-if SIW_TRACE_ENV= siw_again 2 "trace ours" siw_trace ours; then
+if SIW_TRACE_ENV= siw_again 3 "trace ours" siw_trace ours; then
 	row "siw trace" ours PASS $res
 else
 	row "siw trace" ours FAIL - -
 	sed 's/^/    /' "$OUT/siw-pingpong-ours.log" "$OUT/siw-pingpong-ours.err" | tail -20
 	fail=1
 fi
-if SIW_TRACE_ENV="LD_PRELOAD=$PRE" siw_again 2 "trace stock-preload" siw_trace stock --ops; then
+if SIW_TRACE_ENV="LD_PRELOAD=$PRE" siw_again 3 "trace stock-preload" siw_trace stock --ops; then
 	row "siw trace" stock-preload PASS $res
 else
 	row "siw trace" stock-preload FAIL - -
