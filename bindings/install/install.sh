@@ -17,6 +17,10 @@
 # libibverbs. Its output is in BUILD_DIR/bindings/install/LANGUAGE.log. Outside the
 # tree as a reader's folder is: no Cargo workspace, package.json or node_modules
 # above it (npm would take that folder for the project), nothing of the checkout's.
+# Layouts are not checked here but by bindings/layout.sh (make test-bindings,
+# after this): each binding's struct sizes, offsets and constants against the
+# system headers' (generate.py --layout-c), Python's and LuaJIT's from the
+# packages installed here (run.sh runs the venv's wheel and the rocks tree).
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: install.sh BUILD_DIR|--block LANGUAGE" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
