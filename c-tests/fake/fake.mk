@@ -5,7 +5,7 @@
 # rdma_verbs.h), c-tests/verbs (those of verbs.h), c-tests/preload (the
 # preload library), c-tests/observer (tracing, counting, probes, the
 # commands). They stand on the fake providers of c-tests/fake (fake.c: a
-# scripted provider for rdma_verbs.h; vfake/ (vfake.o, vfake-ex.o): one
+# scripted provider for rdma_verbs.h; vfake/ (VFAKE_O): one
 # for verbs.h, which defines ibv_reg_mr too, so never beside fake.o;
 # fakeverbs.c: a fake libibverbs; stubverbs.c: one without what the
 # preload library wraps) and share c-tests/common (the inline originals
@@ -48,17 +48,11 @@ endef
 $(foreach f,$(FLAVOURS),$(foreach d,$(C_TEST_DIRS),$(eval $(call c-object,$(f),$(d)))))
 $(foreach f,$(FLAVOURS),$(eval $(call flavour,$(f))))
 
-# The fake provider of verbs.h (c-tests/fake/vfake/, vfake.h): the world,
-# its log and answers, the context's ops, one object, vfake.o, linked
-# together from vfake-log.c, vfake-world.c and vfake-ctx.c (ld -r); beside
-# it vfake-ex.o (the extended QP's and CQ's calls, the replaced functions).
-# A program on it links vfake.o vfake-ex.o.
-VFAKE_PARTS := vfake-log.o vfake-world.o vfake-ctx.o
-define vfake-object
-$(B)/$(1)/vfake.o: $(addprefix $(B)/$(1)/,$(VFAKE_PARTS))
-	$$(LD) -r -o $$@ $$^
-endef
-$(foreach f,$(FLAVOURS),$(eval $(call vfake-object,$(f))))
+# The fake provider of verbs.h (c-tests/fake/vfake/, vfake.h): its world,
+# log and answers (vfake-log.c), the legacy ops (vfake-world.c), the
+# context's ops (vfake-ctx.c), the extended QP's and CQ's calls and the
+# replaced functions (vfake-ex.c). A program on it links VFAKE_O.
+VFAKE_O := vfake-log.o vfake-world.o vfake-ctx.o vfake-ex.o
 
 # The fake libibverbs that the preload library's tests stand on
 # (c-tests/fake/fakeverbs.c), linked ahead of libibverbs.

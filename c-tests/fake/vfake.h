@@ -16,9 +16,9 @@
  *
  * Its sources are in c-tests/fake/vfake/: vfake-log.c (the world, the log,
  * the answers), vfake-world.c (vfake_init, the legacy ops), vfake-ctx.c (the
- * context's ops), linked into one object, vfake.o; and vfake-ex.c (the
- * extended QP's and CQ's calls, the WQ's, the DM's, the replaced libibverbs
- * functions), vfake-ex.o. A program on this fake links both.
+ * context's ops) and vfake-ex.c (the extended QP's and CQ's calls, the
+ * WQ's, the DM's, the replaced libibverbs functions). A program on this fake
+ * links the four (VFAKE_O in c-tests/fake/fake.mk).
  *
  * Not linked with fake.o: fake.c defines ibv_reg_mr too, with another
  * log; a program has one of them.

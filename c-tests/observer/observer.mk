@@ -9,7 +9,7 @@
 # share: scaffold.c; verbs-trace and verbs-probes: verbs-ours.c (ours of
 # RDMAVERBS_1.3 by dlvsym); probes and verbs-probes: probe-records.c.
 $(call links,trace live poster probes,fake.o)
-$(call links,verbs-trace verbs-probes,vfake.o vfake-ex.o verbs-ours.o)
+$(call links,verbs-trace verbs-probes,$(VFAKE_O) verbs-ours.o)
 $(call links,probes verbs-probes,probe-records.o)
 $(call links,trace,scaffold.o trace-expect.o trace-calls.o trace-process.o)
 $(call links,verbs-trace,scaffold.o verbs-trace-expect.o verbs-trace-posts.o \

@@ -6,7 +6,7 @@
 # at random (verbs-cases.c, verbs-args.c) and directed at every branch
 # (verbs-directed.c); ours and libibverbs' own (verbs-libibverbs.c); the
 # refusals (verbs-refusals.c); the random numbers from c-tests/common/random.c.
-VERBS_O := vfake.o vfake-ex.o verbs-run.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o \
+VERBS_O := $(VFAKE_O) verbs-run.o verbs-call.o verbs-cases.o verbs-args.o verbs-directed.o \
 	verbs-libibverbs.o verbs-refusals.o original.o random.o
 $(call links,verbs,$(VERBS_O))
 
